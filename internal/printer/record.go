@@ -1,0 +1,58 @@
+// Package printer writes delta records in the output formats of kubectl
+// deltas: text, wide, json, yaml, name, jsonpath, jsonpath-as-json,
+// go-template and custom-columns.
+package printer
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
+)
+
+// Record is one popped delta as every printer sees it: the S3 record of the
+// specification. Field order of the JSON form is fixed and documented in the
+// README:
+//
+//	type, time, initial, apiVersion, kind, resource, namespace, name, uid,
+//	resourceVersion, [finalStateUnknown], [coalesced], [manager, operation],
+//	[changes], object
+//
+// Fields in brackets are optional and omitted when empty/false/zero.
+type Record struct {
+	// Type is one of Added, Updated, Deleted, Replaced, Sync.
+	Type string
+	// Time is when the delta was popped from the FIFO.
+	Time time.Time
+	// Initial is true for deltas of the first list (popped before the FIFO
+	// had synced).
+	Initial bool
+
+	APIVersion string
+	Kind       string
+	// Resource is the plural resource name ("configmaps").
+	Resource        string
+	Namespace       string
+	Name            string
+	UID             string
+	ResourceVersion string
+
+	// FinalStateUnknown marks a Deleted delta whose object is a tombstone:
+	// the object vanished while the watch was down, Object is its last known
+	// state (or null).
+	FinalStateUnknown bool
+	// Coalesced is how many Updated deltas of this key were folded into this
+	// one because the reader fell behind.
+	Coalesced int
+	// Manager and Operation name the field manager that made the change, when
+	// known (from managedFields).
+	Manager   string
+	Operation string
+	// Changes is the field-level diff against the previous state; nil when
+	// not computed (no --diff), an empty non-nil slice when nothing changed.
+	Changes []diff.Operation
+
+	// Object is the object's JSON as it will be printed (managedFields
+	// stripped and Secret values redacted as the flags ask), or "null".
+	Object json.RawMessage
+}
