@@ -1,0 +1,84 @@
+package cache
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Lister is any object that knows how to perform an initial list.
+type Lister interface {
+	// List should return a list type object; the Items field will be
+	// extracted, and the ResourceVersion field will be used to start the
+	// watch in the right place.
+	List(ctx context.Context, options metav1.ListOptions) (runtime.Object, error)
+}
+
+// Watcher is any object that knows how to start a watch on a resource.
+type Watcher interface {
+	// Watch should begin a watch at the specified version.
+	//
+	// If Watch returns an error, it should handle its own cleanup, including
+	// but not limited to calling Stop() on the watch, if one was
+	// constructed. This allows the caller to ignore the watch, if the error
+	// is non-nil.
+	Watch(ctx context.Context, options metav1.ListOptions) (watch.Interface, error)
+}
+
+// ListerWatcher is any object that knows how to perform an initial list and
+// start a watch on a resource.
+type ListerWatcher interface {
+	Lister
+	Watcher
+}
+
+// ListFunc knows how to list resources.
+type ListFunc func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error)
+
+// WatchFunc knows how to watch resources.
+type WatchFunc func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error)
+
+// ListWatch knows how to list and watch a set of apiserver resources. It
+// satisfies the ListerWatcher interface. It is a convenience function for
+// users of NewReflector, etc. ListFunc and WatchFunc must not be nil.
+type ListWatch struct {
+	ListFunc  ListFunc
+	WatchFunc WatchFunc
+}
+
+var _ ListerWatcher = (*ListWatch)(nil)
+
+// NewFilteredListWatch returns a ListWatch whose list and watch calls pass
+// the reflector's options through optionsModifier before calling list and
+// watch. The modifier adds the user's selectors; it must change the options
+// it is given, not replace them, so that the reflector's resourceVersion,
+// limit, timeout and bookmark settings reach the server.
+func NewFilteredListWatch(list ListFunc, watchFn WatchFunc, optionsModifier func(*metav1.ListOptions)) *ListWatch {
+	return &ListWatch{
+		ListFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+			if optionsModifier != nil {
+				optionsModifier(&options)
+			}
+			return list(ctx, options)
+		},
+		WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			options.Watch = true
+			if optionsModifier != nil {
+				optionsModifier(&options)
+			}
+			return watchFn(ctx, options)
+		},
+	}
+}
+
+// List a set of apiserver resources.
+func (lw *ListWatch) List(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+	return lw.ListFunc(ctx, options)
+}
+
+// Watch a set of apiserver resources.
+func (lw *ListWatch) Watch(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+	return lw.WatchFunc(ctx, options)
+}

@@ -1,0 +1,279 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
+)
+
+// jsonPrinter writes one compact JSON object per line (JSON Lines).
+type jsonPrinter struct {
+	buf []byte
+}
+
+func (p *jsonPrinter) Print(w io.Writer, r *Record) error {
+	p.buf = append(AppendJSON(p.buf[:0], r), '\n')
+	_, err := w.Write(p.buf)
+	return err
+}
+
+// AppendJSON appends the record's JSON form (S3), without a trailing
+// newline, and returns the extended buffer. Keys come in the documented
+// order:
+//
+//	type, time, initial, apiVersion, kind, resource, namespace, name, uid,
+//	resourceVersion, [finalStateUnknown], [coalesced], [manager],
+//	[operation], [changes], object
+//
+// finalStateUnknown is written when true, coalesced when not 0, manager and
+// operation each when not empty, changes when not nil (an empty non-nil
+// slice is "changes":[], meaning the diff found nothing). time is RFC 3339
+// with nanoseconds, in UTC. object is r.Object as is (it must be valid
+// JSON; an indented one is compacted), or null when empty.
+//
+// Strings are escaped as encoding/json does with HTML escaping off. Apart
+// from growing dst, AppendJSON does not allocate unless the record has
+// Changes.
+func AppendJSON(dst []byte, r *Record) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = appendString(dst, r.Type)
+	dst = append(dst, `,"time":"`...)
+	dst = r.Time.UTC().AppendFormat(dst, time.RFC3339Nano)
+	if r.Initial {
+		dst = append(dst, `","initial":true`...)
+	} else {
+		dst = append(dst, `","initial":false`...)
+	}
+	dst = append(dst, `,"apiVersion":`...)
+	dst = appendString(dst, r.APIVersion)
+	dst = append(dst, `,"kind":`...)
+	dst = appendString(dst, r.Kind)
+	dst = append(dst, `,"resource":`...)
+	dst = appendString(dst, r.Resource)
+	dst = append(dst, `,"namespace":`...)
+	dst = appendString(dst, r.Namespace)
+	dst = append(dst, `,"name":`...)
+	dst = appendString(dst, r.Name)
+	dst = append(dst, `,"uid":`...)
+	dst = appendString(dst, r.UID)
+	dst = append(dst, `,"resourceVersion":`...)
+	dst = appendString(dst, r.ResourceVersion)
+	if r.FinalStateUnknown {
+		dst = append(dst, `,"finalStateUnknown":true`...)
+	}
+	if r.Coalesced != 0 {
+		dst = append(dst, `,"coalesced":`...)
+		dst = strconv.AppendInt(dst, int64(r.Coalesced), 10)
+	}
+	if r.Manager != "" {
+		dst = append(dst, `,"manager":`...)
+		dst = appendString(dst, r.Manager)
+	}
+	if r.Operation != "" {
+		dst = append(dst, `,"operation":`...)
+		dst = appendString(dst, r.Operation)
+	}
+	if r.Changes != nil {
+		dst = append(dst, `,"changes":[`...)
+		for i := range r.Changes {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendOperation(dst, &r.Changes[i])
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, `,"object":`...)
+	dst = appendRawJSON(dst, r.Object)
+	return append(dst, '}')
+}
+
+// appendRawJSON appends an already encoded JSON value: null when empty, and
+// compacted when it spans lines, so that a record stays on one line.
+func appendRawJSON(dst []byte, raw json.RawMessage) []byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return append(dst, "null"...)
+	}
+	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+		return append(dst, raw...)
+	}
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, raw); err != nil {
+		// Not JSON: keep the caller's bytes rather than lose them.
+		return append(dst, raw...)
+	}
+	return buf.Bytes()
+}
+
+// appendOperation appends a diff operation exactly as diff.Operation's
+// MarshalJSON writes it, {"op":"replace","path":"/data/key","old":"a","value":"b"}
+// ("old" for replace and remove, "value" for add and replace, or
+// "redacted":true and neither), but without allocating for scalar values.
+// TestAppendOperationMatchesMarshalJSON keeps the two equal.
+func appendOperation(dst []byte, op *diff.Operation) []byte {
+	dst = append(dst, `{"op":`...)
+	dst = appendString(dst, string(op.Op))
+	dst = append(dst, `,"path":`...)
+	dst = appendString(dst, op.Path)
+	if op.Redacted {
+		return append(dst, `,"redacted":true}`...)
+	}
+	withOld := op.Op == diff.OpReplace || op.Op == diff.OpRemove
+	withValue := op.Op == diff.OpReplace || op.Op == diff.OpAdd
+	if op.Op != diff.OpAdd && op.Op != diff.OpRemove && op.Op != diff.OpReplace {
+		withOld, withValue = op.Old != nil, op.Value != nil
+	}
+	if withOld {
+		dst = append(dst, `,"old":`...)
+		dst = appendValue(dst, op.Old)
+	}
+	if withValue {
+		dst = append(dst, `,"value":`...)
+		dst = appendValue(dst, op.Value)
+	}
+	return append(dst, '}')
+}
+
+// appendValue appends a value decoded from JSON (nil, bool, float64, int64,
+// json.Number, string, []any, map[string]any) as encoding/json would with
+// HTML escaping off (map keys sorted). Anything else goes through
+// encoding/json; a value it cannot encode (NaN, a channel) becomes null.
+func appendValue(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case string:
+		return appendString(dst, v)
+	case bool:
+		return strconv.AppendBool(dst, v)
+	case float64:
+		return appendFloat(dst, v)
+	case int64:
+		return strconv.AppendInt(dst, v, 10)
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case json.Number:
+		if v == "" || !json.Valid([]byte(v)) {
+			return append(dst, "null"...)
+		}
+		return append(dst, v...)
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendValue(dst, e)
+		}
+		return append(dst, ']')
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, k)
+			dst = append(dst, ':')
+			dst = appendValue(dst, v[k])
+		}
+		return append(dst, '}')
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return append(dst, "null"...)
+	}
+	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}
+
+// appendFloat formats f as encoding/json does: like ES6, %f between 1e-6
+// and 1e21, %e (with a short exponent) outside. NaN and ±Inf, which JSON
+// cannot carry, become null.
+func appendFloat(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// Clean up e-09 to e-9.
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// appendString appends s as a JSON string exactly as encoding/json writes it
+// with HTML escaping off: \" \\ \b \f \n \r \t, other control characters as
+// \u00XX, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
+// (strconv.Quote is not JSON: it writes \x1b and \a.)
+func appendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,182 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Options select and configure a printer. The zero value prints text.
+type Options struct {
+	// Format is the value of -o/--output: "" or "text", "wide", "json",
+	// "yaml", "name", "jsonpath=…", "jsonpath-as-json=…", "jsonpath-file=FILE",
+	// "go-template=…", "go-template-file=FILE", "custom-columns=…",
+	// "custom-columns-file=FILE".
+	Format string
+
+	// AllNamespaces makes the text subject namespace/name for namespaced
+	// objects (-A).
+	AllNamespaces bool
+	// MultiType prefixes the text subject with the lower-case kind and its
+	// group for non-core kinds: "configmap demo", "deployment.apps tmp/web".
+	MultiType bool
+	// Timestamps prefixes text lines with the time the delta was popped
+	// (2006-01-02T15:04:05.000Z07:00); in wide it makes TIME that full time.
+	Timestamps bool
+	// NoHeaders drops the header row of wide and custom-columns.
+	NoHeaders bool
+	// Color adds ANSI colors to text and wide. The caller resolves
+	// --color=auto|always|never (TTY, NO_COLOR) before setting it.
+	Color bool
+	// ShowManager appends " by <manager>" to text lines whose record names a
+	// field manager. Lines of records with Changes show it regardless.
+	ShowManager bool
+	// Diff adds the CHANGES column to wide (set it with --diff), so the column
+	// set is fixed from the header on.
+	Diff bool
+
+	// Now returns the current time, for AGE in wide; nil means time.Now.
+	Now func() time.Time
+	// Location is the time zone of human-readable times (text timestamps,
+	// wide TIME); nil means time.Local. JSON and YAML always use UTC.
+	Location *time.Location
+}
+
+// Printer writes records in one output format. A Printer may keep state
+// between records (the wide header, column widths, YAML separators) and is
+// not safe for concurrent use. Print writes each record with a single Write
+// call, so w may be flushed after every record.
+type Printer interface {
+	Print(w io.Writer, r *Record) error
+}
+
+// The values of -o/--output; a template format takes its argument after "=".
+const (
+	formatText              = "text"
+	formatWide              = "wide"
+	formatJSON              = "json"
+	formatYAML              = "yaml"
+	formatName              = "name"
+	formatJSONPath          = "jsonpath"
+	formatJSONPathAsJSON    = "jsonpath-as-json"
+	formatJSONPathFile      = "jsonpath-file"
+	formatGoTemplate        = "go-template"
+	formatGoTemplateFile    = "go-template-file"
+	formatCustomColumns     = "custom-columns"
+	formatCustomColumnsFile = "custom-columns-file"
+)
+
+// AllowedFormats returns the accepted -o/--output values, sorted, without
+// their "=…" arguments: for help text and shell completion.
+func AllowedFormats() []string {
+	return []string{
+		formatCustomColumns,
+		formatCustomColumnsFile,
+		formatGoTemplate,
+		formatGoTemplateFile,
+		formatJSON,
+		formatJSONPath,
+		formatJSONPathAsJSON,
+		formatJSONPathFile,
+		formatName,
+		formatText,
+		formatWide,
+		formatYAML,
+	}
+}
+
+// NoCompatiblePrinterError is returned by New for an unknown output format.
+// Its message is kubectl's.
+type NoCompatiblePrinterError struct {
+	OutputFormat   string
+	AllowedFormats []string
+}
+
+func (e *NoCompatiblePrinterError) Error() string {
+	allowed := append([]string(nil), e.AllowedFormats...)
+	sort.Strings(allowed)
+	return fmt.Sprintf("unable to match a printer suitable for the output format %q, allowed formats are: %s",
+		e.OutputFormat, strings.Join(allowed, ","))
+}
+
+// New returns the printer for o.Format. An unknown format is a
+// *NoCompatiblePrinterError; a template, JSONPath or custom-columns argument
+// that is missing, unreadable or does not parse is an error naming --output,
+// so bad flags fail before anything is watched.
+func New(o Options) (Printer, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	name, arg, hasArg := strings.Cut(o.Format, "=")
+	switch name {
+	case "", formatText, formatWide, formatJSON, formatYAML, formatName:
+		if hasArg {
+			return nil, noCompatiblePrinter(o.Format)
+		}
+	case formatJSONPath, formatJSONPathAsJSON, formatJSONPathFile,
+		formatGoTemplate, formatGoTemplateFile,
+		formatCustomColumns, formatCustomColumnsFile:
+		if arg == "" {
+			return nil, fmt.Errorf("--output=%s needs an argument, e.g. --output=%s", name, formatExample(name))
+		}
+	default:
+		return nil, noCompatiblePrinter(o.Format)
+	}
+
+	switch name {
+	case formatJSONPathFile, formatGoTemplateFile, formatCustomColumnsFile:
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the --output=%s file: %w", name, err)
+		}
+		arg = string(data)
+	}
+
+	switch name {
+	case "", formatText:
+		return newTextPrinter(o), nil
+	case formatWide:
+		return newWidePrinter(o), nil
+	case formatJSON:
+		return &jsonPrinter{}, nil
+	case formatYAML:
+		return &yamlPrinter{}, nil
+	case formatName:
+		return &namePrinter{}, nil
+	case formatJSONPath, formatJSONPathFile:
+		return newJSONPathPrinter(name, arg, false)
+	case formatJSONPathAsJSON:
+		return newJSONPathPrinter(name, arg, true)
+	case formatGoTemplate, formatGoTemplateFile:
+		return newGoTemplatePrinter(name, arg)
+	case formatCustomColumns:
+		return newCustomColumnsPrinter(o, arg)
+	default: // formatCustomColumnsFile
+		return newCustomColumnsPrinterFromTemplate(o, arg)
+	}
+}
+
+func noCompatiblePrinter(format string) error {
+	return &NoCompatiblePrinterError{OutputFormat: format, AllowedFormats: AllowedFormats()}
+}
+
+// formatExample is a working --output value of a template format, for the
+// error that says its argument is missing.
+func formatExample(name string) string {
+	switch name {
+	case formatJSONPath, formatJSONPathAsJSON:
+		return name + `='{.type} {.object.metadata.name}{"\n"}'`
+	case formatGoTemplate:
+		return name + `='{{.type}} {{.object.metadata.name}}{{"\n"}}'`
+	case formatCustomColumns:
+		return name + `=TYPE:.type,NAME:.object.metadata.name`
+	default:
+		return name + `=FILE`
+	}
+}

@@ -1,0 +1,703 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
+	"sigs.k8s.io/yaml"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the printers' output")
+
+// t0 is when the first test record was popped.
+func t0() time.Time { return time.Date(2026, 11, 21, 20, 48, 40, 123456000, time.UTC) }
+
+// testNow is "now" for AGE: ten seconds after the first record.
+func testNow() time.Time { return t0().Add(10 * time.Second) }
+
+// testLocation is the "local" zone of human-readable times in tests.
+func testLocation() *time.Location { return time.FixedZone("CET", 3600) }
+
+func object(s string) json.RawMessage { return json.RawMessage(s) }
+
+// testRecords is the fixed sequence every format prints: the initial list,
+// changes with and without a diff, a deletion and a tombstone, a resync, a
+// cluster-scoped object, a non-core kind and a Secret with redacted values.
+func testRecords() []*Record {
+	const (
+		cmV1   = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"demo","namespace":"tmp","uid":"6f1d4a52-6c0e-4c38-9d6c-0c4c2f1a7e01","resourceVersion":"%s","creationTimestamp":"2026-11-21T20:48:35Z","labels":{"app":"demo"%s}},"data":{%s}}`
+		caCert = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"kube-root-ca.crt","namespace":"tmp","uid":"0b8f3c1e-2f5d-4a8e-9b1a-3e6f7d2c9a10","resourceVersion":"%s","creationTimestamp":"2026-11-19T09:00:00Z"},"data":{"ca.crt":"-----BEGIN CERTIFICATE-----\nMIIC5zCCAc+gAwIBAgIBADANBgkqhkiG9w0BAQsFADAVMRMwEQYDVQQDEwprdWJl\n-----END CERTIFICATE-----\n"}}`
+	)
+	const (
+		demoUID   = "6f1d4a52-6c0e-4c38-9d6c-0c4c2f1a7e01"
+		caCertUID = "0b8f3c1e-2f5d-4a8e-9b1a-3e6f7d2c9a10"
+	)
+	cm := func(typ string, sec int, name, uid, rv string, obj string) *Record {
+		return &Record{
+			Type: typ, Time: t0().Add(time.Duration(sec) * time.Second),
+			APIVersion: "v1", Kind: "ConfigMap", Resource: "configmaps",
+			Namespace: "tmp", Name: name, UID: uid, ResourceVersion: rv,
+			Object: object(obj),
+		}
+	}
+	records := []*Record{
+		cm("Replaced", 0, "kube-root-ca.crt", caCertUID, "100", fmt.Sprintf(caCert, "100")),
+		cm("Added", 1, "demo", demoUID, "101", fmt.Sprintf(cmV1, "101", "", `"key":"a","old":"x","long":"short"`)),
+		cm("Updated", 2, "demo", demoUID, "102", fmt.Sprintf(cmV1, "102", `,"tier":"web"`, `"key":"b","long":"`+strings.Repeat("0123456789", 8)+`","html":"<b> & \"quoted\""`)),
+		cm("Updated", 3, "kube-root-ca.crt", caCertUID, "104", fmt.Sprintf(caCert, "104")),
+		cm("Deleted", 4, "demo", demoUID, "105", fmt.Sprintf(cmV1, "105", `,"tier":"web"`, `"key":"b"`)),
+		cm("Deleted", 5, "gone", "", "", ""),
+		cm("Sync", 6, "kube-root-ca.crt", caCertUID, "104", fmt.Sprintf(caCert, "104")),
+		{
+			Type: "Added", Time: t0().Add(7 * time.Second),
+			APIVersion: "v1", Kind: "Namespace", Resource: "namespaces",
+			Name: "tmp", UID: "9c2e1f4b-7a3d-4e5f-8b6c-1d2e3f4a5b6c", ResourceVersion: "7",
+			Manager: "kubectl-create", Operation: "Update",
+			Object: object(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tmp","uid":"9c2e1f4b-7a3d-4e5f-8b6c-1d2e3f4a5b6c","resourceVersion":"7","creationTimestamp":"2026-11-19T08:00:00Z","labels":{"kubernetes.io/metadata.name":"tmp"}},"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}}`),
+		},
+		{
+			Type: "Updated", Time: t0().Add(8 * time.Second),
+			APIVersion: "apps/v1", Kind: "Deployment", Resource: "deployments",
+			Namespace: "tmp", Name: "web", UID: "3a4b5c6d-7e8f-4a1b-9c2d-3e4f5a6b7c8d", ResourceVersion: "20931",
+			Manager: "kubectl-scale", Operation: "Update",
+			Changes: []diff.Operation{{Op: diff.OpReplace, Path: "/spec/replicas", Old: int64(1), Value: int64(3)}},
+			Object:  object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"tmp","uid":"3a4b5c6d-7e8f-4a1b-9c2d-3e4f5a6b7c8d","resourceVersion":"20931","generation":2,"creationTimestamp":"2026-11-21T17:12:00Z"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}}}}`),
+		},
+		{
+			Type: "Updated", Time: t0().Add(9 * time.Second),
+			APIVersion: "v1", Kind: "Secret", Resource: "secrets",
+			Namespace: "tmp", Name: "creds", UID: "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9", ResourceVersion: "20940",
+			Manager: "kubectl-client-side-apply", Operation: "Update",
+			Changes: []diff.Operation{
+				{Op: diff.OpReplace, Path: "/data/password", Redacted: true},
+				{Op: diff.OpAdd, Path: "/data/token", Redacted: true},
+			},
+			Object: object(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"creds","namespace":"tmp","uid":"5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9","resourceVersion":"20940","creationTimestamp":"2026-11-21T20:00:00Z"},"type":"Opaque","data":{"password":"REDACTED","token":"REDACTED"}}`),
+		},
+	}
+	// The diff of the Updated demo, folded from three updates.
+	u := records[2]
+	u.Coalesced = 2
+	u.Manager, u.Operation = "kubectl-edit", "Update"
+	u.Changes = []diff.Operation{
+		{Op: diff.OpReplace, Path: "/data/key", Old: "a", Value: "b"},
+		{Op: diff.OpAdd, Path: "/metadata/labels/tier", Value: "web"},
+		{Op: diff.OpRemove, Path: "/data/old", Old: "x"},
+		{Op: diff.OpReplace, Path: "/data/long", Old: "short", Value: strings.Repeat("0123456789", 8)},
+		{Op: diff.OpAdd, Path: "/data/html", Value: `<b> & "quoted"`},
+	}
+	// A resync-less relist found it unchanged: an empty, non-nil diff.
+	records[3].Changes = []diff.Operation{}
+	records[0].Initial = true
+	records[5].FinalStateUnknown = true
+	return records
+}
+
+func testOptions(format string) Options {
+	return Options{Format: format, Now: testNow, Location: testLocation()}
+}
+
+// printAll prints records with a printer made from o.
+func printAll(t testing.TB, o Options, records []*Record) string {
+	t.Helper()
+	p, err := New(o)
+	if err != nil {
+		t.Fatalf("New(%+v): %v", o, err)
+	}
+	var out bytes.Buffer
+	for _, r := range records {
+		if err := p.Print(&out, r); err != nil {
+			t.Fatalf("Print(%s %s): %v", r.Type, r.Name, err)
+		}
+	}
+	return out.String()
+}
+
+func TestGolden(t *testing.T) {
+	with := func(o Options, f func(*Options)) Options {
+		f(&o)
+		return o
+	}
+	tests := []struct {
+		name string
+		opts Options
+	}{
+		{"text", testOptions("")},
+		{"text-color", with(testOptions("text"), func(o *Options) { o.Color = true })},
+		{"text-timestamps", with(testOptions("text"), func(o *Options) { o.Timestamps = true })},
+		{"text-multitype", with(testOptions("text"), func(o *Options) { o.MultiType = true })},
+		{"text-allnamespaces", with(testOptions("text"), func(o *Options) { o.AllNamespaces = true })},
+		{"text-multitype-allnamespaces-manager", with(testOptions("text"), func(o *Options) {
+			o.MultiType, o.AllNamespaces, o.ShowManager = true, true, true
+		})},
+		{"text-color-timestamps", with(testOptions("text"), func(o *Options) { o.Color, o.Timestamps = true, true })},
+		{"wide", testOptions("wide")},
+		{"wide-diff", with(testOptions("wide"), func(o *Options) { o.Diff = true })},
+		{"wide-noheaders", with(testOptions("wide"), func(o *Options) { o.NoHeaders = true })},
+		{"wide-color-timestamps", with(testOptions("wide"), func(o *Options) { o.Color, o.Timestamps = true, true })},
+		{"json", testOptions("json")},
+		{"yaml", testOptions("yaml")},
+		{"name", testOptions("name")},
+		{"jsonpath", testOptions(`jsonpath={.type} {.object.metadata.name}{"\n"}`)},
+		{"jsonpath-range", testOptions(`jsonpath={.type} {.name}:{range .changes[*]} {.op} {.path}{end}{"\n"}`)},
+		{"jsonpath-as-json", testOptions(`jsonpath-as-json={.name}`)},
+		{"go-template", testOptions(`go-template={{.type}} {{.kind}} {{.name}}{{if .coalesced}} coalesced={{.coalesced}}{{end}}{{range .changes}} {{.op}}:{{.path}}{{end}}{{if exists .object "metadata" "labels" "app"}} app={{.object.metadata.labels.app}}{{end}}{{"\n"}}`)},
+		{"custom-columns", testOptions(`custom-columns=TYPE:.type,NAMESPACE:.namespace,NAME:.object.metadata.name,RV:{.resourceVersion},LABELS:object.metadata.labels,CHANGES:.changes[*].path`)},
+		{"custom-columns-noheaders", with(testOptions(`custom-columns=TYPE:.type,NAME:{name},REPLICAS:.object.spec.replicas`), func(o *Options) { o.NoHeaders = true })},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := printAll(t, tt.opts, testRecords())
+			golden := filepath.Join("testdata", tt.name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/printer/ -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s (go test ./internal/printer/ -update rewrites it)\ngot:\n%s\nwant:\n%s", golden, got, want)
+			}
+			if !strings.HasPrefix(tt.opts.Format, "jsonpath") && !strings.HasPrefix(tt.opts.Format, "go-template") &&
+				strings.Contains(got, " \n") {
+				t.Errorf("output has trailing spaces:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestFileFormats checks that the -file variants read their argument from a
+// file and print as the inline ones do.
+func TestFileFormats(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, fileFormat, content, inline string
+	}{
+		{"jsonpath", "jsonpath-file", `{.type} {.name}{"\n"}`, `jsonpath={.type} {.name}{"\n"}`},
+		{"go-template", "go-template-file", "{{.type}} {{.name}}\n", "go-template={{.type}} {{.name}}\n"},
+		{"custom-columns", "custom-columns-file", "TYPE   NAME\n.type  {.object.metadata.name}\n", "custom-columns=TYPE:.type,NAME:{.object.metadata.name}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(dir, tt.name)
+			if err := os.WriteFile(file, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got := printAll(t, testOptions(tt.fileFormat+"="+file), testRecords())
+			want := printAll(t, testOptions(tt.inline), testRecords())
+			if got != want {
+				t.Errorf("-o %s=FILE printed\n%s\nwant, as -o %s:\n%s", tt.fileFormat, got, tt.inline, want)
+			}
+		})
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	const allowed = "allowed formats are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,text,wide,yaml"
+	missing := filepath.Join(t.TempDir(), "missing")
+	badColumnsFile := filepath.Join(t.TempDir(), "columns")
+	if err := os.WriteFile(badColumnsFile, []byte("A B\n.a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		format string
+		want   string // the whole message, or a prefix when it ends in "…"
+	}{
+		{"unknown", "foo", `unable to match a printer suitable for the output format "foo", ` + allowed},
+		{"upper case", "JSON", `unable to match a printer suitable for the output format "JSON", ` + allowed},
+		{"argument to json", "json=x", `unable to match a printer suitable for the output format "json=x", ` + allowed},
+		{"go template alias", "template={{.type}}", `unable to match a printer suitable for the output format "template={{.type}}", ` + allowed},
+		{"jsonpath without template", "jsonpath", `--output=jsonpath needs an argument, e.g. --output=jsonpath='{.type} {.object.metadata.name}{"\n"}'`},
+		{"empty jsonpath", "jsonpath=", `--output=jsonpath needs an argument, e.g. --output=jsonpath='{.type} {.object.metadata.name}{"\n"}'`},
+		{"go-template without template", "go-template", `--output=go-template needs an argument, e.g. --output=go-template='{{.type}} {{.object.metadata.name}}{{"\n"}}'`},
+		{"custom-columns without spec", "custom-columns=", `--output=custom-columns needs an argument, e.g. --output=custom-columns=TYPE:.type,NAME:.object.metadata.name`},
+		{"jsonpath-file without file", "jsonpath-file", `--output=jsonpath-file needs an argument, e.g. --output=jsonpath-file=FILE`},
+		{"bad jsonpath", "jsonpath={.type", `invalid --output=jsonpath template "{.type": unclosed action`},
+		{"bad jsonpath-as-json", "jsonpath-as-json={.a[}", `invalid --output=jsonpath-as-json template "{.a[}": …`},
+		{"bad go-template", "go-template={{.type", `invalid --output=go-template template "{{.type": template: output:1: unclosed action`},
+		{"go-template unknown function", "go-template={{nope .type}}", `invalid --output=go-template template "{{nope .type}}": template: output:1: function "nope" not defined`},
+		{"custom-columns without colon", "custom-columns=NAME", `invalid --output=custom-columns column "NAME", expected <header>:<json-path-expr> as in TYPE:.type`},
+		{"custom-columns empty path", "custom-columns=NAME:", `invalid --output=custom-columns path "" of column NAME, expected a path like .object.metadata.name, object.metadata.name or {.object.metadata.name}`},
+		{"custom-columns two expressions", "custom-columns=NAME:{.a}{.b}", `invalid --output=custom-columns path "{.a}{.b}" of column NAME, expected …`},
+		{"custom-columns bad path", "custom-columns=NAME:.a[", `invalid --output=custom-columns path ".a[" of column NAME: …`},
+		{"missing file", "go-template-file=" + missing, `cannot read the --output=go-template-file file: open ` + missing + `: no such file or directory`},
+		{"custom-columns-file mismatch", "custom-columns-file=" + badColumnsFile, `invalid --output=custom-columns-file template: 2 headers but 1 paths`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := New(Options{Format: tt.format})
+			if err == nil {
+				t.Fatalf("New(%q) = %T, want error %q", tt.format, p, tt.want)
+			}
+			got := err.Error()
+			if prefix, ok := strings.CutSuffix(tt.want, "…"); ok {
+				if !strings.HasPrefix(got, prefix) {
+					t.Errorf("New(%q) error = %q, want it to start with %q", tt.format, got, prefix)
+				}
+			} else if got != tt.want {
+				t.Errorf("New(%q) error =\n%q\nwant\n%q", tt.format, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNoCompatiblePrinterError(t *testing.T) {
+	_, err := New(Options{Format: "foo"})
+	var e *NoCompatiblePrinterError
+	if !errors.As(err, &e) {
+		t.Fatalf("New(foo) error = %T %v, want a *NoCompatiblePrinterError", err, err)
+	}
+	if e.OutputFormat != "foo" {
+		t.Errorf("OutputFormat = %q, want foo", e.OutputFormat)
+	}
+}
+
+func TestAllowedFormatsAreAccepted(t *testing.T) {
+	args := map[string]string{
+		"jsonpath": "={.type}", "jsonpath-as-json": "={.type}", "go-template": "={{.type}}",
+		"custom-columns": "=TYPE:.type",
+	}
+	for _, f := range AllowedFormats() {
+		if strings.HasSuffix(f, "-file") {
+			continue // TestFileFormats
+		}
+		if _, err := New(Options{Format: f + args[f]}); err != nil {
+			t.Errorf("New(%q): %v", f+args[f], err)
+		}
+	}
+}
+
+// jsonKeys returns the top-level keys of a JSON object, in order.
+func jsonKeys(t *testing.T, line string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("line does not start an object: %v %v", tok, err)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// wantKeys is the documented key order of a record's JSON form.
+func wantKeys(r *Record) []string {
+	keys := []string{"type", "time", "initial", "apiVersion", "kind", "resource", "namespace", "name", "uid", "resourceVersion"}
+	if r.FinalStateUnknown {
+		keys = append(keys, "finalStateUnknown")
+	}
+	if r.Coalesced != 0 {
+		keys = append(keys, "coalesced")
+	}
+	if r.Manager != "" {
+		keys = append(keys, "manager")
+	}
+	if r.Operation != "" {
+		keys = append(keys, "operation")
+	}
+	if r.Changes != nil {
+		keys = append(keys, "changes")
+	}
+	return append(keys, "object")
+}
+
+func TestJSONLines(t *testing.T) {
+	records := testRecords()
+	out := printAll(t, testOptions("json"), records)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(records) {
+		t.Fatalf("got %d lines, want one per record (%d):\n%s", len(lines), len(records), out)
+	}
+	for i, line := range lines {
+		r := records[i]
+		var got map[string]any
+		if err := json.Unmarshal([]byte(line), &got); err != nil {
+			t.Fatalf("line %d does not parse: %v\n%s", i+1, err, line)
+		}
+		if keys, want := jsonKeys(t, line), wantKeys(r); strings.Join(keys, ",") != strings.Join(want, ",") {
+			t.Errorf("line %d keys = %v, want %v", i+1, keys, want)
+		}
+		if got["type"] != r.Type || got["name"] != r.Name || got["initial"] != r.Initial {
+			t.Errorf("line %d = %v, want type %s name %s initial %v", i+1, got, r.Type, r.Name, r.Initial)
+		}
+		tm, err := time.Parse(time.RFC3339Nano, got["time"].(string))
+		if err != nil || !tm.Equal(r.Time) {
+			t.Errorf("line %d time = %v (%v), want %v", i+1, got["time"], err, r.Time)
+		}
+		var obj any
+		if len(r.Object) > 0 {
+			if err := json.Unmarshal(r.Object, &obj); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if want, _ := json.Marshal(obj); !bytes.Equal(mustMarshal(t, got["object"]), want) {
+			t.Errorf("line %d object = %v, want %s", i+1, got["object"], want)
+		}
+	}
+}
+
+// TestJSONLinesJQ pipes -o json into jq, as scripts do (skipped without jq).
+func TestJSONLinesJQ(t *testing.T) {
+	jq, err := exec.LookPath("jq")
+	if err != nil {
+		t.Skip("jq is not installed")
+	}
+	cmd := exec.Command(jq, "-r", `select(.type=="Deleted") | "\(.name) \(.finalStateUnknown // false) \(.object.kind // "null")"`)
+	cmd.Stdin = strings.NewReader(printAll(t, testOptions("json"), testRecords()))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("jq: %v", err)
+	}
+	if got, want := string(out), "demo false ConfigMap\ngone true null\n"; got != want {
+		t.Errorf("jq printed %q, want %q", got, want)
+	}
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestAppendJSONChanges(t *testing.T) {
+	r := &Record{Type: "Updated", Time: t0(), Changes: []diff.Operation{
+		{Op: diff.OpReplace, Path: "/spec/replicas", Old: int64(1), Value: float64(3)},
+		{Op: diff.OpAdd, Path: "/metadata/labels/a~1b", Value: nil},
+		{Op: diff.OpRemove, Path: "/data/k", Old: map[string]any{"z": []any{true, json.Number("1.5")}, "a": "<&>"}},
+		{Op: diff.OpReplace, Path: "/data/password", Old: "old", Value: "new", Redacted: true},
+		{Op: diff.OpAdd, Path: "/x", Value: map[string]string{"k": "<v>"}},
+		{Op: diff.OpAdd, Path: "/f", Value: []float64{1e21, 1e-7, 0.5}},
+	}}
+	var got struct {
+		Changes []json.RawMessage `json:"changes"`
+	}
+	if err := json.Unmarshal(AppendJSON(nil, r), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"op":"replace","path":"/spec/replicas","old":1,"value":3}`,
+		`{"op":"add","path":"/metadata/labels/a~1b","value":null}`,
+		`{"op":"remove","path":"/data/k","old":{"a":"<&>","z":[true,1.5]}}`,
+		`{"op":"replace","path":"/data/password","redacted":true}`,
+		`{"op":"add","path":"/x","value":{"k":"<v>"}}`,
+		`{"op":"add","path":"/f","value":[1e+21,1e-7,0.5]}`,
+	}
+	if len(got.Changes) != len(want) {
+		t.Fatalf("got %d changes, want %d", len(got.Changes), len(want))
+	}
+	for i := range want {
+		if string(got.Changes[i]) != want[i] {
+			t.Errorf("change %d = %s, want %s", i, got.Changes[i], want[i])
+		}
+	}
+}
+
+func TestAppendOperationMatchesMarshalJSON(t *testing.T) {
+	ops := []diff.Operation{
+		{Op: diff.OpReplace, Path: "/spec/replicas", Old: int64(1), Value: int64(3)},
+		{Op: diff.OpReplace, Path: "/data/k", Old: "<a>", Value: "b\n\u2028"},
+		{Op: diff.OpAdd, Path: "/metadata/labels/a~1b", Value: nil},
+		{Op: diff.OpAdd, Path: "/f", Value: []any{1e21, 1e-7, 0.5, json.Number("12345678901234567890")}},
+		{Op: diff.OpRemove, Path: "/data/k", Old: map[string]any{"z": []any{true, nil}, "a": "&"}},
+		{Op: diff.OpRemove, Path: "/spec/foo", Old: nil},
+		{Op: diff.OpReplace, Path: "/data/password", Old: "old", Value: "new", Redacted: true},
+		{Op: diff.OpAdd, Path: "/data/token", Redacted: true},
+		{Op: "move", Path: "/a", Value: "x"},
+		{Op: "test", Path: "/b"},
+	}
+	for _, op := range ops {
+		want, err := op.MarshalJSON()
+		if err != nil {
+			t.Fatalf("%+v: MarshalJSON: %v", op, err)
+		}
+		if got := appendOperation(nil, &op); string(got) != string(want) {
+			t.Errorf("appendOperation(%+v) = %s, want MarshalJSON's %s", op, got, want)
+		}
+	}
+}
+
+func TestAppendJSONObject(t *testing.T) {
+	tests := []struct {
+		name, object, want string
+	}{
+		{"empty", "", "null"},
+		{"null", "null", "null"},
+		{"spaces", "  {\"a\":1} ", `{"a":1}`},
+		{"indented", "{\n  \"a\": [1, 2],\n  \"b\": \"x\"\n}\n", `{"a":[1,2],"b":"x"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line := string(AppendJSON(nil, &Record{Type: "Added", Object: object(tt.object)}))
+			_, got, _ := strings.Cut(line, `"object":`)
+			if got != tt.want+"}" {
+				t.Errorf("object = %s, want %s}", got, tt.want)
+			}
+		})
+	}
+}
+
+// encodingJSON encodes v as encoding/json does with HTML escaping off.
+func encodingJSON(t testing.TB, v any) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+func stringSeeds() []string {
+	return []string{
+		"", "demo", `quote " backslash \ slash /`, "<b> & </b>", "\x00\x01\b\f\n\r\t\x1b\x7f",
+		"tab\there", "ünïcödé ✓ 日本", "\u2028\u2029", "bad \xff utf8 \xc3", "emoji 😀", "\u0080\u009f",
+	}
+}
+
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range stringSeeds() {
+		if got, want := string(appendString(nil, s)), encodingJSON(t, s); got != want {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range stringSeeds() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendString(nil, s)), encodingJSON(t, s); got != want {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
+
+func TestAppendValueMatchesEncodingJSON(t *testing.T) {
+	values := []any{
+		nil, true, false, "s<>", 0.0, -0.0, 1.0, 1.5, 1e20, 1e21, 1e-6, 1e-7, -2.5e-9, 123456789.0,
+		int64(-42), 7, json.Number("12345678901234567890"),
+		[]any{}, map[string]any{}, []any{1.0, "a", nil, map[string]any{"b": "<", "a": []any{false}}},
+		[]string{"<x>"}, map[string]int{"b": 1, "a": 2},
+	}
+	for _, v := range values {
+		if got, want := string(appendValue(nil, v)), encodingJSON(t, v); got != want {
+			t.Errorf("appendValue(%#v) = %s, want %s", v, got, want)
+		}
+	}
+}
+
+func TestYAMLDocuments(t *testing.T) {
+	records := testRecords()
+	out := printAll(t, testOptions("yaml"), records)
+	if strings.HasPrefix(out, "---") {
+		t.Errorf("yaml output starts with a separator:\n%s", out)
+	}
+	// A document ends at a line "---"; the newline before it is its own.
+	docs := strings.Split("\n"+out, "\n---\n")
+	docs[0] = docs[0][1:]
+	for i := range docs[:len(docs)-1] {
+		docs[i] += "\n"
+	}
+	if len(docs) != len(records) {
+		t.Fatalf("got %d documents, want %d:\n%s", len(docs), len(records), out)
+	}
+	for i, doc := range docs {
+		var got map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &got); err != nil {
+			t.Fatalf("document %d does not parse: %v\n%s", i+1, err, doc)
+		}
+		var want map[string]any
+		if err := json.Unmarshal(AppendJSON(nil, records[i]), &want); err != nil {
+			t.Fatal(err)
+		}
+		if g, w := mustMarshal(t, got), mustMarshal(t, want); !bytes.Equal(g, w) {
+			t.Errorf("document %d =\n%s\nwant the JSON record\n%s", i+1, g, w)
+		}
+		if !strings.HasPrefix(doc, "type: ") {
+			t.Errorf("document %d does not start with the type:\n%s", i+1, doc)
+		}
+	}
+}
+
+func TestTextEscapesControlCharacters(t *testing.T) {
+	r := &Record{Type: "Updated", Name: "demo", Manager: "evil\x1b[2J\nAdded: fake\u0085", Changes: []diff.Operation{}}
+	got := printAll(t, testOptions("text"), []*Record{r})
+	want := "Updated: demo by evil\\x1b[2J\\nAdded: fake\\x85\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestTextCoalescedOne(t *testing.T) {
+	r := &Record{Type: "Updated", Namespace: "tmp", Name: "demo", Coalesced: 1}
+	if got, want := printAll(t, testOptions("text"), []*Record{r}), "Updated: demo (coalesced 1 update)\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestWideWidthsOnlyGrow checks that a long cell widens its column for the
+// rows after it, and that a short cell never narrows it back.
+func TestWideWidthsOnlyGrow(t *testing.T) {
+	long := strings.Repeat("x", 40)
+	records := []*Record{
+		{Type: "Added", Time: t0(), Kind: "ConfigMap", Namespace: "tmp", Name: "a", ResourceVersion: "1"},
+		{Type: "Added", Time: t0(), Kind: "ConfigMap", Namespace: "tmp", Name: long, ResourceVersion: "2"},
+		{Type: "Added", Time: t0(), Kind: "ConfigMap", Namespace: "tmp", Name: "b", ResourceVersion: "3"},
+	}
+	out := printAll(t, testOptions("wide"), records)
+	lines := strings.Split(out, "\n")
+	// header, a, long, b
+	rvAt := func(line, rv string) int { return strings.Index(line, "   "+rv+"   ") }
+	a, l, b := rvAt(lines[1], "1"), rvAt(lines[2], "2"), rvAt(lines[3], "3")
+	if a < 0 || l <= a || b != l {
+		t.Errorf("RESOURCEVERSION starts at %d, %d, %d; want the 2nd to move right and the 3rd to stay with it:\n%s", a, l, b, out)
+	}
+	if h := strings.Index(lines[0], "RESOURCEVERSION"); h != a+3 {
+		t.Errorf("header RESOURCEVERSION at %d, first row's at %d:\n%s", h, a+3, out)
+	}
+}
+
+func TestTemplateFuncs(t *testing.T) {
+	r := &Record{Type: "Added", Name: "demo", Object: object(`{"data":{"k":"aGVsbG8="},"list":[1,null]}`)}
+	tests := []struct {
+		name, tmpl, want string
+	}{
+		{"base64decode", `{{.object.data.k | base64decode}}`, "hello"},
+		{"exists", `{{exists .object "data" "k"}} {{exists .object "data" "x"}} {{exists .object "list" 0}} {{exists .object "list" 1}} {{exists .object "list" 2}}`, "true false true false false"},
+		{"missing key", `{{.object.nope}}`, "<no value>"},
+		{"integers", `{{index .object.list 0}} {{printf "%T" (index .object.list 0)}}`, "1 int64"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := printAll(t, testOptions("go-template="+tt.tmpl), []*Record{r}); got != tt.want {
+				t.Errorf("go-template %s printed %q, want %q", tt.tmpl, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTemplateExecutionErrors(t *testing.T) {
+	r := &Record{Type: "Added", Name: "demo", Object: object(`{"data":{"k":"not base64!"}}`)}
+	tests := []struct {
+		format, want string
+	}{
+		{`go-template={{.object.data.k | base64decode}}`, `cannot execute the --output=go-template template on the Added record of demo: template: output:1:19: executing "output" at <base64decode>: error calling base64decode: base64 decode failed: illegal base64 data at input byte 3`},
+		{`jsonpath={.type[0]}`, `cannot execute the --output=jsonpath template "{.type[0]}" on the Added record of demo: string is not array or slice`},
+	}
+	for _, tt := range tests {
+		p, err := New(Options{Format: tt.format})
+		if err != nil {
+			t.Fatalf("New(%q): %v", tt.format, err)
+		}
+		var out bytes.Buffer
+		err = p.Print(&out, r)
+		switch prefix, partial := strings.CutSuffix(tt.want, "…"); {
+		case err == nil:
+			t.Errorf("-o %s printed %q, want error %q", tt.format, out.String(), tt.want)
+		case partial && !strings.HasPrefix(err.Error(), prefix), !partial && err.Error() != tt.want:
+			t.Errorf("-o %s error =\n%q\nwant\n%q", tt.format, err, tt.want)
+		}
+		if out.Len() != 0 {
+			t.Errorf("-o %s wrote %q before failing, want nothing", tt.format, out.String())
+		}
+	}
+}
+
+// TestPrintAllocs keeps the hot path allocation-free: JSON and text lines
+// of records without a diff.
+func TestPrintAllocs(t *testing.T) {
+	r := testRecords()[1]
+	for _, format := range []string{"json", "text", "name"} {
+		o := testOptions(format)
+		o.Timestamps, o.MultiType, o.ShowManager = true, true, true
+		p, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(100, func() { _ = p.Print(io.Discard, r) }); n != 0 {
+			t.Errorf("-o %s: %v allocations per record, want 0", format, n)
+		}
+	}
+	buf := make([]byte, 0, 4096)
+	if n := testing.AllocsPerRun(100, func() { buf = AppendJSON(buf[:0], r) }); n != 0 {
+		t.Errorf("AppendJSON: %v allocations per record, want 0", n)
+	}
+}
+
+func BenchmarkAppendJSON(b *testing.B) {
+	r := testRecords()[1]
+	b.ReportAllocs()
+	buf := make([]byte, 0, 4096)
+	for b.Loop() {
+		buf = AppendJSON(buf[:0], r)
+	}
+	b.SetBytes(int64(len(buf)))
+}
+
+func BenchmarkAppendJSONWithChanges(b *testing.B) {
+	r := testRecords()[2]
+	b.ReportAllocs()
+	buf := make([]byte, 0, 4096)
+	for b.Loop() {
+		buf = AppendJSON(buf[:0], r)
+	}
+	b.SetBytes(int64(len(buf)))
+}
+
+func BenchmarkText(b *testing.B) {
+	r := testRecords()[1]
+	p, err := New(Options{Format: "text", Timestamps: true, MultiType: true, AllNamespaces: true, Color: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.Print(io.Discard, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkTextWithChanges(b *testing.B) {
+	r := testRecords()[2]
+	p, err := New(Options{Format: "text"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.Print(io.Discard, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package printer
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Group is the API group of the record's APIVersion: "apps" for "apps/v1",
+// "" for the core group ("v1").
+func (r *Record) Group() string {
+	group, _, found := strings.Cut(r.APIVersion, "/")
+	if !found {
+		return ""
+	}
+	return group
+}
+
+// appendTypeName appends the lower-case kind, followed by ".<group>" for
+// non-core kinds: "configmap", "deployment.apps". Without a kind it falls
+// back to the resource.
+func appendTypeName(dst []byte, r *Record) []byte {
+	if r.Kind == "" {
+		dst = appendSafe(dst, r.Resource)
+	} else {
+		dst = appendLower(dst, r.Kind)
+	}
+	if g := r.Group(); g != "" {
+		dst = append(dst, '.')
+		dst = appendSafe(dst, g)
+	}
+	return dst
+}
+
+// appendSubject appends the record's key as short as is unambiguous: name,
+// or namespace/name when several namespaces are watched.
+func appendSubject(dst []byte, r *Record, allNamespaces bool) []byte {
+	if allNamespaces && r.Namespace != "" {
+		dst = appendSafe(dst, r.Namespace)
+		dst = append(dst, '/')
+	}
+	return appendSafe(dst, r.Name)
+}
+
+// typeName is appendTypeName as a string.
+func typeName(r *Record) string {
+	var a [64]byte
+	return string(appendTypeName(a[:0], r))
+}
+
+// appendLower appends s in lower case (and terminal-safe).
+func appendLower(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return appendSafe(dst, strings.ToLower(s))
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c < 0x20 || c == 0x7f:
+			return appendSafe(dst, strings.ToLower(s))
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// isControl reports whether r would act on a terminal rather than show:
+// C0 and C1 control characters and DEL.
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (0x80 <= r && r < 0xa0)
+}
+
+// appendSafe appends s for a terminal: control characters (an escape
+// sequence in a field manager's name, a newline) are written as Go escapes
+// (\x1b, \n), so no field can move the cursor or forge a line.
+func appendSafe(dst []byte, s string) []byte {
+	safe := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f || c == 0xc2 { // 0xc2 starts U+0080–U+009F
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return append(dst, s...)
+	}
+	for _, r := range s {
+		if !isControl(r) {
+			dst = utf8.AppendRune(dst, r)
+			continue
+		}
+		switch r {
+		case '\n':
+			dst = append(dst, `\n`...)
+		case '\r':
+			dst = append(dst, `\r`...)
+		case '\t':
+			dst = append(dst, `\t`...)
+		default:
+			const hex = "0123456789abcdef" // every control character is below U+0100
+			dst = append(dst, '\\', 'x', hex[r>>4], hex[r&0xf])
+		}
+	}
+	return dst
+}
+
+// safeString is appendSafe as a string; s itself when nothing needs escaping.
+func safeString(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f || c == 0xc2 {
+			return string(appendSafe(nil, s))
+		}
+	}
+	return s
+}

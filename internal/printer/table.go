@@ -1,0 +1,48 @@
+package printer
+
+import "unicode/utf8"
+
+// columnGap is the number of spaces between table columns, as kubectl's
+// tabwriter padding.
+const columnGap = 3
+
+// table lays out a streaming table whose column widths are stable: a column
+// starts at its minimum width and only ever grows to fit a longer cell, so
+// rows already printed stay aligned with most later ones (tabwriter with
+// RememberWidths, without having to buffer rows).
+type table struct {
+	// widths is the current content width of each column, in runes.
+	widths []int
+}
+
+func newTable(minWidths []int) *table {
+	return &table{widths: append([]int(nil), minWidths...)}
+}
+
+// appendRow appends one row and its newline. cells must be terminal-safe;
+// colors, when not nil, holds an SGR sequence (or "") per cell. No row ends
+// in spaces.
+func (t *table) appendRow(b []byte, cells []string, colors []string) []byte {
+	pending := 0 // spaces owed before the next non-empty cell
+	for i, cell := range cells {
+		n := utf8.RuneCountInString(cell)
+		if i >= len(t.widths) {
+			t.widths = append(t.widths, n)
+		}
+		t.widths[i] = max(t.widths[i], n)
+		if n > 0 {
+			for ; pending > 0; pending-- {
+				b = append(b, ' ')
+			}
+			if colors != nil && colors[i] != "" {
+				b = append(b, colors[i]...)
+				b = append(b, cell...)
+				b = append(b, colorReset...)
+			} else {
+				b = append(b, cell...)
+			}
+		}
+		pending += t.widths[i] - n + columnGap
+	}
+	return append(b, '\n')
+}

@@ -1,0 +1,137 @@
+package printer
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
+)
+
+// timestampLayout is the time prefix of --timestamps: local time with
+// milliseconds and the zone offset, as kubectl logs --timestamps but shorter.
+const timestampLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// maxValueLen is the length, in runes, beyond which a value in a diff line
+// is cut with "…".
+const maxValueLen = 60
+
+// ANSI SGR sequences of the human formats.
+const (
+	colorReset  = "\x1b[0m"
+	colorRed    = "\x1b[31m"
+	colorGreen  = "\x1b[32m"
+	colorYellow = "\x1b[33m"
+	colorCyan   = "\x1b[36m"
+	colorFaint  = "\x1b[2m"
+)
+
+// typeColor is the color of a delta type word.
+func typeColor(t string) string {
+	switch t {
+	case "Added":
+		return colorGreen
+	case "Updated":
+		return colorYellow
+	case "Deleted":
+		return colorRed
+	case "Replaced":
+		return colorCyan
+	case "Sync":
+		return colorFaint
+	}
+	return ""
+}
+
+// opColor is the color of a diff line.
+func opColor(op diff.Op) string {
+	switch op {
+	case diff.OpAdd:
+		return colorGreen
+	case diff.OpRemove:
+		return colorRed
+	case diff.OpReplace:
+		return colorYellow
+	}
+	return ""
+}
+
+// textPrinter writes "<Type>: <subject>" lines, and the diff below them.
+type textPrinter struct {
+	o   Options
+	buf []byte
+}
+
+func newTextPrinter(o Options) *textPrinter {
+	return &textPrinter{o: o}
+}
+
+func (p *textPrinter) Print(w io.Writer, r *Record) error {
+	p.buf = p.appendRecord(p.buf[:0], r)
+	_, err := w.Write(p.buf)
+	return err
+}
+
+// appendRecord appends the record's lines, each ending in a newline:
+//
+//	[time ]Type: [kind ]subject[ (final state unknown)][ (coalesced N updates)][ by manager]
+//	  ~ path: old → new
+func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
+	if p.o.Timestamps {
+		b = p.startColor(b, colorFaint)
+		b = r.Time.In(p.o.Location).AppendFormat(b, timestampLayout)
+		b = p.endColor(b, colorFaint)
+		b = append(b, ' ')
+	}
+	c := typeColor(r.Type)
+	b = p.startColor(b, c)
+	b = appendSafe(b, r.Type)
+	b = append(b, ':')
+	b = p.endColor(b, c)
+	b = append(b, ' ')
+	if p.o.MultiType {
+		b = appendTypeName(b, r)
+		b = append(b, ' ')
+	}
+	b = appendSubject(b, r, p.o.AllNamespaces)
+	if r.FinalStateUnknown {
+		b = append(b, " (final state unknown)"...)
+	}
+	if r.Coalesced > 0 {
+		b = append(b, " (coalesced "...)
+		b = strconv.AppendInt(b, int64(r.Coalesced), 10)
+		if r.Coalesced == 1 {
+			b = append(b, " update)"...)
+		} else {
+			b = append(b, " updates)"...)
+		}
+	}
+	if r.Manager != "" && (p.o.ShowManager || r.Changes != nil) {
+		b = append(b, " by "...)
+		b = appendSafe(b, r.Manager)
+	}
+	b = append(b, '\n')
+	for i := range r.Changes {
+		op := &r.Changes[i]
+		c := opColor(op.Op)
+		b = append(b, "  "...)
+		b = p.startColor(b, c)
+		b = appendSafe(b, op.Text(maxValueLen))
+		b = p.endColor(b, c)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+func (p *textPrinter) startColor(b []byte, c string) []byte {
+	if p.o.Color && c != "" {
+		b = append(b, c...)
+	}
+	return b
+}
+
+func (p *textPrinter) endColor(b []byte, c string) []byte {
+	if p.o.Color && c != "" {
+		b = append(b, colorReset...)
+	}
+	return b
+}

@@ -1,0 +1,110 @@
+package printer
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/duration"
+)
+
+// wideTimeLayout is the TIME column of wide without --timestamps.
+const wideTimeLayout = "15:04:05"
+
+// widePrinter writes the streaming table of -o wide:
+//
+//	TIME  DELTA  KIND  NAMESPACE  NAME  RESOURCEVERSION  AGE  [CHANGES]
+type widePrinter struct {
+	o          Options
+	timeLayout string
+	table      *table
+	headerDone bool
+	cells      []string
+	colors     []string
+	buf        []byte
+}
+
+func newWidePrinter(o Options) *widePrinter {
+	p := &widePrinter{o: o, timeLayout: wideTimeLayout}
+	if o.Timestamps {
+		p.timeLayout = timestampLayout
+	}
+	// Minimum widths fit the usual values, so that the first rows rarely
+	// widen a column.
+	mins := []int{len(p.timeLayout), len("Replaced"), len("Deployment.apps"), len("kube-system"), 20, len("RESOURCEVERSION"), len("<unknown>")}
+	n := 7
+	if o.Diff {
+		mins = append(mins, len("CHANGES"))
+		n++
+	}
+	p.table = newTable(mins)
+	p.cells = make([]string, n)
+	if o.Color {
+		p.colors = make([]string, n)
+	}
+	return p
+}
+
+func (p *widePrinter) Print(w io.Writer, r *Record) error {
+	b := p.buf[:0]
+	if !p.headerDone && !p.o.NoHeaders {
+		header := []string{"TIME", "DELTA", "KIND", "NAMESPACE", "NAME", "RESOURCEVERSION", "AGE", "CHANGES"}
+		b = p.table.appendRow(b, header[:len(p.cells)], nil)
+	}
+	p.headerDone = true
+
+	c := p.cells
+	c[0] = r.Time.In(p.o.Location).Format(p.timeLayout)
+	c[1] = safeString(r.Type)
+	c[2] = kindColumn(r)
+	c[3] = safeString(r.Namespace)
+	c[4] = safeString(r.Name)
+	c[5] = safeString(r.ResourceVersion)
+	c[6] = age(r.Object, p.o.Now())
+	if p.o.Diff {
+		c[7] = "<none>"
+		if r.Changes != nil {
+			c[7] = strconv.Itoa(len(r.Changes))
+		}
+	}
+	if p.colors != nil {
+		p.colors[1] = typeColor(r.Type)
+	}
+	b = p.table.appendRow(b, c, p.colors)
+	p.buf = b
+	_, err := w.Write(b)
+	return err
+}
+
+// kindColumn is the KIND of wide: the kind, with its group for non-core
+// kinds ("Deployment.apps"), which tells events from events.k8s.io events.
+func kindColumn(r *Record) string {
+	kind := r.Kind
+	if kind == "" {
+		kind = r.Resource
+	}
+	if g := r.Group(); g != "" {
+		kind += "." + g
+	}
+	return safeString(kind)
+}
+
+// age is kubectl's AGE of the object: the time since
+// metadata.creationTimestamp, or "<unknown>" without one (a tombstone with
+// no last state).
+func age(object json.RawMessage, now time.Time) string {
+	var o struct {
+		Metadata struct {
+			CreationTimestamp string `json:"creationTimestamp"`
+		} `json:"metadata"`
+	}
+	if len(object) == 0 || json.Unmarshal(object, &o) != nil || o.Metadata.CreationTimestamp == "" {
+		return "<unknown>"
+	}
+	created, err := time.Parse(time.RFC3339, o.Metadata.CreationTimestamp)
+	if err != nil {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(now.Sub(created))
+}
