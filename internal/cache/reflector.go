@@ -277,6 +277,9 @@ func (r *Reflector) Run(ctx context.Context) {
 		if err := r.ListAndWatch(ctx); err != nil {
 			r.reportError(err)
 		}
+		if ctx.Err() != nil {
+			return
+		}
 		t := r.backoff.Backoff()
 		select {
 		case <-ctx.Done():
@@ -718,6 +721,12 @@ func (r *Reflector) listPages(ctx context.Context, options metav1.ListOptions) (
 	}
 }
 
+// itemIterator is implemented by lists that can hand out their items
+// without reflection (UnstructuredList has it).
+type itemIterator interface {
+	EachListItem(func(runtime.Object) error) error
+}
+
 // extractList appends the items of list to items and returns its
 // resourceVersion and continue token.
 func extractList(list runtime.Object, items []any) ([]any, string, string, error) {
@@ -728,13 +737,20 @@ func extractList(list runtime.Object, items []any) ([]any, string, string, error
 	if err != nil {
 		return nil, "", "", fmt.Errorf("unable to understand list result %T: %w", list, err)
 	}
-	if items == nil {
-		items = make([]any, 0, meta.LenList(list))
-	}
-	err = meta.EachListItem(list, func(obj runtime.Object) error {
+	appendItem := func(obj runtime.Object) error {
 		items = append(items, obj)
 		return nil
-	})
+	}
+	if l, ok := list.(itemIterator); ok {
+		// Unstructured lists and the project's own list types iterate
+		// without reflection.
+		err = l.EachListItem(appendItem)
+	} else {
+		if items == nil {
+			items = make([]any, 0, meta.LenList(list))
+		}
+		err = meta.EachListItem(list, appendItem)
+	}
 	if err != nil {
 		return nil, "", "", fmt.Errorf("unable to extract items of %T: %w", list, err)
 	}

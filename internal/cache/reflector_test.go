@@ -1,0 +1,785 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+func expiredErr() error { return apierrors.NewResourceExpired("too old resource version: 1 (5)") }
+func tooManyErr() error { return apierrors.NewTooManyRequests("too many requests", 1) }
+func connRefusedErr() error {
+	return fmt.Errorf(`Get "https://127.0.0.1:1/api": dial tcp 127.0.0.1:1: connect: %w`, syscall.ECONNREFUSED)
+}
+
+// statusEvent is the watch.Error event a server sends for err.
+func statusEvent(err error) watch.Event {
+	status := err.(apierrors.APIStatus).Status()
+	return watch.Event{Type: watch.Error, Object: &status}
+}
+
+func bookmark(rv string, initialEnd string) watch.Event {
+	o := mkObj("", 0)
+	o.ResourceVersion = rv
+	if initialEnd != "" {
+		o.Annotations = map[string]string{InitialEventsEndAnnotation: initialEnd}
+	}
+	return watch.Event{Type: watch.Bookmark, Object: o}
+}
+
+func added(o *testObj) watch.Event    { return watch.Event{Type: watch.Added, Object: o} }
+func modified(o *testObj) watch.Event { return watch.Event{Type: watch.Modified, Object: o} }
+func deleted(o *testObj) watch.Event  { return watch.Event{Type: watch.Deleted, Object: o} }
+
+// ★ TestReflectorWatchHandler: events of the wrong type are skipped, the
+// others applied, and the last event's resourceVersion wins.
+func TestReflectorWatchHandler(t *testing.T) {
+	store := NewStore(MetaNamespaceKeyFunc)
+	r, fx := newFixture(newScriptedLW(nil, nil), ReflectorOptions{})
+	must(t, store.Add(mkObj("foo", 1)))
+	must(t, store.Add(mkObj("bar", 2)))
+	w := closedWatch(
+		watch.Event{Type: watch.Added, Object: &metav1.Status{}},
+		deleted(mkObj("foo", 3)),
+		modified(mkObj("bar", 55)),
+		added(mkObj("baz", 32)),
+	)
+	_, err := r.handleAnyWatch(context.Background(), fx.clock.Now(), w, store, "1", false, r.setLastSyncResourceVersion, nil)
+	if err != nil {
+		t.Fatalf("handleAnyWatch: %v", err)
+	}
+	if got, want := keysOf(t, store.List()), []string{"bar@55", "baz@32"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("store = %v, want %v", got, want)
+	}
+	if got := r.LastSyncResourceVersion(); got != "32" {
+		t.Errorf("LastSyncResourceVersion = %q, want 32 (the last event wins)", got)
+	}
+	if n := fx.errs.matching(func(err error) bool { return err != nil }); n != 1 {
+		t.Errorf("%d errors reported, want 1 for the rejected event", n)
+	}
+}
+
+func TestReflectorWatchHandlerGVKCheck(t *testing.T) {
+	want := &unstructured.Unstructured{}
+	want.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"})
+	r, _ := newFixture(newScriptedLW(nil, nil), ReflectorOptions{ExpectedType: want})
+	store := NewStore(MetaNamespaceKeyFunc)
+	mk := func(kind, name string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: kind})
+		u.SetName(name)
+		u.SetResourceVersion("7")
+		return u
+	}
+	w := watch.NewFakeWithChanSize(2, false)
+	w.Add(mk("Secret", "wrong"))
+	w.Add(mk("ConfigMap", "right"))
+	w.Stop()
+	if _, err := r.handleAnyWatch(context.Background(), time.Now(), w, store, "1", false, r.setLastSyncResourceVersion, nil); err != nil {
+		t.Fatal(err)
+	}
+	if keys := store.ListKeys(); !reflect.DeepEqual(keys, []string{"right"}) {
+		t.Errorf("store keys = %v, want [right]", keys)
+	}
+}
+
+// R8: a watch opened at "" or "0" does not take resourceVersions from its
+// synthetic Added events, only from the first other event on.
+func TestReflectorUntrustedAddedEvents(t *testing.T) {
+	for _, opened := range []string{"", "0"} {
+		r, _ := newFixture(newScriptedLW(nil, nil), ReflectorOptions{})
+		store := NewStore(MetaNamespaceKeyFunc)
+		r.setLastSyncResourceVersion("5")
+		w := closedWatch(added(mkObj("a", 9)), added(mkObj("b", 3)))
+		if _, err := r.handleAnyWatch(context.Background(), time.Now(), w, store, opened, false, r.setLastSyncResourceVersion, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.LastSyncResourceVersion(); got != "5" {
+			t.Errorf("opened at %q: Added-only events moved the RV to %q", opened, got)
+		}
+		w = closedWatch(added(mkObj("a", 9)), modified(mkObj("b", 11)), added(mkObj("c", 12)))
+		if _, err := r.handleAnyWatch(context.Background(), time.Now(), w, store, opened, false, r.setLastSyncResourceVersion, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.LastSyncResourceVersion(); got != "12" {
+			t.Errorf("opened at %q: RV %q after a Modified, want 12", opened, got)
+		}
+	}
+}
+
+func TestReflectorListAndWatch(t *testing.T) {
+	lw := newScriptedLW(
+		[]listResult{{list: mkList("1", "")}},
+		[]watchResult{{w: closedWatch(
+			added(mkObj("foo", 2)), added(mkObj("bar", 3)), added(mkObj("baz", 4)),
+			added(mkObj("qux", 5)), added(mkObj("zoo", 6)),
+		)}},
+	)
+	healthy := 0
+	r, fx := newFixture(lw, ReflectorOptions{HealthyHandler: func() { healthy++ }})
+	runUntilExhausted(t, r, lw)
+
+	if got := lw.listOpts; len(got) != 1 || got[0].ResourceVersion != "0" || got[0].Limit != 500 {
+		t.Errorf("list options = %+v, want one list at RV 0 with limit 500", got)
+	}
+	if got, want := lw.watchRVs(), []string{"1", "6"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("watch RVs = %v, want %v (re-watch from the last event, no relist)", got, want)
+	}
+	for _, o := range lw.watchOpts {
+		if !o.AllowWatchBookmarks || o.TimeoutSeconds == nil || *o.TimeoutSeconds < 300 || *o.TimeoutSeconds >= 600 {
+			t.Errorf("watch options %+v: want bookmarks and a timeout in [300, 600)", o)
+		}
+		if o.SendInitialEvents != nil {
+			t.Errorf("plain watch asked for initial events")
+		}
+	}
+	want := []string{"[Added foo@2]", "[Added bar@3]", "[Added baz@4]", "[Added qux@5]", "[Added zoo@6]"}
+	if got := fx.drain(t); !reflect.DeepEqual(got, want) {
+		t.Errorf("pops = %v, want %v", got, want)
+	}
+	if healthy != 3 {
+		t.Errorf("healthy reported %d times, want 3 (list, two watches)", healthy)
+	}
+	if !fx.fifo.HasSynced() {
+		t.Error("FIFO not synced after an empty initial list")
+	}
+}
+
+// A relist after a 410 replaces the store: Replaced for objects still
+// there, tombstones for the ones that vanished while the watch was down.
+func TestReflectorRelistAfterExpiredMakesTombstones(t *testing.T) {
+	lw := newScriptedLW(
+		[]listResult{
+			{list: mkList("10", "", mkObj("a", 1), mkObj("b", 2), mkObj("c", 3))},
+			{list: mkList("20", "", mkObj("a", 15), mkObj("c", 3), mkObj("d", 16))},
+		},
+		[]watchResult{{w: closedWatch(modified(mkObj("a", 11)), statusEvent(expiredErr()))}},
+	)
+	r, fx := newFixture(lw, ReflectorOptions{})
+	ctx := context.Background()
+	must(t, r.list(ctx))
+	if got, want := fx.drain(t), []string{"[Replaced a@1]", "[Replaced b@2]", "[Replaced c@3]"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("initial list pops = %v, want %v", got, want)
+	}
+	// The watch ends with 410: watch returns nil, asking for a relist.
+	if err := r.watch(ctx, nil, nil); err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if got := fx.drain(t); !reflect.DeepEqual(got, []string{"[Updated a@11]"}) {
+		t.Errorf("watch pops = %v", got)
+	}
+	if n := fx.errs.matching(isExpiredError); n != 1 {
+		t.Errorf("expired reported %d times, want 1", n)
+	}
+	must(t, r.list(ctx))
+	if got, want := lw.listRVs(), []string{"0", "11"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("list RVs = %v, want %v (relist from the last RV seen)", got, want)
+	}
+	want := []string{"[Replaced a@15]", "[Replaced c@3]", "[Replaced d@16]", "[Deleted DFSU{b, b@2}]"}
+	if got := fx.drain(t); !reflect.DeepEqual(got, want) {
+		t.Errorf("relist pops = %v, want %v", got, want)
+	}
+	if got := r.LastSyncResourceVersion(); got != "20" {
+		t.Errorf("LastSyncResourceVersion = %q, want 20", got)
+	}
+}
+
+// ★ TestNoRelistOnTooManyRequests: 429 on the watch request backs off and
+// re-watches; it never relists.
+func TestReflectorNoRelistOnTooManyRequests(t *testing.T) {
+	lw := newScriptedLW(
+		[]listResult{{list: mkList("1", "")}},
+		[]watchResult{{err: tooManyErr()}, {err: tooManyErr()}, {err: tooManyErr()}, {err: tooManyErr()}},
+	)
+	r, fx := newFixture(lw, ReflectorOptions{})
+	runUntilExhausted(t, r, lw)
+	if n := len(lw.listOpts); n != 1 {
+		t.Errorf("%d lists, want 1", n)
+	}
+	if got, want := lw.watchRVs(), []string{"1", "1", "1", "1", "1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("watch RVs = %v, want %v", got, want)
+	}
+	if n := fx.backoff.count(); n != 4 {
+		t.Errorf("%d backoffs, want 4", n)
+	}
+}
+
+// TestBackoffOnTooManyRequests: a 429 on the request and a 429 inside the
+// stream both back off, without relisting.
+func TestReflectorBackoffOnTooManyRequests(t *testing.T) {
+	lw := newScriptedLW(
+		[]listResult{{list: mkList("1", "")}},
+		[]watchResult{{err: tooManyErr()}, {w: closedWatch(added(mkObj("a", 2)), statusEvent(tooManyErr()))}},
+	)
+	r, fx := newFixture(lw, ReflectorOptions{})
+	runUntilExhausted(t, r, lw)
+	if n := fx.backoff.count(); n != 2 {
+		t.Errorf("%d backoffs, want 2", n)
+	}
+	if n := len(lw.listOpts); n != 1 {
+		t.Errorf("%d lists, want 1", n)
+	}
+	if got, want := lw.watchRVs(), []string{"1", "1", "2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("watch RVs = %v, want %v", got, want)
+	}
+}
+
+func TestReflectorRetriableWatchErrorsDoNotRelist(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+	}{
+		{"connection refused", connRefusedErr()},
+		{"service unavailable", apierrors.NewServiceUnavailable("starting")},
+		{"internal error", apierrors.NewInternalError(fmt.Errorf("etcd"))},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lw := newScriptedLW(
+				[]listResult{{list: mkList("7", "")}},
+				[]watchResult{{err: tc.err}, {err: tc.err}},
+			)
+			r, fx := newFixture(lw, ReflectorOptions{})
+			runUntilExhausted(t, r, lw)
+			if n := len(lw.listOpts); n != 1 {
+				t.Errorf("%d lists, want 1", n)
+			}
+			if got, want := lw.watchRVs(), []string{"7", "7", "7"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("watch RVs = %v, want %v", got, want)
+			}
+			if n := fx.backoff.count(); n != 2 {
+				t.Errorf("%d backoffs, want 2", n)
+			}
+			if n := fx.errs.matching(func(error) bool { return true }); n != 2 {
+				t.Errorf("%d errors reported, want 2", n)
+			}
+		})
+	}
+}
+
+func TestReflectorOtherWatchRequestErrorRelists(t *testing.T) {
+	lw := newScriptedLW(
+		[]listResult{{list: mkList("7", "")}, {list: mkList("8", "")}},
+		[]watchResult{{err: apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", fmt.Errorf("no"))}},
+	)
+	r, fx := newFixture(lw, ReflectorOptions{})
+	runUntilExhausted(t, r, lw)
+	if got, want := lw.listRVs(), []string{"0", "7"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("list RVs = %v, want %v", got, want)
+	}
+	if n := fx.errs.matching(apierrors.IsForbidden); n != 1 {
+		t.Errorf("Forbidden reported %d times, want 1", n)
+	}
+}
+
+func TestReflectorVeryShortWatchRelists(t *testing.T) {
+	lw := newScriptedLW(
+		[]listResult{{list: mkList("1", "")}, {list: mkList("2", "")}},
+		[]watchResult{{w: closedWatch()}},
+	)
+	r, fx := newFixture(lw, ReflectorOptions{})
+	runUntilExhausted(t, r, lw)
+	var short *VeryShortWatchError
+	if n := fx.errs.matching(func(err error) bool { return errorsAs(err, &short) }); n != 1 {
+		t.Errorf("very short watch reported %d times, want 1", n)
+	}
+	if got, want := lw.listRVs(), []string{"0", "1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("list RVs = %v, want %v", got, want)
+	}
+}
+
+// An internal error inside the stream relists (TestReflectorReplacesStore-
+// OnUnsafeDelete), unless MaxInternalErrorRetryDuration allows re-watching.
+func TestReflectorInternalErrorInStream(t *testing.T) {
+	internal := statusEvent(apierrors.NewInternalError(fmt.Errorf("StoreReadError")))
+	t.Run("relists", func(t *testing.T) {
+		lw := newScriptedLW(
+			[]listResult{{list: mkList("1", "", mkObj("ghost", 1))}, {list: mkList("5", "")}},
+			[]watchResult{{w: closedWatch(internal)}},
+		)
+		r, fx := newFixture(lw, ReflectorOptions{})
+		ctx := context.Background()
+		must(t, r.list(ctx))
+		fx.drain(t)
+		if err := r.watch(ctx, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		must(t, r.list(ctx))
+		if got := fx.drain(t); !reflect.DeepEqual(got, []string{"[Deleted DFSU{ghost, ghost@1}]"}) {
+			t.Errorf("pops = %v, want the ghost's tombstone", got)
+		}
+	})
+	t.Run("re-watches within the retry window", func(t *testing.T) {
+		lw := newScriptedLW(
+			[]listResult{{list: mkList("1", "")}},
+			[]watchResult{{w: closedWatch(internal)}, {w: closedWatch(internal)}},
+		)
+		r, _ := newFixture(lw, ReflectorOptions{MaxInternalErrorRetryDuration: time.Minute})
+		runUntilExhausted(t, r, lw)
+		if n := len(lw.listOpts); n != 1 {
+			t.Errorf("%d lists, want 1", n)
+		}
+		if n := len(lw.watchOpts); n != 3 {
+			t.Errorf("%d watches, want 3", n)
+		}
+	})
+}
+
+func TestReflectorBookmarkAdvancesResourceVersion(t *testing.T) {
+	lw := newScriptedLW(
+		[]listResult{{list: mkList("1", "")}},
+		[]watchResult{{w: closedWatch(bookmark("7", ""), added(mkObj("a", 8)), bookmark("9", ""))}},
+	)
+	r, fx := newFixture(lw, ReflectorOptions{})
+	runUntilExhausted(t, r, lw)
+	if got, want := lw.watchRVs(), []string{"1", "9"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("watch RVs = %v, want %v", got, want)
+	}
+	if got := fx.drain(t); !reflect.DeepEqual(got, []string{"[Added a@8]"}) {
+		t.Errorf("pops = %v: bookmarks must not reach the store", got)
+	}
+}
+
+func TestReflectorInitialResourceVersionSkipsList(t *testing.T) {
+	lw := newScriptedLW(
+		[]listResult{{list: mkList("60", "", mkObj("a", 55))}},
+		[]watchResult{{w: closedWatch(modified(mkObj("a", 50)), statusEvent(expiredErr()))}},
+	)
+	r, fx := newFixture(lw, ReflectorOptions{InitialResourceVersion: "42"})
+	runUntilExhausted(t, r, lw)
+	if got, want := lw.watchRVs(), []string{"42", "60"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("watch RVs = %v, want %v", got, want)
+	}
+	if got, want := lw.listRVs(), []string{"50"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("list RVs = %v, want %v (only the relist after 410)", got, want)
+	}
+	if got := fx.drain(t); !reflect.DeepEqual(got, []string{"[Updated a@50, Replaced a@55]"}) {
+		t.Errorf("pops = %v", got)
+	}
+}
+
+func TestReflectorPagination(t *testing.T) {
+	objs := make([]*testObj, 10)
+	for i := range objs {
+		objs[i] = mkObj(fmt.Sprintf("o%02d", i), i+1)
+	}
+	lw := newScriptedLW([]listResult{
+		{list: mkList("10", "c1", objs[0:4]...)},
+		{list: mkList("", "c2", objs[4:8]...)},
+		{list: mkList("", "", objs[8:]...)},
+	}, nil)
+	r, fx := newFixture(lw, ReflectorOptions{WatchListPageSize: 4})
+	must(t, r.list(context.Background()))
+	if n := len(lw.listOpts); n != 3 {
+		t.Fatalf("%d list calls, want 3", n)
+	}
+	for i, want := range []metav1.ListOptions{
+		{ResourceVersion: "0", Limit: 4},
+		{Continue: "c1", Limit: 4},
+		{Continue: "c2", Limit: 4},
+	} {
+		if got := lw.listOpts[i]; !reflect.DeepEqual(got, want) {
+			t.Errorf("page %d options = %+v, want %+v", i+1, got, want)
+		}
+	}
+	if got := fx.drain(t); len(got) != 10 || got[9] != "[Replaced o09@10]" {
+		t.Errorf("pops = %v", got)
+	}
+	if got := r.LastSyncResourceVersion(); got != "10" {
+		t.Errorf("RV = %q, want the first page's 10", got)
+	}
+}
+
+func TestReflectorListPageSizes(t *testing.T) {
+	// A relist at a specific RV is not paginated (served by the watch
+	// cache), unless the first RV=0 list came back paginated.
+	t.Run("not paginated at a specific RV", func(t *testing.T) {
+		lw := newScriptedLW([]listResult{{list: mkList("11", "")}}, nil)
+		r, _ := newFixture(lw, ReflectorOptions{})
+		r.setLastSyncResourceVersion("10")
+		must(t, r.list(context.Background()))
+		if got := lw.listOpts[0]; got.ResourceVersion != "10" || got.Limit != 0 {
+			t.Errorf("options = %+v, want RV 10 limit 0", got)
+		}
+	})
+	t.Run("paginated first list keeps paging", func(t *testing.T) {
+		lw := newScriptedLW([]listResult{
+			{list: mkList("10", "c", mkObj("a", 1))},
+			{list: mkList("", "", mkObj("b", 1))},
+			{list: mkList("12", "")},
+		}, nil)
+		r, _ := newFixture(lw, ReflectorOptions{})
+		must(t, r.list(context.Background()))
+		must(t, r.list(context.Background()))
+		if got := lw.listOpts[2]; got.ResourceVersion != "10" || got.Limit != 500 {
+			t.Errorf("relist options = %+v, want RV 10 limit 500", got)
+		}
+	})
+}
+
+// TestReflectorFullListIfExpired: an expired continue token falls back to
+// a full list at the requested RV.
+func TestReflectorFullListIfExpired(t *testing.T) {
+	lw := newScriptedLW([]listResult{
+		{list: mkList("10", "c1", mkObj("a", 1))},
+		{err: expiredErr()},
+		{list: mkList("10", "", mkObj("a", 1), mkObj("b", 2))},
+	}, nil)
+	r, fx := newFixture(lw, ReflectorOptions{WatchListPageSize: 1})
+	r.setLastSyncResourceVersion("10")
+	must(t, r.list(context.Background()))
+	if got, want := lw.listRVs(), []string{"10", "", "10"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("list RVs = %v, want %v", got, want)
+	}
+	if got := lw.listOpts[2]; got.Limit != 0 || got.Continue != "" {
+		t.Errorf("fallback options = %+v, want a full list", got)
+	}
+	if got := fx.drain(t); !reflect.DeepEqual(got, []string{"[Replaced a@1]", "[Replaced b@2]"}) {
+		t.Errorf("pops = %v", got)
+	}
+}
+
+// ★ TestReflectorExpiredExactResourceVersion / FullListIfTooLarge: a list
+// failing with 410 or "too large RV" is retried at once from "".
+func TestReflectorListRetriesFromEmptyRV(t *testing.T) {
+	tooLargeCause := apierrors.NewTimeoutError("", 1)
+	tooLargeCause.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge}}
+	tooLargeCauseMessage := apierrors.NewTimeoutError("", 1)
+	tooLargeCauseMessage.ErrStatus.Details.Causes = []metav1.StatusCause{{Message: "Too large resource version"}}
+	tooLargeMessage := apierrors.NewTimeoutError("Too large resource version", 1)
+	for name, err := range map[string]error{
+		"expired":                  expiredErr(),
+		"gone":                     apierrors.NewGone("gone"),
+		"too large cause":          tooLargeCause,
+		"too large cause message":  tooLargeCauseMessage,
+		"too large in the message": tooLargeMessage,
+	} {
+		t.Run(name, func(t *testing.T) {
+			lw := newScriptedLW([]listResult{{err: err}, {list: mkList("30", "")}, {list: mkList("31", "")}}, nil)
+			r, _ := newFixture(lw, ReflectorOptions{})
+			r.setLastSyncResourceVersion("20")
+			must(t, r.list(context.Background()))
+			must(t, r.list(context.Background()))
+			if got, want := lw.listRVs(), []string{"20", "", "30"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("list RVs = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestReflectorListErrors(t *testing.T) {
+	lw := newScriptedLW([]listResult{{err: apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", fmt.Errorf("rbac"))}, {list: &metav1.Table{}}, {list: &metav1.Status{}}}, nil)
+	r, _ := newFixture(lw, ReflectorOptions{TypeDescription: "configmaps"})
+	err := r.list(context.Background())
+	if !apierrors.IsForbidden(err) || err.Error()[:len("failed to list configmaps: ")] != "failed to list configmaps: " {
+		t.Errorf("list error = %v, want a wrapped Forbidden", err)
+	}
+	if err := r.list(context.Background()); err == nil {
+		t.Error("a Table list was accepted")
+	}
+	if err := r.list(context.Background()); err == nil {
+		t.Error("a non-list was accepted")
+	}
+}
+
+func TestReflectorWatchTimeout(t *testing.T) {
+	cases := []struct {
+		min        time.Duration
+		rand       float64
+		wantSecond int64
+	}{
+		{0, 0, 300},
+		{0, 0.999, 599},
+		{30 * time.Minute, 0, 1800},
+		{30 * time.Minute, 0.5, 2700},
+		{time.Second, 0.5, 1},
+	}
+	for _, tc := range cases {
+		r := NewReflector(newScriptedLW(nil, nil), NewStore(MetaNamespaceKeyFunc), ReflectorOptions{MinWatchTimeout: tc.min, Rand: func() float64 { return tc.rand }})
+		if got := *r.watchTimeoutSeconds(); got != tc.wantSecond {
+			t.Errorf("min %v rand %v: timeout %d, want %d", tc.min, tc.rand, got, tc.wantSecond)
+		}
+	}
+}
+
+func TestReflectorStreamingList(t *testing.T) {
+	t.Run("end bookmark syncs and the same watch goes on", func(t *testing.T) {
+		lw := newScriptedLW(nil, []watchResult{{w: closedWatch(
+			added(mkObj("a", 1)), added(mkObj("b", 2)), bookmark("3", "true"), modified(mkObj("a", 4)),
+		)}})
+		r, fx := newFixture(lw, ReflectorOptions{UseWatchList: true})
+		runUntilExhausted(t, r, lw)
+		if n := len(lw.listOpts); n != 0 {
+			t.Errorf("%d lists, want none", n)
+		}
+		first := lw.watchOpts[0]
+		if first.ResourceVersion != "" || first.SendInitialEvents == nil || !*first.SendInitialEvents ||
+			first.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan || !first.AllowWatchBookmarks {
+			t.Errorf("streaming list options = %+v", first)
+		}
+		if got, want := lw.watchRVs(), []string{"", "4"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("watch RVs = %v, want %v", got, want)
+		}
+		if lw.watchOpts[1].SendInitialEvents != nil {
+			t.Error("the re-watch asked for initial events again")
+		}
+		if got, want := fx.drain(t), []string{"[Replaced a@1, Updated a@4]", "[Replaced b@2]"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("pops = %v, want %v", got, want)
+		}
+	})
+	t.Run("closed before the bookmark restarts the stream", func(t *testing.T) {
+		lw := newScriptedLW(nil, []watchResult{
+			{w: closedWatch(added(mkObj("a", 1)))},
+			{w: closedWatch(added(mkObj("a", 1)), deleted(mkObj("a", 2)), added(mkObj("b", 3)), bookmark("3", "true"))},
+		})
+		r, fx := newFixture(lw, ReflectorOptions{UseWatchList: true})
+		runUntilExhausted(t, r, lw)
+		if got, want := lw.watchRVs(), []string{"", "", "3"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("watch RVs = %v, want %v", got, want)
+		}
+		if got := fx.drain(t); !reflect.DeepEqual(got, []string{"[Replaced b@3]"}) {
+			t.Errorf("pops = %v", got)
+		}
+	})
+	t.Run("an error falls back to list and watch", func(t *testing.T) {
+		lw := newScriptedLW(
+			[]listResult{{list: mkList("1", "", mkObj("a", 1))}},
+			[]watchResult{{err: apierrors.NewBadRequest("sendInitialEvents is forbidden")}},
+		)
+		r, fx := newFixture(lw, ReflectorOptions{UseWatchList: true})
+		runUntilExhausted(t, r, lw)
+		if got, want := lw.listRVs(), []string{"0"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("list RVs = %v, want %v", got, want)
+		}
+		if got, want := lw.watchRVs(), []string{"", "1"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("watch RVs = %v, want %v", got, want)
+		}
+		if got := fx.drain(t); !reflect.DeepEqual(got, []string{"[Replaced a@1]"}) {
+			t.Errorf("pops = %v", got)
+		}
+	})
+	t.Run("429 retries the stream", func(t *testing.T) {
+		lw := newScriptedLW(nil, []watchResult{{err: tooManyErr()}, {err: tooManyErr()}, {w: closedWatch(added(mkObj("a", 1)), bookmark("2", "true"), added(mkObj("b", 3)))}})
+		r, fx := newFixture(lw, ReflectorOptions{UseWatchList: true})
+		runUntilExhausted(t, r, lw)
+		if got, want := lw.watchRVs(), []string{"", "", "", "3"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("watch RVs = %v, want %v", got, want)
+		}
+		if n := fx.backoff.count(); n != 2 {
+			t.Errorf("%d backoffs, want 2", n)
+		}
+	})
+	t.Run("expired forgets the RV", func(t *testing.T) {
+		lw := newScriptedLW(nil, []watchResult{{err: expiredErr()}, {w: closedWatch(bookmark("2", "true"), added(mkObj("a", 2)))}})
+		r, _ := newFixture(lw, ReflectorOptions{UseWatchList: true})
+		r.setLastSyncResourceVersion("1")
+		runUntilExhausted(t, r, lw)
+		if got, want := lw.watchRVs(), []string{"1", "", "2"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("watch RVs = %v, want %v", got, want)
+		}
+	})
+	t.Run("annotation false never syncs", func(t *testing.T) {
+		lw := newScriptedLW(nil, []watchResult{{w: closedWatch(added(mkObj("a", 1)), bookmark("2", "false"))}})
+		r, fx := newFixture(lw, ReflectorOptions{UseWatchList: true})
+		runUntilExhausted(t, r, lw)
+		if fx.fifo.HasSynced() || fx.fifo.Len() != 0 {
+			t.Errorf("synced=%v len=%d: a false annotation ended the stream", fx.fifo.HasSynced(), fx.fifo.Len())
+		}
+		if got := r.LastSyncResourceVersion(); got != "" {
+			t.Errorf("RV = %q after Added-only events, want empty", got)
+		}
+	})
+	t.Run("transformer runs on the streamed objects", func(t *testing.T) {
+		calls := 0
+		known := NewStore(MetaNamespaceKeyFunc)
+		fifo := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KnownObjects: known, EmitDeltaTypeReplaced: true,
+			Transformer: func(o any) (any, error) { calls++; return o, nil }})
+		lw := newScriptedLW(nil, []watchResult{{w: closedWatch(added(mkObj("a", 1)), added(mkObj("b", 2)), bookmark("3", "true"), added(mkObj("c", 4)))}})
+		r := NewReflector(lw, fifo, ReflectorOptions{UseWatchList: true, Backoff: &countingBackoff{}, ExpectedType: &testObj{}})
+		runUntilExhausted(t, r, lw)
+		// 2 in the temporary store, 2 on Replace, 1 on the later Add.
+		if calls != 5 {
+			t.Errorf("transformer called %d times, want 5", calls)
+		}
+	})
+}
+
+// resyncStore records Resync calls on a channel and can fail them.
+type resyncStore struct {
+	Store
+	calls chan struct{}
+	err   error
+}
+
+func (s *resyncStore) Resync() error {
+	s.calls <- struct{}{}
+	return s.err
+}
+
+// waitForTimer returns once c has a timer waiting; it yields, not sleeps.
+func waitForTimer(t *testing.T, c *clocktesting.FakeClock) {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	for !c.HasWaiters() {
+		if time.Now().After(deadline) {
+			t.Fatal("no timer was started")
+		}
+		runtime.Gosched()
+	}
+}
+
+func TestReflectorResync(t *testing.T) {
+	t.Run("ticks call Resync", func(t *testing.T) {
+		c := clocktesting.NewFakeClock(time.Unix(0, 0))
+		store := &resyncStore{Store: NewStore(MetaNamespaceKeyFunc), calls: make(chan struct{}, 10)}
+		r := NewReflector(newScriptedLW(nil, nil), store, ReflectorOptions{ResyncPeriod: time.Second, Clock: c})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- r.watchWithResync(ctx, watch.NewFake()) }()
+		for i := 0; i < 3; i++ {
+			waitForTimer(t, c)
+			c.Step(time.Second)
+			select {
+			case <-store.calls:
+			case <-time.After(testTimeout):
+				t.Fatalf("resync %d did not happen", i+1)
+			}
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("watchWithResync after cancel: %v", err)
+		}
+	})
+	t.Run("a failed Resync ends the watch", func(t *testing.T) {
+		c := clocktesting.NewFakeClock(time.Unix(0, 0))
+		store := &resyncStore{Store: NewStore(MetaNamespaceKeyFunc), calls: make(chan struct{}, 10), err: fmt.Errorf("boom")}
+		errs := &errorRecorder{}
+		r := NewReflector(newScriptedLW(nil, nil), store, ReflectorOptions{ResyncPeriod: time.Second, Clock: c, ErrorHandler: errs.record})
+		done := make(chan error)
+		go func() { done <- r.watchWithResync(context.Background(), watch.NewFake()) }()
+		waitForTimer(t, c)
+		c.Step(time.Second)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("watchWithResync = %v, want nil (a relist follows)", err)
+			}
+		case <-time.After(testTimeout):
+			t.Fatal("the watch did not end")
+		}
+		if n := errs.matching(func(err error) bool { return err != nil }); n != 1 {
+			t.Errorf("%d errors reported, want the resync failure", n)
+		}
+	})
+	t.Run("ShouldResync false skips", func(t *testing.T) {
+		c := clocktesting.NewFakeClock(time.Unix(0, 0))
+		store := &resyncStore{Store: NewStore(MetaNamespaceKeyFunc), calls: make(chan struct{}, 10)}
+		asked := make(chan struct{}, 10)
+		r := NewReflector(newScriptedLW(nil, nil), store, ReflectorOptions{ResyncPeriod: time.Second, Clock: c,
+			ShouldResync: func() bool { asked <- struct{}{}; return false }})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- r.watchWithResync(ctx, watch.NewFake()) }()
+		waitForTimer(t, c)
+		c.Step(time.Second)
+		<-asked
+		cancel()
+		<-done
+		if len(store.calls) != 0 {
+			t.Error("Resync ran although ShouldResync said no")
+		}
+	})
+}
+
+func TestExponentialBackoff(t *testing.T) {
+	c := clocktesting.NewFakeClock(time.Unix(0, 0))
+	b := newExponentialBackoff(c, func() float64 { return 0 })
+	var got []time.Duration
+	for i := 0; i < 8; i++ {
+		got = append(got, b.delay())
+	}
+	want := []time.Duration{800 * time.Millisecond, 1600 * time.Millisecond, 3200 * time.Millisecond, 6400 * time.Millisecond,
+		12800 * time.Millisecond, 25600 * time.Millisecond, 30 * time.Second, 30 * time.Second}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("delays = %v, want %v", got, want)
+	}
+	// Two quiet minutes after the last delay ended start over.
+	c.Step(30*time.Second + backoffResetAfter + time.Second)
+	if d := b.delay(); d != backoffInitial {
+		t.Errorf("after a quiet spell: %v, want %v", d, backoffInitial)
+	}
+	jittered := newExponentialBackoff(c, func() float64 { return 0.5 })
+	if d := jittered.delay(); d != 1200*time.Millisecond {
+		t.Errorf("jittered first delay %v, want 1.2s", d)
+	}
+	timer := jittered.Backoff()
+	if !c.HasWaiters() {
+		t.Error("Backoff did not start a timer on the clock")
+	}
+	timer.Stop()
+}
+
+func TestRetryWithDeadline(t *testing.T) {
+	c := clocktesting.NewFakeClock(time.Unix(0, 0))
+	internal := apierrors.NewInternalError(fmt.Errorf("x"))
+	off := newRetryWithDeadline(0, time.Minute, apierrors.IsInternalError, c)
+	off.After(internal)
+	if off.ShouldRetry() {
+		t.Error("a zero deadline retried")
+	}
+	r := newRetryWithDeadline(30*time.Second, time.Minute, apierrors.IsInternalError, c)
+	retries := 0
+	for i := 0; i < 40; i++ {
+		r.After(internal)
+		if !r.ShouldRetry() {
+			break
+		}
+		retries++
+		c.Step(time.Second)
+	}
+	if retries != 31 {
+		t.Errorf("%d retries over 40s of errors with a 30s deadline, want 31", retries)
+	}
+	// Non-retryable errors are not recorded.
+	r2 := newRetryWithDeadline(time.Second, time.Minute, apierrors.IsInternalError, c)
+	r2.After(fmt.Errorf("other"))
+	c.Step(time.Hour)
+	r2.After(internal)
+	if !r2.ShouldRetry() {
+		t.Error("first internal error after a non-retryable one not retried")
+	}
+}
+
+func TestReflectorRunStopsOnCancel(t *testing.T) {
+	lw := newScriptedLW(nil, nil)
+	r, _ := newFixture(lw, ReflectorOptions{})
+	runUntilExhausted(t, r, lw)
+	if n := len(lw.watchOpts); n != 0 {
+		t.Errorf("%d watches after a list that never returned", n)
+	}
+}
+
+func TestReflectorDefaults(t *testing.T) {
+	r := NewReflector(newScriptedLW(nil, nil), NewStore(MetaNamespaceKeyFunc), ReflectorOptions{ExpectedType: &testObj{}})
+	if r.Name() != "*cache.testObj" || r.minWatchTimeout != defaultMinWatchTimeout || r.expectedGVK != nil {
+		t.Errorf("defaults: name %q timeout %v gvk %v", r.Name(), r.minWatchTimeout, r.expectedGVK)
+	}
+	if _, ok := r.backoff.(*exponentialBackoff); !ok {
+		t.Errorf("default backoff is %T", r.backoff)
+	}
+	short := &VeryShortWatchError{Name: "x"}
+	if short.Error() == "" {
+		t.Error("empty error message")
+	}
+}
