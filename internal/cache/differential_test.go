@@ -1,12 +1,12 @@
 package cache
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	clientgocache "k8s.io/client-go/tools/cache"
 )
@@ -69,6 +69,8 @@ func newDifferential(emitReplaced, transform bool) *differential {
 	}
 	d.ours = NewDeltaFIFOWithOptions(oursOpts)
 	d.theirs = clientgocache.NewDeltaFIFOWithOptions(theirOpts)
+	// Closed at once so that its Pop never blocks; see pop.
+	d.theirs.Close()
 	return d
 }
 
@@ -138,8 +140,9 @@ func processTheirs(store clientgocache.Store, deltas clientgocache.Deltas) error
 }
 
 // pop pops one key from each side and compares. The reference has no Len,
-// so its Pop runs in a goroutine: if it blocks while ours had an item, the
-// queues diverged.
+// but it is closed from the start: a closed DeltaFIFO still accepts items
+// and drains them (D10), and Pop on an empty closed queue returns
+// ErrFIFOClosed instead of blocking.
 func (d *differential) pop(t *testing.T) {
 	t.Helper()
 	var oursInitial bool
@@ -150,35 +153,22 @@ func (d *differential) pop(t *testing.T) {
 	if err != nil {
 		t.Fatalf("our Pop: %v\n%s", err, d.history())
 	}
-	type result struct {
-		desc    string
-		initial bool
-		err     error
-	}
-	done := make(chan result, 1)
-	go func() {
-		var r result
-		obj, err := d.theirs.Pop(func(obj any, initial bool) error {
-			r.initial = initial
-			return processTheirs(d.theirStore, obj.(clientgocache.Deltas))
-		})
-		r.desc, r.err = describeTheirs(obj), err
-		done <- r
-	}()
-	var theirs result
-	select {
-	case theirs = <-done:
-	case <-time.After(10 * time.Second):
-		d.theirs.Close() // unblock the goroutine
-		t.Fatalf("client-go's queue is empty but ours popped %s\n%s", describeDeltas(oursDeltas), d.history())
-	}
-	if theirs.err != nil {
-		t.Fatalf("client-go Pop: %v", theirs.err)
-	}
 	ours := describeDeltas(oursDeltas)
 	d.log = append(d.log, "Pop -> "+ours)
-	if ours != theirs.desc || oursInitial != theirs.initial {
-		t.Fatalf("popped differently:\n ours   %s initial=%v\n theirs %s initial=%v\n%s", ours, oursInitial, theirs.desc, theirs.initial, d.history())
+	var theirInitial bool
+	obj, err := d.theirs.Pop(func(obj any, initial bool) error {
+		theirInitial = initial
+		return processTheirs(d.theirStore, obj.(clientgocache.Deltas))
+	})
+	if errors.Is(err, clientgocache.ErrFIFOClosed) {
+		t.Fatalf("client-go's queue is empty but ours popped %s\n%s", ours, d.history())
+	}
+	if err != nil {
+		t.Fatalf("client-go Pop: %v", err)
+	}
+	theirs := describeTheirs(obj)
+	if ours != theirs || oursInitial != theirInitial {
+		t.Fatalf("popped differently:\n ours   %s initial=%v\n theirs %s initial=%v\n%s", ours, oursInitial, theirs, theirInitial, d.history())
 	}
 }
 
@@ -249,7 +239,6 @@ func runDifferential(t *testing.T, data []byte) {
 		return
 	}
 	d := newDifferential(data[0]&1 != 0, data[0]&2 != 0)
-	defer d.theirs.Close()
 	for i := 1; i+1 < len(data); i += 2 {
 		d.apply(t, data[i], data[i+1])
 	}
@@ -264,7 +253,6 @@ func runDifferential(t *testing.T, data []byte) {
 		t.Fatalf("consumer stores differ: ours %v, theirs %v\n%s", got, want, d.history())
 	}
 	// Both queues are drained: client-go's must not pop anything more.
-	d.theirs.Close()
 	if _, err := d.theirs.Pop(func(any, bool) error { return nil }); err == nil {
 		t.Fatalf("client-go's queue still held items after ours was drained\n%s", d.history())
 	}

@@ -89,6 +89,19 @@ func (e *VeryShortWatchError) Error() string {
 	return fmt.Sprintf("very short watch: %s: unexpected watch close - watch lasted less than a second and no items received", e.Name)
 }
 
+// WatchListFallbackError reports that a streaming list failed and the
+// reflector fell back to list and watch: nothing is lost, it is a note.
+type WatchListFallbackError struct {
+	Resource string
+	Err      error
+}
+
+func (e *WatchListFallbackError) Error() string {
+	return fmt.Sprintf("streaming list of %s failed, falling back to list and watch: %v", e.Resource, e.Err)
+}
+
+func (e *WatchListFallbackError) Unwrap() error { return e.Err }
+
 // ReflectorOptions configures a Reflector. Only Store and ListerWatcher are
 // required.
 type ReflectorOptions struct {
@@ -109,7 +122,8 @@ type ReflectorOptions struct {
 	// defaults to 5 minutes, and a smaller value is honoured (client-go
 	// enforces 5m as the floor; the fault tests use a shorter one).
 	MinWatchTimeout time.Duration
-	// WatchListPageSize, if non-zero, is the list page size used always.
+	// WatchListPageSize, if positive, is the list page size used always;
+	// negative switches paging off (one request per list).
 	WatchListPageSize int64
 	// UseWatchList makes the reflector get its initial state with a
 	// streaming list (a watch with sendInitialEvents) and fall back to
@@ -335,7 +349,7 @@ func (r *Reflector) ListAndWatch(ctx context.Context) error {
 		if err != nil {
 			// Making progress is better than deadlocking: any error of the
 			// streaming list falls back to the standard list and watch.
-			r.reportError(fmt.Errorf("streaming list of %s failed, falling back to list and watch: %w", r.typeDescription, err))
+			r.reportError(&WatchListFallbackError{Resource: r.typeDescription, Err: err})
 			fallbackToList = true
 			// ensure that we won't accidentally pass some garbage down the
 			// watch.
@@ -435,6 +449,10 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 			var err error
 			w, err = r.listerWatcher.Watch(ctx, options)
 			if err != nil {
+				if ctx.Err() != nil {
+					// Stopped while the request was under way.
+					return nil
+				}
 				if isWatchErrorRetriable(err) {
 					// The server is down, overloaded or starting: retry the
 					// watch from the same resourceVersion after a backoff;
@@ -602,12 +620,15 @@ loop:
 	return false, nil
 }
 
+// annotated is the part of metav1.Object the end-bookmark check needs, so
+// that light object representations can carry just that annotation.
+type annotated interface {
+	GetAnnotations() map[string]string
+}
+
 func hasInitialEventsEndAnnotation(obj runtime.Object) bool {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return false
-	}
-	return m.GetAnnotations()[InitialEventsEndAnnotation] == "true"
+	m, ok := obj.(annotated)
+	return ok && m.GetAnnotations()[InitialEventsEndAnnotation] == "true"
 }
 
 // list simply lists all items and records a resource version obtained from
@@ -654,6 +675,9 @@ func (r *Reflector) list(ctx context.Context) error {
 // resourceVersion and whether more than one page came back.
 func (r *Reflector) listPages(ctx context.Context, options metav1.ListOptions) (items []any, listRV string, paginated bool, err error) {
 	switch {
+	case r.watchListPageSize < 0:
+		// Paging switched off: one request.
+		options.Limit = 0
 	case r.watchListPageSize != 0:
 		options.Limit = r.watchListPageSize
 	case r.paginatedResult:
@@ -787,6 +811,9 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 		start := r.clock.Now()
 		w, err := r.listerWatcher.Watch(ctx, options)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil
+			}
 			if r.watchListRetriable(ctx, err) {
 				continue
 			}

@@ -413,6 +413,14 @@ func TestReflectorListPageSizes(t *testing.T) {
 			t.Errorf("options = %+v, want RV 10 limit 0", got)
 		}
 	})
+	t.Run("negative page size switches paging off", func(t *testing.T) {
+		lw := newScriptedLW([]listResult{{list: mkList("11", "")}}, nil)
+		r, _ := newFixture(lw, ReflectorOptions{WatchListPageSize: -1})
+		must(t, r.list(context.Background()))
+		if got := lw.listOpts[0]; got.ResourceVersion != "0" || got.Limit != 0 {
+			t.Errorf("options = %+v, want RV 0 limit 0", got)
+		}
+	})
 	t.Run("paginated first list keeps paging", func(t *testing.T) {
 		lw := newScriptedLW([]listResult{
 			{list: mkList("10", "c", mkObj("a", 1))},
@@ -559,6 +567,10 @@ func TestReflectorStreamingList(t *testing.T) {
 		)
 		r, fx := newFixture(lw, ReflectorOptions{UseWatchList: true})
 		runUntilExhausted(t, r, lw)
+		var fallback *WatchListFallbackError
+		if n := fx.errs.matching(func(err error) bool { return errorsAs(err, &fallback) && apierrors.IsBadRequest(err) }); n != 1 {
+			t.Errorf("fallback reported %d times, want 1", n)
+		}
 		if got, want := lw.listRVs(), []string{"0"}; !reflect.DeepEqual(got, want) {
 			t.Errorf("list RVs = %v, want %v", got, want)
 		}

@@ -1,0 +1,382 @@
+// Package cmd is the kubectl deltas command: flags, validation, and the run
+// loop that merges the deltas of one informer pipeline per resource into one
+// output stream.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
+)
+
+const (
+	deltasLong = `Print every change to Kubernetes resources as an informer sees it.
+
+kubectl deltas lists and watches the given resources through its own informer
+machinery (a Reflector feeding a DeltaFIFO whose known objects are an indexed
+Store, with client-go's semantics) and prints every delta it pops: Replaced
+for the objects of the initial list, then Added, Updated and Deleted as they
+happen, Replaced and Deleted (final state unknown) after a relist, and Sync
+on periodic resyncs.
+
+It never exits because the server ended a watch: it re-watches from the last
+resourceVersion, relists with tombstones when that expired, and backs off
+while the server is unreachable. stdout carries data only; warnings go to
+stderr.`
+
+	deltasExample = `  # Watch ConfigMaps in the current namespace
+  kubectl deltas configmaps
+
+  # Several types in one stream, across all namespaces, as JSON lines
+  kubectl deltas deployments.apps,configmaps -A -o json
+
+  # Only deletions, piped into jq
+  kubectl deltas pods -o json --types=Deleted | jq -c '{name: .name, finalStateUnknown}'
+
+  # One object, what changed field by field
+  kubectl deltas deployment/web --diff
+
+  # A snapshot of the current state with delta types, then exit
+  kubectl deltas secrets --until-synced -o name
+
+  # Stop after 10 deltas or 30 seconds, whichever comes first
+  kubectl deltas cm --count=10 --timeout=30s`
+)
+
+// Exit codes of S6.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitInterrupted = 130
+)
+
+// ExitError ends the command with Code. A nil Err means the message was
+// already printed (or there is none to print).
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// DeltasOptions holds the flags and the state of one run.
+type DeltasOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+
+	// Flags.
+	output            string
+	allNamespaces     bool
+	labelSelector     string
+	fieldSelector     string
+	types             []string
+	watchOnly         bool
+	resync            time.Duration
+	count             int
+	timeout           time.Duration
+	untilSynced       bool
+	showManagedFields bool
+	showSecretData    bool
+	showManager       bool
+	timestamps        bool
+	noHeaders         bool
+	color             string
+	chunkSize         int64
+	watchList         string
+	resourceVersion   string
+	relist            string
+	maxUpdatedBacklog int
+	minWatchTimeout   time.Duration
+
+	// Set by Complete.
+	args              []string
+	namespace         string
+	explicitNamespace bool
+	printTypes        map[cache.DeltaType]bool
+	chunkSizeSet      bool
+	printer           printer.Printer
+	printerOptions    printer.Options
+	cachedConfig      *rest.Config
+
+	genericiooptions.IOStreams
+}
+
+// NewDeltasOptions returns the options with every default set.
+func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
+	return &DeltasOptions{
+		configFlags:       genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams),
+		output:            "text",
+		types:             []string{},
+		color:             "auto",
+		chunkSize:         500,
+		watchList:         "auto",
+		relist:            "changed",
+		maxUpdatedBacklog: 10,
+		IOStreams:         streams,
+	}
+}
+
+// NewCmdDeltas returns the kubectl deltas command.
+func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewDeltasOptions(streams)
+	cmd := &cobra.Command{
+		Use:     "deltas TYPE[.VERSION][.GROUP][,TYPE...] [NAME ...] | TYPE/NAME ... [flags]",
+		Short:   "Print every delta an informer pops for Kubernetes resources",
+		Long:    deltasLong,
+		Example: deltasExample,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl deltas",
+		},
+		Version:       version.Get().Version,
+		Args:          cobra.ArbitraryArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+		ValidArgsFunction: o.completeArgs,
+	}
+	cmd.SetVersionTemplate(`{{printf "%s\n" .Version}}`)
+
+	flags := cmd.Flags()
+	o.configFlags.AddFlags(flags)
+	flags.StringVarP(&o.output, "output", "o", o.output, "Output format: "+strings.Join(printer.AllowedFormats(), "|")+" (text is the default).")
+	flags.BoolVarP(&o.allNamespaces, "all-namespaces", "A", o.allNamespaces, "Watch the resources in all namespaces.")
+	flags.StringVarP(&o.labelSelector, "selector", "l", o.labelSelector, "Label selector to filter on, supports '=', '==', '!=', 'in', 'notin' (e.g. -l key1=value1,key2=value2). Evaluated by the server.")
+	flags.StringVar(&o.fieldSelector, "field-selector", o.fieldSelector, "Field selector to filter on, supports '=', '==', and '!=' (e.g. --field-selector metadata.name=demo). Evaluated by the server.")
+	flags.StringSliceVar(&o.types, "types", o.types, "Print only these delta types: Added,Updated,Deleted,Replaced,Sync (default: all).")
+	flags.BoolVar(&o.watchOnly, "watch-only", o.watchOnly, "Do not print the initial list (it is still listed, to know the starting state).")
+	flags.DurationVar(&o.resync, "resync", o.resync, "Emit Sync deltas for every known object this often (0 = never).")
+	flags.IntVar(&o.count, "count", o.count, "Exit (0) after printing this many deltas (0 = no limit).")
+	flags.DurationVar(&o.timeout, "timeout", o.timeout, "Exit (0) after this long (0 = run until interrupted).")
+	flags.BoolVar(&o.untilSynced, "until-synced", o.untilSynced, "Print the initial list, then exit (0).")
+	flags.BoolVar(&o.showManagedFields, "show-managed-fields", o.showManagedFields, "Keep metadata.managedFields in printed objects (stripped by default).")
+	flags.BoolVar(&o.showSecretData, "show-secret-data", o.showSecretData, "Print the values of Secrets (data, stringData, last-applied-configuration); redacted by default.")
+	flags.BoolVar(&o.showManager, "show-manager", o.showManager, "Text output: name the field manager of each change (\"Updated: demo by kubectl-edit\").")
+	flags.BoolVar(&o.timestamps, "timestamps", o.timestamps, "Prefix human-readable output with the time each delta was popped.")
+	flags.BoolVar(&o.noHeaders, "no-headers", o.noHeaders, "Do not print the header of wide and custom-columns output.")
+	flags.StringVar(&o.color, "color", o.color, "Color human-readable output: auto (on a terminal, unless NO_COLOR is set), always or never.")
+	flags.Int64Var(&o.chunkSize, "chunk-size", o.chunkSize, "List in pages of this many objects (0 = one request).")
+	flags.StringVar(&o.watchList, "watch-list", o.watchList, "Get the initial state as a stream (sendInitialEvents): auto, true or false. auto and true fall back to list+watch if the server refuses.")
+	flags.StringVar(&o.resourceVersion, "resource-version", o.resourceVersion, "Start watching from this resourceVersion instead of listing (resume a stream). An expired one falls back to a full relist.")
+	flags.StringVar(&o.relist, "relist", o.relist, "After a relist, print Replaced for: changed (objects whose resourceVersion changed) or all.")
+	flags.IntVar(&o.maxUpdatedBacklog, "max-update-backlog", o.maxUpdatedBacklog, "When output falls behind, fold more than this many queued updates of one object into the newest (the record says how many were coalesced; 0 = keep all).")
+	flags.DurationVar(&o.minWatchTimeout, "min-watch-timeout", o.minWatchTimeout, "Shortest server-side watch timeout; each watch lasts a random time between this and twice this (default 5m).")
+	_ = flags.MarkHidden("min-watch-timeout")
+
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return printer.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("types", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"Added", "Updated", "Deleted", "Replaced", "Sync"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("color", fixedCompletion("auto", "always", "never"))
+	_ = cmd.RegisterFlagCompletionFunc("watch-list", fixedCompletion("auto", "true", "false"))
+	_ = cmd.RegisterFlagCompletionFunc("relist", fixedCompletion("changed", "all"))
+	o.registerConfigCompletions(cmd)
+
+	cmd.AddCommand(NewCmdVersion(o.configFlags, streams))
+	return cmd
+}
+
+func fixedCompletion(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// Execute runs the command with args and returns the process exit code.
+// Errors are printed kubectl-style, "error: …", on stderr.
+func Execute(streams genericiooptions.IOStreams, args []string) int {
+	// A closed stdout must give EPIPE errors (exit 0), not kill the
+	// process with SIGPIPE.
+	signal.Ignore(syscall.SIGPIPE)
+	// client-go logs through klog to stderr; the command reports what
+	// matters itself, kubectl-style.
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
+	cmd := NewCmdDeltas(streams)
+	cmd.SetArgs(args)
+	cmd.SetOut(streams.Out)
+	cmd.SetErr(streams.ErrOut)
+	err := cmd.ExecuteContext(context.Background())
+	if err == nil {
+		return exitOK
+	}
+	var exit *ExitError
+	if errors.As(err, &exit) {
+		if exit.Err != nil {
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", exit.Err)
+		}
+		return exit.Code
+	}
+	msg := err.Error()
+	fmt.Fprintf(streams.ErrOut, "error: %s\n", msg)
+	if isUsageError(msg) {
+		fmt.Fprintf(streams.ErrOut, "See 'kubectl deltas --help' for usage.\n")
+	}
+	return exitError
+}
+
+// isUsageError tells cobra's flag and argument errors, which deserve a
+// pointer to --help.
+func isUsageError(msg string) bool {
+	for _, p := range []string{"unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "bad flag syntax"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Complete resolves the namespace, the printer and the REST config.
+func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.args = args
+	o.chunkSizeSet = cmd.Flags().Changed("chunk-size")
+
+	var err error
+	o.namespace, o.explicitNamespace, err = o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return kubeconfigError(err)
+	}
+
+	o.printTypes, err = parseDeltaTypes(o.types)
+	if err != nil {
+		return err
+	}
+
+	color, err := resolveColor(o.color, o.Out)
+	if err != nil {
+		return err
+	}
+	o.printerOptions = printer.Options{
+		Format:        o.output,
+		AllNamespaces: o.allNamespaces,
+		Timestamps:    o.timestamps,
+		NoHeaders:     o.noHeaders,
+		Color:         color,
+		ShowManager:   o.showManager,
+	}
+	return nil
+}
+
+// parseDeltaTypes reads --types, case-insensitively.
+func parseDeltaTypes(types []string) (map[cache.DeltaType]bool, error) {
+	all := []cache.DeltaType{cache.Added, cache.Updated, cache.Deleted, cache.Replaced, cache.Sync}
+	out := map[cache.DeltaType]bool{}
+	if len(types) == 0 {
+		for _, t := range all {
+			out[t] = true
+		}
+		return out, nil
+	}
+	for _, s := range types {
+		s = strings.TrimSpace(s)
+		found := false
+		for _, t := range all {
+			if strings.EqualFold(s, string(t)) {
+				out[t] = true
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("invalid --types value %q: must be one or more of Added,Updated,Deleted,Replaced,Sync", s)
+		}
+	}
+	return out, nil
+}
+
+// resolveColor turns --color into a yes or no.
+func resolveColor(mode string, out io.Writer) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto":
+		if _, set := os.LookupEnv("NO_COLOR"); set {
+			return false, nil
+		}
+		f, ok := out.(*os.File)
+		if !ok {
+			return false, nil
+		}
+		info, err := f.Stat()
+		return err == nil && info.Mode()&os.ModeCharDevice != 0, nil
+	default:
+		return false, fmt.Errorf("invalid --color value %q: must be auto, always or never", mode)
+	}
+}
+
+// Validate checks flag values and combinations. It sends no request.
+func (o *DeltasOptions) Validate() error {
+	if len(o.args) == 0 {
+		return errors.New(`you must specify the type of resource to watch. Use "kubectl api-resources" for a complete list of supported resources`)
+	}
+	if _, err := parseArgs(o.args); err != nil {
+		return err
+	}
+	switch {
+	case o.count < 0:
+		return fmt.Errorf("invalid --count %d: must be 0 (no limit) or more", o.count)
+	case o.timeout < 0:
+		return fmt.Errorf("invalid --timeout %s: must be 0 (no limit) or more", o.timeout)
+	case o.resync < 0:
+		return fmt.Errorf("invalid --resync %s: must be 0 (off) or more", o.resync)
+	case o.resync > 0 && o.resync < time.Second:
+		return fmt.Errorf("invalid --resync %s: must be at least 1s", o.resync)
+	case o.chunkSize < 0:
+		return fmt.Errorf("invalid --chunk-size %d: must be 0 (no paging) or more", o.chunkSize)
+	case o.maxUpdatedBacklog < 0:
+		return fmt.Errorf("invalid --max-update-backlog %d: must be 0 (no limit) or more", o.maxUpdatedBacklog)
+	case o.minWatchTimeout < 0:
+		return fmt.Errorf("invalid --min-watch-timeout %s", o.minWatchTimeout)
+	case o.watchList != "auto" && o.watchList != "true" && o.watchList != "false":
+		return fmt.Errorf("invalid --watch-list value %q: must be auto, true or false", o.watchList)
+	case o.relist != "changed" && o.relist != "all":
+		return fmt.Errorf("invalid --relist value %q: must be changed or all", o.relist)
+	case o.untilSynced && o.watchOnly:
+		return errors.New("--until-synced cannot be used with --watch-only: there would be nothing to print")
+	case o.untilSynced && o.resourceVersion != "":
+		return errors.New("--until-synced cannot be used with --resource-version: a resumed stream has no initial list")
+	case o.resourceVersion == "0":
+		return errors.New(`invalid --resource-version "0": give the resourceVersion of a previous delta to resume from`)
+	}
+	if err := validateSelectors(o.labelSelector, o.fieldSelector); err != nil {
+		return err
+	}
+	p, err := printer.New(o.printerOptions)
+	if err != nil {
+		return err
+	}
+	o.printer = p
+	return nil
+}

@@ -1,0 +1,115 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// resolve maps the arguments to watch targets through discovery, bounded
+// by --request-timeout (or startupTimeout) so that an unreachable server is
+// an error, not a hang.
+func (o *DeltasOptions) resolve(ctx context.Context) ([]watchTarget, error) {
+	args, err := parseArgs(o.args)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range args {
+		if a.name != "" && o.allNamespaces {
+			return nil, errors.New("a resource cannot be watched by name across all namespaces: drop -A or the name")
+		}
+		if a.name != "" && (o.labelSelector != "" || o.fieldSelector != "") {
+			return nil, errors.New("a name cannot be given together with --selector or --field-selector")
+		}
+	}
+	limit := startupTimeout
+	if t := o.requestTimeout(); t > 0 {
+		limit = t
+	}
+	type result struct {
+		targets []watchTarget
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		mapper, err := o.configFlags.ToRESTMapper()
+		if err != nil {
+			done <- result{err: kubeconfigError(err)}
+			return
+		}
+		targets, err := resolveTargets(mapper, args, o.namespace, o.allNamespaces)
+		done <- result{targets, err}
+	}()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, o.connectionError(r.err)
+		}
+		return r.targets, nil
+	case <-timer.C:
+		return nil, fmt.Errorf("the server %s did not answer within %s; check that it is reachable, or raise --request-timeout", o.serverName(), limit)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// requestTimeout parses --request-timeout ("0" or "" means none).
+func (o *DeltasOptions) requestTimeout() time.Duration {
+	if o.configFlags.Timeout == nil || *o.configFlags.Timeout == "" || *o.configFlags.Timeout == "0" {
+		return 0
+	}
+	d, err := time.ParseDuration(*o.configFlags.Timeout)
+	if err != nil {
+		// A bare number means seconds, as in kubectl.
+		var secs int
+		if _, serr := fmt.Sscanf(*o.configFlags.Timeout, "%d", &secs); serr == nil {
+			return time.Duration(secs) * time.Second
+		}
+		return 0
+	}
+	return d
+}
+
+// serverName is the server URL of the current configuration, for
+// messages; never credentials.
+func (o *DeltasOptions) serverName() string {
+	config, err := o.configFlags.ToRESTConfig()
+	if err != nil || config.Host == "" {
+		return "(unknown server)"
+	}
+	return config.Host
+}
+
+// connectionError rewrites network failures to name the server and say
+// what to check.
+func (o *DeltasOptions) connectionError(err error) error {
+	var netErr net.Error
+	switch {
+	case utilnet.IsConnectionRefused(err):
+		return fmt.Errorf("the connection to the server %s was refused - did you specify the right host or port? (%w)", o.serverName(), err)
+	case errors.As(err, &netErr), utilnet.IsProbableEOF(err), utilnet.IsConnectionReset(err):
+		return fmt.Errorf("unable to reach the server %s: %w; check --server, --context and --kubeconfig", o.serverName(), err)
+	}
+	if isFatal(err) {
+		return fatalError(err)
+	}
+	return err
+}
+
+// kubeconfigError explains a configuration that cannot be loaded.
+func kubeconfigError(err error) error {
+	if clientcmd.IsEmptyConfig(err) {
+		return fmt.Errorf("no configuration has been provided: set KUBECONFIG, pass --kubeconfig, or run inside a cluster (%w)", err)
+	}
+	if clientcmd.IsConfigurationInvalid(err) {
+		return fmt.Errorf("invalid kubeconfig: %w; check --kubeconfig, --context and --cluster", err)
+	}
+	return fmt.Errorf("unable to load the kubeconfig: %w", err)
+}

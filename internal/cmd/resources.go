@@ -1,0 +1,167 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// resourceArg is one requested resource type with an optional name, as
+// typed by the user ("cm", "deployments.apps", "cm/demo").
+type resourceArg struct {
+	typ  string
+	name string
+}
+
+// parseArgs splits the arguments the way kubectl get does:
+// TYPE[,TYPE...] [NAME ...] or TYPE/NAME [TYPE/NAME ...]. It checks the
+// syntax only; types are resolved against the server later.
+func parseArgs(args []string) ([]resourceArg, error) {
+	if len(args) == 0 {
+		return nil, errors.New("no resource type given")
+	}
+	slashed := 0
+	for _, a := range args {
+		if strings.Contains(a, "/") {
+			slashed++
+		}
+	}
+	var out []resourceArg
+	switch {
+	case slashed == len(args):
+		for _, a := range args {
+			typ, name, _ := strings.Cut(a, "/")
+			if typ == "" || name == "" || strings.Contains(name, "/") {
+				return nil, fmt.Errorf("arguments in resource/name form must have a single resource and name, got %q", a)
+			}
+			out = append(out, resourceArg{typ: typ, name: name})
+		}
+	case slashed > 0:
+		return nil, fmt.Errorf("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl deltas resource/<resource_name>' instead of 'kubectl deltas resource resource/<resource_name>')")
+	default:
+		types := strings.Split(args[0], ",")
+		names := args[1:]
+		for _, t := range types {
+			if t == "" {
+				return nil, fmt.Errorf("invalid resource type list %q: empty type", args[0])
+			}
+			if len(names) == 0 {
+				out = append(out, resourceArg{typ: t})
+			}
+			for _, n := range names {
+				out = append(out, resourceArg{typ: t, name: n})
+			}
+		}
+	}
+	return out, nil
+}
+
+// validateSelectors parses -l and --field-selector so that a bad one fails
+// before any request.
+func validateSelectors(labelSelector, fieldSelector string) error {
+	if _, err := labels.Parse(labelSelector); err != nil {
+		return fmt.Errorf("invalid --selector %q: %w", labelSelector, err)
+	}
+	if _, err := fields.ParseSelector(fieldSelector); err != nil {
+		return fmt.Errorf("invalid --field-selector %q: %w", fieldSelector, err)
+	}
+	return nil
+}
+
+// watchTarget is one pipeline to run: a resource, in a namespace (or all),
+// optionally one object by name.
+type watchTarget struct {
+	mapping   *meta.RESTMapping
+	namespace string
+	name      string
+}
+
+// key identifies targets that share one Reflector and FIFO.
+func (t watchTarget) key() string {
+	return t.mapping.Resource.String() + "|" + t.namespace + "|" + t.name
+}
+
+// mappingFor resolves a type argument as kubectl does: resource (plural,
+// singular, short name), then kind, with an optional .version.group.
+func mappingFor(mapper meta.RESTMapper, arg string) (*meta.RESTMapping, error) {
+	fullySpecifiedGVR, groupResource := schema.ParseResourceArg(arg)
+	gvk := schema.GroupVersionKind{}
+	if fullySpecifiedGVR != nil {
+		gvk, _ = mapper.KindFor(*fullySpecifiedGVR)
+	}
+	if gvk.Empty() {
+		gvk, _ = mapper.KindFor(groupResource.WithVersion(""))
+	}
+	if !gvk.Empty() {
+		return mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+
+	fullySpecifiedGVK, groupKind := schema.ParseKindArg(arg)
+	if fullySpecifiedGVK == nil {
+		gvk := groupKind.WithVersion("")
+		fullySpecifiedGVK = &gvk
+	}
+	if !fullySpecifiedGVK.Empty() {
+		if mapping, err := mapper.RESTMapping(fullySpecifiedGVK.GroupKind(), fullySpecifiedGVK.Version); err == nil {
+			return mapping, nil
+		}
+	}
+	mapping, err := mapper.RESTMapping(groupKind, gvk.Version)
+	if err != nil {
+		// A no-match error means the type is unknown; anything else is a
+		// discovery problem worth showing as it is.
+		if meta.IsNoMatchError(err) {
+			return nil, fmt.Errorf("the server doesn't have a resource type %q", groupResource.Resource)
+		}
+		return nil, err
+	}
+	return mapping, nil
+}
+
+// resolveTargets maps the arguments to pipelines, merging arguments that
+// name the same resource ("cm,configmaps") into one.
+func resolveTargets(mapper meta.RESTMapper, args []resourceArg, namespace string, allNamespaces bool) ([]watchTarget, error) {
+	var targets []watchTarget
+	seen := map[string]bool{}
+	for _, a := range args {
+		mapping, err := mappingFor(mapper, a.typ)
+		if err != nil {
+			return nil, err
+		}
+		t := watchTarget{mapping: mapping, name: a.name}
+		if mapping.Scope.Name() == meta.RESTScopeNameNamespace && !allNamespaces {
+			t.namespace = namespace
+		}
+		if seen[t.key()] {
+			continue
+		}
+		seen[t.key()] = true
+		targets = append(targets, t)
+	}
+	return targets, nil
+}
+
+// distinctResources counts the different resources among targets.
+func distinctResources(targets []watchTarget) int {
+	set := map[string]bool{}
+	for _, t := range targets {
+		set[t.mapping.Resource.String()] = true
+	}
+	return len(set)
+}
+
+// describeTargets names the watched resources for messages, sorted.
+func describeTargets(targets []watchTarget) string {
+	var names []string
+	for _, t := range targets {
+		names = append(names, t.mapping.Resource.GroupResource().String())
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,389 @@
+package rawobj
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"unicode/utf8"
+)
+
+// DefaultMaxValueSize is the largest JSON value a Decoder returns unless
+// SetMaxValueSize says otherwise: 64 MiB, far above the API server's own
+// limits for a single object.
+const DefaultMaxValueSize = 64 << 20
+
+// ErrValueTooLarge is wrapped by the error a Decoder returns for a value
+// longer than its maximum size.
+var ErrValueTooLarge = errors.New("json value too large")
+
+// initialBufferSize is a Decoder's first buffer; it grows by doubling.
+const initialBufferSize = 32 << 10
+
+// Decoder splits a stream of concatenated JSON values separated by optional
+// whitespace (such as a Kubernetes JSON watch stream,
+// {"type":"ADDED","object":{…}}\n{"type":"MODIFIED",…}\n…) into values.
+// It finds where each value ends by scanning it (strings with escaped
+// quotes and brackets included), not by looking for newlines, but it does
+// not validate the value: ParseEvent and Parse do that.
+//
+// A Decoder is not safe for concurrent use.
+type Decoder struct {
+	r io.Reader
+	// buf[start:end] holds bytes read but not yet returned.
+	buf        []byte
+	start, end int
+	// off is the stream offset of buf[0], for error messages.
+	off int64
+	// max is the largest value returned.
+	max int
+	// readErr is an error from r that is reported once the bytes read with
+	// it are used up.
+	readErr error
+	// err is sticky: after an error (io.EOF included), Next returns it
+	// again.
+	err error
+}
+
+// NewDecoder returns a Decoder reading from r with a maximum value size of
+// DefaultMaxValueSize.
+func NewDecoder(r io.Reader) *Decoder {
+	return &Decoder{r: r, max: DefaultMaxValueSize}
+}
+
+// SetMaxValueSize sets the largest value Next returns; a longer value is an
+// error wrapping ErrValueTooLarge. n <= 0 restores DefaultMaxValueSize.
+func (d *Decoder) SetMaxValueSize(n int) {
+	if n <= 0 {
+		n = DefaultMaxValueSize
+	}
+	d.max = n
+}
+
+// Next returns the next JSON value of the stream, without surrounding
+// whitespace. The slice aliases the Decoder's buffer and is valid only until
+// the next call of Next: Parse it (which copies) or copy it before calling
+// Next again.
+//
+// Next returns io.EOF when the stream ends cleanly between values,
+// io.ErrUnexpectedEOF when it ends inside a value, a *SyntaxError for a
+// byte that cannot start a value, an error wrapping ErrValueTooLarge, or
+// the reader's error. Errors are sticky.
+func (d *Decoder) Next() ([]byte, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	v, err := d.next()
+	if err != nil {
+		d.err = err
+		return nil, err
+	}
+	return v, nil
+}
+
+func (d *Decoder) next() ([]byte, error) {
+	// Skip whitespace between values.
+	for {
+		for d.start < d.end && isSpace(d.buf[d.start]) {
+			d.start++
+		}
+		if d.start < d.end {
+			break
+		}
+		if err := d.fill(); err != nil {
+			return nil, err // io.EOF here is a clean end
+		}
+	}
+
+	first := d.buf[d.start]
+	switch first {
+	case '}', ']', ',', ':':
+		return nil, &SyntaxError{Offset: d.off + int64(d.start), Msg: "unexpected " + quoteByte(first)}
+	}
+	// The scan state survives fill, which may move the buffered bytes:
+	// n counts the bytes of the value scanned so far, from d.start.
+	n := 0
+	var f frameScan
+	scalar := first != '{' && first != '[' && first != '"'
+	for {
+		chunk := d.buf[d.start+n : d.end]
+		if scalar {
+			// A number or literal ends before whitespace or a byte that
+			// starts or ends another value.
+			for i, c := range chunk {
+				if isSpace(c) || c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':' || c == '"' {
+					return d.take(n + i)
+				}
+			}
+		} else if end := f.scan(chunk); end >= 0 {
+			return d.take(n + end)
+		}
+		n += len(chunk)
+		if n > d.max {
+			return nil, d.tooLarge()
+		}
+		if err := d.fill(); err != nil {
+			if err != io.EOF {
+				return nil, err
+			}
+			if scalar {
+				return d.take(n) // a number or literal may end the stream
+			}
+			return nil, io.ErrUnexpectedEOF
+		}
+	}
+}
+
+// frameScan finds the end of an object, array or string by matching
+// brackets outside strings and quotes (minding escapes), without
+// validating anything else. Its state carries over from one scan call to
+// the next, for values that arrive in pieces; the zero value is ready to
+// scan a value from its first byte.
+type frameScan struct {
+	depth    int
+	inString bool
+	escaped  bool // the previous byte was a backslash in a string
+}
+
+// scan consumes b and returns the index just past the end of the value,
+// or -1 if the value goes on after b.
+func (f *frameScan) scan(b []byte) int {
+	i := 0
+	for i < len(b) {
+		if f.escaped {
+			f.escaped = false
+			i++
+			continue
+		}
+		if f.inString {
+			i = skipStringBytes(b, i)
+			if i == len(b) {
+				return -1
+			}
+			if b[i] == '\\' {
+				f.escaped = true
+				i++
+				continue
+			}
+			// b[i] == '"'
+			f.inString = false
+			i++
+			if f.depth == 0 { // a top-level string
+				return i
+			}
+			continue
+		}
+		switch b[i] {
+		case '"':
+			f.inString = true
+		case '{', '[':
+			f.depth++
+		case '}', ']':
+			f.depth--
+			if f.depth <= 0 {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return -1
+}
+
+// skipStringBytes returns the index of the first '"' or '\\' in b at or
+// after i, or len(b).
+func skipStringBytes(b []byte, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q := x ^ (lo * '"')
+		e := x ^ (lo * '\\')
+		if m := ((q-lo)&^q | (e-lo)&^e) & hi; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && b[i] != '"' && b[i] != '\\' {
+		i++
+	}
+	return i
+}
+
+// take returns the next n buffered bytes as a value.
+func (d *Decoder) take(n int) ([]byte, error) {
+	if n > d.max {
+		return nil, d.tooLarge()
+	}
+	v := d.buf[d.start : d.start+n : d.start+n]
+	d.start += n
+	return v, nil
+}
+
+func (d *Decoder) tooLarge() error {
+	return fmt.Errorf("json value at offset %d is longer than %d bytes: %w", d.off+int64(d.start), d.max, ErrValueTooLarge)
+}
+
+// fill reads more bytes into buf[end:], first moving the unconsumed bytes
+// to the front (which invalidates the last value returned) and growing buf
+// when it is full. It returns the reader's error only when no bytes came
+// with it.
+func (d *Decoder) fill() error {
+	if d.readErr != nil {
+		err := d.readErr
+		d.readErr = nil
+		return err
+	}
+	if d.start > 0 {
+		copy(d.buf, d.buf[d.start:d.end])
+		d.off += int64(d.start)
+		d.end -= d.start
+		d.start = 0
+	}
+	if d.end == len(d.buf) {
+		size := 2 * len(d.buf)
+		if size < initialBufferSize {
+			size = initialBufferSize
+		}
+		// One byte over max is enough to tell a value is too large.
+		if limit := d.max + 1; size > limit && limit > d.end {
+			size = limit
+		}
+		nb := make([]byte, size)
+		copy(nb, d.buf[:d.end])
+		d.buf = nb
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := d.r.Read(d.buf[d.end:])
+		d.end += n
+		if n > 0 {
+			d.readErr = err
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return io.ErrNoProgress
+}
+
+// Watch event types, returned as constants so that ParseEvent does not
+// allocate for them.
+const (
+	eventAdded    = "ADDED"
+	eventModified = "MODIFIED"
+	eventDeleted  = "DELETED"
+	eventBookmark = "BOOKMARK"
+	eventError    = "ERROR"
+)
+
+// ParseEvent parses a watch event frame, {"type":"…","object":{…}}, and
+// returns its type and the raw bytes of its object, a sub-slice of frame
+// (so valid as long as frame is): pass them to Parse, or for an ERROR event
+// to json.Unmarshal into a metav1.Status. The type string does not alias
+// frame.
+//
+// The frame's syntax is checked except inside an object or array value of
+// "object": those bytes are only delimited (brackets matched outside
+// strings), because Parse or json.Unmarshal validates them next and
+// validating twice would cost a third of the time. opts is accepted for
+// symmetry with Parse and is not used yet.
+func ParseEvent(frame []byte, opts ParseOptions) (eventType string, object []byte, err error) {
+	_ = opts
+	s := scanner{data: frame}
+	s.skipSpace()
+	if s.peek() != '{' {
+		if s.pos >= len(frame) {
+			return "", nil, s.unexpected()
+		}
+		return "", nil, fmt.Errorf("expected a JSON object at offset %d, found %s", s.pos, quoteByte(frame[s.pos]))
+	}
+	empty, err := s.objectStart(1)
+	if err != nil {
+		return "", nil, err
+	}
+	var scratch []byte
+	hasType := false
+	for !empty {
+		var m member
+		m, scratch, err = s.memberKey(scratch)
+		if err != nil {
+			return "", nil, err
+		}
+		switch string(m.key) {
+		case "type":
+			if s.peek() != '"' {
+				if s.pos >= len(frame) {
+					return "", nil, s.unexpected()
+				}
+				return "", nil, fmt.Errorf("watch event type at offset %d is not a string", s.pos)
+			}
+			var r strRef
+			if r, err = s.stringValue("type"); err != nil {
+				return "", nil, err
+			}
+			eventType = eventTypeString(frame[r.start:r.end], r.flags)
+			hasType = true
+		case "object":
+			start := s.pos
+			if err = s.delimitValue(); err != nil {
+				return "", nil, err
+			}
+			object = frame[start:s.pos:s.pos]
+		default:
+			if err = s.skipValue(1); err != nil {
+				return "", nil, err
+			}
+		}
+		if empty, err = s.memberEnd(); err != nil {
+			return "", nil, err
+		}
+	}
+	s.skipSpace()
+	if s.pos < len(frame) {
+		return "", nil, s.syntaxError("unexpected " + quoteByte(frame[s.pos]) + " after the event")
+	}
+	if !hasType {
+		return "", nil, errors.New("watch event has no type")
+	}
+	if object == nil {
+		return "", nil, errors.New("watch event has no object")
+	}
+	return eventType, object, nil
+}
+
+// delimitValue consumes the value at pos: an object or array only up to its
+// matching bracket (see frameScan), anything else validated by skipValue.
+func (s *scanner) delimitValue() error {
+	if c := s.peek(); c != '{' && c != '[' {
+		return s.skipValue(1)
+	}
+	var f frameScan
+	end := f.scan(s.data[s.pos:])
+	if end < 0 {
+		s.pos = len(s.data)
+		return s.unexpected()
+	}
+	s.pos += end
+	return nil
+}
+
+// eventTypeString returns the decoded type, without allocating for the
+// known ones.
+func eventTypeString(raw []byte, flags int) string {
+	if flags != 0 || !utf8.Valid(raw) {
+		return string(appendUnescaped(nil, raw))
+	}
+	switch string(raw) {
+	case eventAdded:
+		return eventAdded
+	case eventModified:
+		return eventModified
+	case eventDeleted:
+		return eventDeleted
+	case eventBookmark:
+		return eventBookmark
+	case eventError:
+		return eventError
+	}
+	return string(raw)
+}

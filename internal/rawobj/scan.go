@@ -1,0 +1,502 @@
+package rawobj
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"strconv"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxDepth is the deepest nesting of objects and arrays that is accepted, the
+// same limit encoding/json applies, so that every value this package accepts
+// can also be decoded with encoding/json.
+const maxDepth = 10000
+
+// SyntaxError reports input that is not valid JSON (RFC 8259). Offset is the
+// byte offset of the problem in the data given to Parse, ParseList or
+// ParseEvent, or in the stream read by a Decoder.
+type SyntaxError struct {
+	Offset int64
+	Msg    string
+}
+
+// Error returns "invalid JSON at offset N: what".
+func (e *SyntaxError) Error() string {
+	return "invalid JSON at offset " + strconv.FormatInt(e.Offset, 10) + ": " + e.Msg
+}
+
+// strEscaped is the flag scanString returns for a string that contains a
+// backslash escape. Bytes >= 0x80 are not tracked: whoever needs a string
+// decoded checks utf8.Valid, as encoding/json replaces invalid UTF-8.
+const strEscaped = 1
+
+// scanner walks JSON in data. pos is the index of the next byte to look at;
+// every method leaves pos just after what it consumed, or at the offending
+// byte when it returns an error. A scanner never modifies data.
+type scanner struct {
+	data []byte
+	pos  int
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t'
+}
+
+// skipSpace advances pos over JSON whitespace.
+func (s *scanner) skipSpace() {
+	d, i := s.data, s.pos
+	if i < len(d) && d[i] > ' ' {
+		return // the common case in compact JSON
+	}
+	for i < len(d) && isSpace(d[i]) {
+		i++
+	}
+	s.pos = i
+}
+
+// peek returns the byte at pos, or 0 at the end of data (a NUL byte in data
+// is never valid there either, and unexpected tells both apart).
+func (s *scanner) peek() byte {
+	if s.pos < len(s.data) {
+		return s.data[s.pos]
+	}
+	return 0
+}
+
+// syntaxError returns a *SyntaxError for the byte at pos.
+func (s *scanner) syntaxError(msg string) error {
+	return &SyntaxError{Offset: int64(s.pos), Msg: msg}
+}
+
+// unexpected reports the byte at pos (or the end of input) as unexpected.
+func (s *scanner) unexpected() error {
+	if s.pos >= len(s.data) {
+		return s.syntaxError("unexpected end of input")
+	}
+	return s.syntaxError("unexpected " + quoteByte(s.data[s.pos]))
+}
+
+// quoteByte renders c for an error message: ']' or byte 0xff.
+func quoteByte(c byte) string {
+	if c < utf8.RuneSelf {
+		return strconv.QuoteRune(rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// expect consumes c after optional whitespace.
+func (s *scanner) expect(c byte) error {
+	s.skipSpace()
+	if s.peek() != c {
+		return s.unexpected()
+	}
+	s.pos++
+	return nil
+}
+
+// scanString consumes the string starting at pos (which holds '"') and
+// returns its flags (strEscaped or 0). The content is data[start+1:pos-1].
+func (s *scanner) scanString() (flags int, err error) {
+	d, i := s.data, s.pos+1
+	for {
+		// Skip plain bytes, 8 at a time, then one at a time near the end.
+		for i+8 <= len(d) {
+			if m := specialBytes(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		for i < len(d) && d[i] >= 0x20 && d[i] != '"' && d[i] != '\\' {
+			i++
+		}
+		if i >= len(d) {
+			s.pos = len(d)
+			return 0, s.unexpected()
+		}
+		switch c := d[i]; c {
+		case '"':
+			s.pos = i + 1
+			return flags, nil
+		case '\\':
+			flags |= strEscaped
+			if i+1 >= len(d) {
+				s.pos = len(d)
+				return 0, s.unexpected()
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				for j := i + 2; j < i+6; j++ {
+					if j >= len(d) {
+						s.pos = len(d)
+						return 0, s.unexpected()
+					}
+					if !isHex(d[j]) {
+						s.pos = j
+						return 0, s.syntaxError("invalid character " + quoteByte(d[j]) + " in \\u escape")
+					}
+				}
+				i += 6
+			default:
+				s.pos = i + 1
+				return 0, s.syntaxError("invalid escape " + quoteByte(d[i+1]) + " in string")
+			}
+		default: // c < 0x20
+			s.pos = i
+			return 0, s.syntaxError("invalid control character " + quoteByte(c) + " in string")
+		}
+	}
+}
+
+// specialBytes returns a mask with the high bit set in (at least) the
+// lowest byte of x that is '"', '\\' or a control character (< 0x20), and
+// 0 if there is none. Borrows may flag bytes above the lowest hit too, so
+// only the lowest set bit is meaningful: callers use TrailingZeros64.
+func specialBytes(x uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q := x ^ (lo * '"')
+	b := x ^ (lo * '\\')
+	return ((x-lo*0x20) & ^x | (q-lo) & ^q | (b-lo) & ^b) & hi
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// scanNumber consumes a number per the JSON grammar
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?; pos holds '-' or a digit.
+func (s *scanner) scanNumber() error {
+	d, i := s.data, s.pos
+	if d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && '1' <= d[i] && d[i] <= '9':
+		i++
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	default:
+		s.pos = i
+		return s.unexpected()
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.pos = i
+			return s.unexpected()
+		}
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.pos = i
+			return s.unexpected()
+		}
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	}
+	s.pos = i
+	return nil
+}
+
+// scanLiteral consumes lit (true, false or null) at pos.
+func (s *scanner) scanLiteral(lit string) error {
+	for j := 0; j < len(lit); j++ {
+		if s.pos >= len(s.data) || s.data[s.pos] != lit[j] {
+			return s.unexpected()
+		}
+		s.pos++
+	}
+	return nil
+}
+
+// skipValue validates and consumes one value after optional whitespace.
+// depth is the nesting level of the enclosing container (0 at top level).
+func (s *scanner) skipValue(depth int) error {
+	s.skipSpace()
+	if s.pos >= len(s.data) {
+		return s.unexpected()
+	}
+	switch c := s.data[s.pos]; c {
+	case '{':
+		return s.skipObject(depth + 1)
+	case '[':
+		return s.skipArray(depth + 1)
+	case '"':
+		_, err := s.scanString()
+		return err
+	case 't':
+		return s.scanLiteral("true")
+	case 'f':
+		return s.scanLiteral("false")
+	case 'n':
+		return s.scanLiteral("null")
+	default:
+		if c == '-' || '0' <= c && c <= '9' {
+			return s.scanNumber()
+		}
+		return s.unexpected()
+	}
+}
+
+// checkDepth fails when a container at nesting level depth is too deep.
+func (s *scanner) checkDepth(depth int) error {
+	if depth > maxDepth {
+		return &SyntaxError{Offset: int64(s.pos), Msg: "exceeded max depth"}
+	}
+	return nil
+}
+
+// skipObject consumes the object at pos ('{'), which is at nesting level
+// depth.
+func (s *scanner) skipObject(depth int) error {
+	if err := s.checkDepth(depth); err != nil {
+		return err
+	}
+	s.pos++
+	s.skipSpace()
+	if s.peek() == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		if s.peek() != '"' {
+			return s.unexpected()
+		}
+		if _, err := s.scanString(); err != nil {
+			return err
+		}
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		if err := s.skipValue(depth); err != nil {
+			return err
+		}
+		s.skipSpace()
+		switch s.peek() {
+		case ',':
+			s.pos++
+			s.skipSpace()
+		case '}':
+			s.pos++
+			return nil
+		default:
+			return s.unexpected()
+		}
+	}
+}
+
+// skipArray consumes the array at pos ('['), which is at nesting level depth.
+func (s *scanner) skipArray(depth int) error {
+	if err := s.checkDepth(depth); err != nil {
+		return err
+	}
+	s.pos++
+	s.skipSpace()
+	if s.peek() == ']' {
+		s.pos++
+		return nil
+	}
+	for {
+		if err := s.skipValue(depth); err != nil {
+			return err
+		}
+		s.skipSpace()
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			return nil
+		default:
+			return s.unexpected()
+		}
+	}
+}
+
+// member is an object member whose key has been consumed.
+type member struct {
+	// keyStart is the offset of the key's opening quote.
+	keyStart int
+	// key is the key's content without quotes, unescaped when it had
+	// escapes (then it aliases the scratch buffer, not data).
+	key []byte
+}
+
+// objectStart consumes '{' at pos (after whitespace) at nesting level depth
+// and reports whether the object is empty (then '}' is consumed too).
+func (s *scanner) objectStart(depth int) (empty bool, err error) {
+	s.skipSpace()
+	if s.peek() != '{' {
+		return false, s.unexpected()
+	}
+	if err := s.checkDepth(depth); err != nil {
+		return false, err
+	}
+	s.pos++
+	s.skipSpace()
+	if s.peek() == '}' {
+		s.pos++
+		return true, nil
+	}
+	return false, nil
+}
+
+// memberKey consumes a member's key and the colon; pos is left at the value
+// (whitespace skipped). scratch is reused to unescape keys with escapes.
+func (s *scanner) memberKey(scratch []byte) (member, []byte, error) {
+	if s.peek() != '"' {
+		return member{}, scratch, s.unexpected()
+	}
+	m := member{keyStart: s.pos}
+	flags, err := s.scanString()
+	if err != nil {
+		return member{}, scratch, err
+	}
+	m.key = s.data[m.keyStart+1 : s.pos-1]
+	if flags&strEscaped != 0 {
+		scratch = appendUnescaped(scratch[:0], m.key)
+		m.key = scratch
+	}
+	if err := s.expect(':'); err != nil {
+		return member{}, scratch, err
+	}
+	s.skipSpace()
+	return m, scratch, nil
+}
+
+// memberEnd consumes the ',' or '}' after a member's value and reports
+// whether the object ended. After a ',' the whitespace is skipped too, so pos
+// is at the next key.
+func (s *scanner) memberEnd() (end bool, err error) {
+	s.skipSpace()
+	switch s.peek() {
+	case ',':
+		s.pos++
+		s.skipSpace()
+		return false, nil
+	case '}':
+		s.pos++
+		return true, nil
+	default:
+		return false, s.unexpected()
+	}
+}
+
+// appendUnescaped appends the decoded content of a JSON string (without
+// quotes, already validated by scanString) to dst, exactly as encoding/json
+// decodes it: escapes resolved, invalid surrogates and invalid UTF-8 bytes
+// replaced by U+FFFD. The result is at most 3*len(raw) bytes long.
+func appendUnescaped(dst, raw []byte) []byte {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '\\':
+			switch raw[i+1] {
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				r := getu4(raw[i:])
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if r2 := getu4(raw[i:]); r2 >= 0 {
+						if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
+							i += 6
+							dst = utf8.AppendRune(dst, dec)
+							continue
+						}
+					}
+					r = unicode.ReplacementChar
+				}
+				dst = utf8.AppendRune(dst, r)
+				continue
+			default: // '"', '\\', '/'
+				dst = append(dst, raw[i+1])
+			}
+			i += 2
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(raw[i:])
+			dst = utf8.AppendRune(dst, r)
+			i += size
+		}
+	}
+	return dst
+}
+
+// getu4 decodes \uXXXX at the start of b, or returns -1.
+func getu4(b []byte) rune {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// appendQuoted appends s as a JSON string. It escapes '"', '\\' and control
+// characters only (no HTML escaping); invalid UTF-8 is replaced by U+FFFD.
+func appendQuoted(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c < 0x20:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, "\ufffd"...)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}
