@@ -327,7 +327,9 @@ func TestCRD(t *testing.T) {
 	if _, err := testEnv.dynamic.Resource(crdGVR).Create(bg, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create CRD: %v", err)
 	}
-	t.Cleanup(func() { _ = testEnv.dynamic.Resource(crdGVR).Delete(bg, "widgets.e2e.example.com", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = testEnv.dynamic.Resource(crdGVR).Delete(bg, "widgets.e2e.example.com", metav1.DeleteOptions{})
+	})
 	// Wait until the CRD is served.
 	widgets := testEnv.dynamic.Resource(schema.GroupVersionResource{Group: "e2e.example.com", Version: "v1", Resource: "widgets"}).Namespace(ns)
 	deadline := time.Now().Add(30 * time.Second)
