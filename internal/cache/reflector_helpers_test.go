@@ -258,3 +258,26 @@ func (fx *reflectorFixture) drain(t *testing.T) []string {
 var errScriptedTimeout = errors.New("scripted")
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// processOurs applies popped deltas to a store as client-go's
+// processDeltas does: Sync/Replaced/Added/Updated add or update, Deleted
+// deletes (tombstones by key).
+func processOurs(store Store, deltas Deltas) error {
+	for _, delta := range deltas {
+		var err error
+		switch delta.Type {
+		case Sync, Replaced, Added, Updated:
+			if _, exists, gerr := store.Get(delta.Object); gerr == nil && exists {
+				err = store.Update(delta.Object)
+			} else {
+				err = store.Add(delta.Object)
+			}
+		case Deleted:
+			err = store.Delete(delta.Object)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,4 +1,6 @@
-package cache
+// Package cacheconformance checks internal/cache against client-go's own
+// tools/cache, which only tests may import.
+package cacheconformance
 
 import (
 	"errors"
@@ -9,9 +11,11 @@ import (
 	"testing"
 
 	clientgocache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 )
 
-// The differential test drives this package's DeltaFIFO and client-go's own
+// The differential test drives this package's cache.DeltaFIFO and client-go's own
 // tools/cache.DeltaFIFO (the reference; used by tests only) with the same
 // operations and requires the same popped sequences. Each side has a
 // consumer that keeps its knownObjects store up to date as client-go's
@@ -38,8 +42,8 @@ func (s sortedKeys) ListKeys() []string {
 func (s sortedKeys) GetByKey(key string) (any, bool, error) { return s.getByKey(key) }
 
 type differential struct {
-	ours       *DeltaFIFO
-	oursStore  Store
+	ours       *cache.DeltaFIFO
+	oursStore  cache.Store
 	theirs     *clientgocache.DeltaFIFO
 	theirStore clientgocache.Store
 	// transforms counts transformer calls on each side.
@@ -52,10 +56,10 @@ type differential struct {
 
 func newDifferential(emitReplaced, transform bool) *differential {
 	d := &differential{
-		oursStore:  NewStore(DeletionHandlingMetaNamespaceKeyFunc),
+		oursStore:  cache.NewStore(cache.DeletionHandlingMetaNamespaceKeyFunc),
 		theirStore: clientgocache.NewStore(clientgocache.DeletionHandlingMetaNamespaceKeyFunc),
 	}
-	oursOpts := DeltaFIFOOptions{
+	oursOpts := cache.DeltaFIFOOptions{
 		KnownObjects:          sortedKeys{d.oursStore.ListKeys, d.oursStore.GetByKey},
 		EmitDeltaTypeReplaced: emitReplaced,
 	}
@@ -67,7 +71,7 @@ func newDifferential(emitReplaced, transform bool) *differential {
 		oursOpts.Transformer = func(o any) (any, error) { d.oursTransforms++; return o, nil }
 		theirOpts.Transformer = func(o any) (any, error) { d.theirTransforms++; return o, nil }
 	}
-	d.ours = NewDeltaFIFOWithOptions(oursOpts)
+	d.ours = cache.NewDeltaFIFOWithOptions(oursOpts)
 	d.theirs = clientgocache.NewDeltaFIFOWithOptions(theirOpts)
 	// Closed at once so that its Pop never blocks; see pop.
 	d.theirs.Close()
@@ -76,7 +80,7 @@ func newDifferential(emitReplaced, transform bool) *differential {
 
 func (d *differential) next(key string) *testObj {
 	d.val++
-	ns, name, _ := SplitMetaNamespaceKey(key)
+	ns, name, _ := cache.SplitMetaNamespaceKey(key)
 	return mkNsObj(ns, name, d.val)
 }
 
@@ -86,22 +90,22 @@ func describeTheirs(obj any) string {
 	if !ok {
 		return fmt.Sprintf("%T", obj)
 	}
-	ours := make(Deltas, 0, len(deltas))
+	ours := make(cache.Deltas, 0, len(deltas))
 	for _, delta := range deltas {
 		o := delta.Object
 		if t, ok := o.(clientgocache.DeletedFinalStateUnknown); ok {
-			o = DeletedFinalStateUnknown{Key: t.Key, Obj: t.Obj}
+			o = cache.DeletedFinalStateUnknown{Key: t.Key, Obj: t.Obj}
 		}
-		ours = append(ours, Delta{Type: DeltaType(delta.Type), Object: o})
+		ours = append(ours, cache.Delta{Type: cache.DeltaType(delta.Type), Object: o})
 	}
 	return describeDeltas(ours)
 }
 
 // processOurs is processDeltas for this package's side.
-func processOurs(store Store, deltas Deltas) error {
+func processOurs(store cache.Store, deltas cache.Deltas) error {
 	for _, delta := range deltas {
 		switch delta.Type {
-		case Sync, Replaced, Added, Updated:
+		case cache.Sync, cache.Replaced, cache.Added, cache.Updated:
 			if _, exists, err := store.Get(delta.Object); err == nil && exists {
 				if err := store.Update(delta.Object); err != nil {
 					return err
@@ -109,7 +113,7 @@ func processOurs(store Store, deltas Deltas) error {
 			} else if err := store.Add(delta.Object); err != nil {
 				return err
 			}
-		case Deleted:
+		case cache.Deleted:
 			if err := store.Delete(delta.Object); err != nil {
 				return err
 			}
@@ -140,13 +144,13 @@ func processTheirs(store clientgocache.Store, deltas clientgocache.Deltas) error
 }
 
 // pop pops one key from each side and compares. The reference has no Len,
-// but it is closed from the start: a closed DeltaFIFO still accepts items
+// but it is closed from the start: a closed cache.DeltaFIFO still accepts items
 // and drains them (D10), and Pop on an empty closed queue returns
 // ErrFIFOClosed instead of blocking.
 func (d *differential) pop(t *testing.T) {
 	t.Helper()
 	var oursInitial bool
-	oursDeltas, err := d.ours.Pop(func(deltas Deltas, initial bool) error {
+	oursDeltas, err := d.ours.Pop(func(deltas cache.Deltas, initial bool) error {
 		oursInitial = initial
 		return processOurs(d.oursStore, deltas)
 	})
