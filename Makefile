@@ -63,9 +63,9 @@ unit: ## Unit tests only (no control plane)
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME (default 20s)
-	$(GO) test -run='^$$' -fuzz=FuzzDeltaFIFODifferential -fuzztime=$(FUZZTIME) ./internal/cacheconformance/
-	$(GO) test -run='^$$' -fuzz=FuzzDiffApply -fuzztime=$(FUZZTIME) ./internal/diff/
-	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) ./internal/rawobj/
+	$(GO) test -run='^$$' -fuzz='^FuzzDeltaFIFODifferential$$' -fuzztime=$(FUZZTIME) ./internal/cacheconformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzDiffApply$$' -fuzztime=$(FUZZTIME) ./internal/diff/
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 
 .PHONY: lint
 lint: ## go vet, gofmt and go mod tidy checks

@@ -109,6 +109,10 @@ type DeltasOptions struct {
 	relist            string
 	maxUpdatedBacklog int
 	minWatchTimeout   time.Duration
+	diff              bool
+	changedOnly       bool
+	status            bool
+	ignorePaths       []string
 
 	// Set by Complete.
 	args              []string
@@ -119,6 +123,7 @@ type DeltasOptions struct {
 	printer           printer.Printer
 	printerOptions    printer.Options
 	cachedConfig      *rest.Config
+	diffConfig        *diffConfig
 
 	genericiooptions.IOStreams
 }
@@ -134,6 +139,8 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 		watchList:         "auto",
 		relist:            "changed",
 		maxUpdatedBacklog: 10,
+		status:            true,
+		ignorePaths:       []string{},
 		IOStreams:         streams,
 	}
 }
@@ -189,6 +196,10 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.StringVar(&o.resourceVersion, "resource-version", o.resourceVersion, "Start watching from this resourceVersion instead of listing (resume a stream). An expired one falls back to a full relist.")
 	flags.StringVar(&o.relist, "relist", o.relist, "After a relist, print Replaced for: changed (objects whose resourceVersion changed) or all.")
 	flags.IntVar(&o.maxUpdatedBacklog, "max-update-backlog", o.maxUpdatedBacklog, "When output falls behind, fold more than this many queued updates of one object into the newest (the record says how many were coalesced; 0 = keep all).")
+	flags.BoolVar(&o.diff, "diff", o.diff, "Show what changed in Updated deltas (and in Replaced deltas of objects that changed during a relist): indented lines in text, a \"changes\" JSON Patch in json/yaml, a CHANGES count in wide.")
+	flags.BoolVar(&o.changedOnly, "changed-only", o.changedOnly, "Drop Updated deltas whose diff is empty once ignored paths (resourceVersion, managedFields, generation, --ignore-path) are left out.")
+	flags.BoolVar(&o.status, "status", o.status, "Include status in diffs; --status=false ignores status changes (with --changed-only, status-only updates are dropped).")
+	flags.StringArrayVar(&o.ignorePaths, "ignore-path", o.ignorePaths, "Leave this field out of diffs (repeatable): a JSON pointer (/metadata/labels/x) or a dotted path (metadata.labels.x).")
 	flags.DurationVar(&o.minWatchTimeout, "min-watch-timeout", o.minWatchTimeout, "Shortest server-side watch timeout; each watch lasts a random time between this and twice this (default 5m).")
 	_ = flags.MarkHidden("min-watch-timeout")
 
@@ -257,17 +268,15 @@ func isUsageError(msg string) bool {
 	return false
 }
 
-// Complete resolves the namespace, the printer and the REST config.
+// Complete derives the settings that the flags imply (delta types, color,
+// printer and diff options). It reads no file and sends no request.
 func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.args = args
 	o.chunkSizeSet = cmd.Flags().Changed("chunk-size")
 
+	// The namespace comes from the kubeconfig, which is read in Run: flag
+	// mistakes are reported first, before any file or server is touched.
 	var err error
-	o.namespace, o.explicitNamespace, err = o.configFlags.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return kubeconfigError(err)
-	}
-
 	o.printTypes, err = parseDeltaTypes(o.types)
 	if err != nil {
 		return err
@@ -284,8 +293,10 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 		NoHeaders:     o.noHeaders,
 		Color:         color,
 		ShowManager:   o.showManager,
+		Diff:          o.diff,
 	}
-	return nil
+	o.diffConfig, err = newDiffConfig(o.diff, o.changedOnly, o.status, o.ignorePaths)
+	return err
 }
 
 // parseDeltaTypes reads --types, case-insensitively.
@@ -369,6 +380,14 @@ func (o *DeltasOptions) Validate() error {
 		return errors.New("--until-synced cannot be used with --resource-version: a resumed stream has no initial list")
 	case o.resourceVersion == "0":
 		return errors.New(`invalid --resource-version "0": give the resourceVersion of a previous delta to resume from`)
+	}
+	if !o.diff && !o.changedOnly {
+		if len(o.ignorePaths) > 0 {
+			return errors.New("--ignore-path only applies to diffs: add --diff or --changed-only")
+		}
+		if !o.status {
+			return errors.New("--status=false only applies to diffs: add --diff or --changed-only")
+		}
 	}
 	if err := validateSelectors(o.labelSelector, o.fieldSelector); err != nil {
 		return err

@@ -41,7 +41,13 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	sigCtx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 
-	targets, err := o.resolve(sigCtx)
+	var err error
+	o.namespace, o.explicitNamespace, err = o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return kubeconfigError(err)
+	}
+	var targets []watchTarget
+	targets, err = o.resolve(sigCtx)
 	if err != nil {
 		if sigCtx.Err() != nil && ctx.Err() == nil {
 			return &ExitError{Code: exitInterrupted}
@@ -286,6 +292,18 @@ func (r *runner) handle(b batch) (done bool, err error) {
 		}
 		if err := r.fillRecord(b.inf, it, b.initial, now); err != nil {
 			return false, err
+		}
+		if dc := o.diffConfig; dc.applies(it, b.initial) {
+			changes, err := dc.compute(it.old, it.obj, isSecret(b.inf.target.mapping) && !o.showSecretData)
+			if err != nil {
+				return false, err
+			}
+			if dc.changedOnly && it.delta.Type == cache.Updated && len(changes) == 0 {
+				continue
+			}
+			if dc.show {
+				r.record.Changes = changes
+			}
 		}
 		if err := o.printer.Print(r.out, &r.record); err != nil {
 			return false, err
