@@ -6,6 +6,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -230,10 +231,7 @@ func Execute(streams genericiooptions.IOStreams, args []string) int {
 	// A closed stdout must give EPIPE errors (exit 0), not kill the
 	// process with SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
-	// client-go logs through klog to stderr; the command reports what
-	// matters itself, kubectl-style.
-	klog.SetOutput(io.Discard)
-	klog.LogToStderr(false)
+	silenceKlog()
 	cmd := NewCmdDeltas(streams)
 	cmd.SetArgs(args)
 	cmd.SetOut(streams.Out)
@@ -255,6 +253,18 @@ func Execute(streams genericiooptions.IOStreams, args []string) int {
 		fmt.Fprintf(streams.ErrOut, "See 'kubectl deltas --help' for usage.\n")
 	}
 	return exitError
+}
+
+// silenceKlog stops client-go's klog lines ("Unhandled Error" from
+// discovery and the like) from reaching stderr: the command reports what
+// matters itself, kubectl-style, once.
+func silenceKlog() {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	for name, value := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL", "one_output": "true"} {
+		_ = fs.Set(name, value)
+	}
+	klog.SetOutput(io.Discard)
 }
 
 // isUsageError tells cobra's flag and argument errors, which deserve a

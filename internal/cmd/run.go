@@ -71,6 +71,10 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 		return err
 	}
 
+	if err := preflight(sigCtx, client, targets); err != nil {
+		return err
+	}
+
 	runCtx, cancel := context.WithCancel(sigCtx)
 	defer cancel()
 
@@ -112,7 +116,9 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 		defer timer.Stop()
 		timeout = timer.C
 	}
-	return r.loop(sigCtx, batches, timeout)
+	stdoutClosed, stopWatching := watchStdoutClosed(o.Out)
+	defer stopWatching()
+	return r.loop(sigCtx, batches, timeout, stdoutClosed)
 }
 
 // restConfig is the REST config of the run, with a rate limit fit for
@@ -223,7 +229,7 @@ func (r *runner) reflectorError(inf *informer, err error) {
 }
 
 // loop prints batches until a stop condition.
-func (r *runner) loop(ctx context.Context, batches <-chan batch, timeout <-chan time.Time) error {
+func (r *runner) loop(ctx context.Context, batches <-chan batch, timeout <-chan time.Time, stdoutClosed <-chan struct{}) error {
 	o := r.o
 	for {
 		select {
@@ -249,6 +255,9 @@ func (r *runner) loop(ctx context.Context, batches <-chan batch, timeout <-chan 
 			return err
 		case <-timeout:
 			return r.finish(nil)
+		case <-stdoutClosed:
+			// The reader went away: a normal end, nothing left to say.
+			return nil
 		case <-ctx.Done():
 			r.out.Flush()
 			return &ExitError{Code: exitInterrupted}

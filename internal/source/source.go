@@ -143,9 +143,12 @@ func (lw *ListerWatcher) request(opts metav1.ListOptions) *rest.Request {
 // List performs one list request and returns a *rawobj.List.
 func (lw *ListerWatcher) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	opts.Watch = false
-	body, err := lw.request(opts).DoRaw(ctx)
+	result := lw.request(opts).Do(ctx)
+	body, err := result.Raw()
 	if err != nil {
-		return nil, err
+		// Error() decodes the server's Status (message, reason, causes);
+		// Raw's error only knows the HTTP code.
+		return nil, result.Error()
 	}
 	list, err := rawobj.ParseList(body, lw.target.Parse)
 	if err != nil {

@@ -1,0 +1,381 @@
+// Command harness is `make bench`: it starts the local control plane
+// (internal/controlplane), creates N ConfigMaps in namespace bench, and
+// measures side by side, alternating the clients round by round,
+//
+//	(a) a raw unpaginated HTTP list (the wire limit),
+//	(b) client-go's own Reflector+DeltaFIFO printing JSON lines
+//	    (bench/baseline), with and without the streaming list,
+//	(c) kubectl get -w --output-watch-events -o json,
+//	(d) kubectl deltas -o json, -o text, --watch-list=true|false,
+//
+// each as a separate process: the wall time until all N objects have been
+// printed (read from the child's stdout), its CPU time and peak RSS
+// (rusage). Then, with each client watching, an update burst of M writes:
+// the delay from the last write's response to the client's output of it.
+// Finally a CPU profile of kubectl deltas' sync (bench/profile) and the
+// in-process benchmarks (bench/pipeline).
+//
+// Results go to bench/results/nN.json (the raw samples of this N), and
+// bench/RESULTS.md and bench/results.svg are rendered from every results
+// file present, so runs with N=10000 and N=50000 end up side by side.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	n, m, rounds, burstRounds, warmup int
+	profileRepeat                     int
+	pipeline, profile                 bool
+	only                              string
+	hold                              bool
+	record                            string
+	renderOnly                        bool
+}
+
+func run() error {
+	var o options
+	flag.IntVar(&o.n, "n", 10000, "number of ConfigMaps")
+	flag.IntVar(&o.m, "m", 1000, "updates in each update burst (at most n)")
+	flag.IntVar(&o.rounds, "rounds", 5, "rounds of the initial-sync measurement (every client once per round)")
+	flag.IntVar(&o.burstRounds, "burst-rounds", 0, "rounds of the update burst (0 = -rounds)")
+	flag.IntVar(&o.warmup, "warmup", 1, "unmeasured runs of every client before the rounds")
+	flag.IntVar(&o.profileRepeat, "profile-repeat", 0, "initial syncs in the profiled process (0 = enough for about 3 s)")
+	flag.BoolVar(&o.profile, "profile", true, "profile kubectl deltas' initial sync and put `go tool pprof -top` into RESULTS.md")
+	flag.BoolVar(&o.pipeline, "pipeline", true, "run the in-process benchmarks (go test -bench ./bench/pipeline) and put them into RESULTS.md")
+	flag.StringVar(&o.only, "only", "", "comma-separated client IDs to measure (default all; for experiments)")
+	flag.BoolVar(&o.hold, "hold", false, "start and seed the control plane, print its kubeconfig and wait for Ctrl-C (for experiments)")
+	flag.StringVar(&o.record, "record", "", "record a watch stream of the seeded objects plus one update burst into this file (gzip) and exit")
+	flag.BoolVar(&o.renderOnly, "render", false, "only render RESULTS.md and results.svg from bench/results/*.json")
+	flag.Parse()
+	if o.n < 1 || o.m < 1 || o.m > o.n || o.rounds < 1 {
+		return fmt.Errorf("need -n >= 1, 1 <= -m <= -n and -rounds >= 1 (got n=%d m=%d rounds=%d)", o.n, o.m, o.rounds)
+	}
+	if o.burstRounds == 0 {
+		o.burstRounds = o.rounds
+	}
+
+	root, err := controlplane.FindRepoRoot(".")
+	if err != nil {
+		return err
+	}
+	benchDir := filepath.Join(root, "bench")
+	if o.renderOnly {
+		return render(benchDir)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	begin := time.Now()
+
+	binDir := filepath.Join(root, "bin")
+	for _, b := range []string{"kubectl-deltas", "kubectl", "kube-apiserver", "etcd"} {
+		if _, err := os.Stat(filepath.Join(binDir, b)); err != nil {
+			return fmt.Errorf("%s is missing: run \"make build controlplane\" (or \"make bench\", which does): %w", filepath.Join(binDir, b), err)
+		}
+	}
+	outDir := filepath.Join(benchDir, "out")
+	tools := filepath.Join(outDir, "bin")
+	logf("building bench/baseline, bench/rawclient and bench/profile into %s", rel(root, tools))
+	if err := goBuild(ctx, root, tools, "./bench/baseline", "./bench/rawclient", "./bench/profile"); err != nil {
+		return err
+	}
+
+	logf("starting the local control plane (kube-apiserver + etcd on 127.0.0.1)")
+	cp, err := controlplane.Start(ctx, controlplane.Options{Log: prefixWriter{os.Stderr}})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		logf("stopping the control plane")
+		cp.Stop()
+	}()
+	cl, err := newCluster(cp.Server(), cp.AdminToken(), cp.AdminKubeconfig())
+	if err != nil {
+		return err
+	}
+	seedBegin := time.Now()
+	logf("creating %d ConfigMaps in namespace %s", o.n, benchNamespace)
+	if err := cl.seed(ctx, o.n, func(done int) { logf("  %d created", done) }); err != nil {
+		return err
+	}
+	seedTime := time.Since(seedBegin)
+	items, listBytes, err := cl.listStats(ctx)
+	if err != nil {
+		return err
+	}
+	if items != o.n {
+		return fmt.Errorf("namespace %s holds %d ConfigMaps, want %d", benchNamespace, items, o.n)
+	}
+	logf("created in %s: the list is %s of JSON, %d bytes per object", seedTime.Round(time.Millisecond), mib(int64(listBytes)), listBytes/o.n)
+
+	home := filepath.Join(outDir, "home")
+	if err := os.RemoveAll(home); err != nil {
+		return fmt.Errorf("clean %s: %w", home, err)
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", home, err)
+	}
+	e := &env{bin: binDir, tools: tools, kubeconfig: cp.AdminKubeconfig(), server: cp.Server(), token: cp.AdminToken(), home: home, n: o.n}
+
+	if o.hold {
+		fmt.Printf("kubeconfig: %s\nserver: %s\ntoken: %s\nPress Ctrl-C to stop.\n", e.kubeconfig, e.server, e.token)
+		<-ctx.Done()
+		return nil
+	}
+	if o.record != "" {
+		return record(ctx, cl, e, o.record, o.m)
+	}
+
+	defs := clients()
+	if o.only != "" {
+		keep := map[string]bool{}
+		for _, id := range strings.Split(o.only, ",") {
+			keep[strings.TrimSpace(id)] = true
+		}
+		var sel []clientDef
+		for _, d := range defs {
+			if keep[d.ID] {
+				sel = append(sel, d)
+			}
+		}
+		defs = sel
+	}
+	timeout := 60*time.Second + time.Duration(o.n)*2*time.Millisecond
+
+	res := &runFile{
+		Version: resultsVersion, Date: time.Now().UTC().Format(time.RFC3339),
+		N: o.n, M: o.m, Rounds: o.rounds, BurstRounds: o.burstRounds, Warmup: o.warmup, Writers: writers,
+		ListBytes: listBytes, SeedSeconds: seedTime.Seconds(),
+		Machine: machine(ctx, root), Kube: cl.serverVersion(ctx), Commit: gitDescribe(ctx, root),
+	}
+	byID := map[string]*clientResult{}
+	for _, d := range defs {
+		res.Clients = append(res.Clients, clientResult{ID: d.ID, Group: d.Group, Label: d.Label, Measured: d.Measured})
+	}
+	for i := range res.Clients {
+		byID[res.Clients[i].ID] = &res.Clients[i]
+	}
+
+	for w := 1; w <= o.warmup; w++ {
+		logf("warm-up %d/%d (not measured)", w, o.warmup)
+		for i := range defs {
+			s := syncRun(ctx, &defs[i], e, 0, timeout)
+			if s.Error != "" {
+				return fmt.Errorf("warm-up of %s: %s", defs[i].Label, s.Error)
+			}
+		}
+	}
+	for r := 1; r <= o.rounds; r++ {
+		logf("initial sync, round %d/%d", r, o.rounds)
+		for i := range defs {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s := syncRun(ctx, &defs[i], e, r, timeout)
+			byID[defs[i].ID].Sync = append(byID[defs[i].ID].Sync, s)
+			logSample(defs[i].Label, s, false)
+		}
+	}
+	for r := 1; r <= o.burstRounds; r++ {
+		logf("update burst of %d writes, round %d/%d", o.m, r, o.burstRounds)
+		for i := range defs {
+			if defs[i].noBurst {
+				continue
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			first := ((r-1)*len(defs) + i) * o.m % o.n
+			s := burstRun(ctx, &defs[i], e, cl, r, first, o.m, timeout)
+			byID[defs[i].ID].Burst = append(byID[defs[i].ID].Burst, s)
+			logSample(defs[i].Label, s, true)
+		}
+	}
+
+	if o.profile {
+		logf("profiling kubectl deltas -o json (in-process, bench/profile)")
+		p, err := profileDeltas(ctx, e, outDir, o.profileRepeat)
+		if err != nil {
+			return err
+		}
+		res.Profile = p
+	}
+	if o.pipeline {
+		logf("running the in-process benchmarks (go test -bench ./bench/pipeline)")
+		out, err := pipelineBench(ctx, root)
+		if err != nil {
+			return err
+		}
+		res.Pipeline = out
+	}
+	res.DurationSeconds = time.Since(begin).Seconds()
+
+	path := filepath.Join(benchDir, "results", fmt.Sprintf("n%d.json", o.n))
+	if err := res.save(path); err != nil {
+		return err
+	}
+	logf("wrote %s", rel(root, path))
+	if err := render(benchDir); err != nil {
+		return err
+	}
+	logf("wrote bench/RESULTS.md and bench/results.svg in %s total", time.Since(begin).Round(time.Second))
+	fmt.Print(summaryText(res))
+	return nil
+}
+
+func logSample(label string, s sample, burst bool) {
+	switch {
+	case s.Error != "":
+		logf("  %-32s FAILED: %s", label, s.Error)
+	case burst:
+		logf("  %-32s sync %7.0f ms, writes took %6.0f ms, last write printed %6.1f ms after its response", label, s.WallMS, s.BurstWriteMS, s.BurstDelayMS)
+	default:
+		logf("  %-32s wall %7.0f ms  cpu %7.0f ms  peak RSS %6.1f MiB  out %s", label, s.WallMS, s.CPUMS, float64(s.MaxRSSKiB)/1024, mib(s.Bytes))
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
+
+// prefixWriter marks the control plane's progress lines.
+type prefixWriter struct{ w io.Writer }
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := fmt.Fprintf(p.w, "bench: controlplane: %s", b); err != nil {
+		return 0, err
+	}
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		fmt.Fprintln(p.w)
+	}
+	return len(b), nil
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+func rel(root, path string) string {
+	if r, err := filepath.Rel(root, path); err == nil {
+		return r
+	}
+	return path
+}
+
+// goBuild builds main packages into dir.
+func goBuild(ctx context.Context, root, dir string, pkgs ...string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	args := append([]string{"build", "-trimpath", "-o", dir + string(filepath.Separator)}, pkgs...)
+	cmd := exec.CommandContext(ctx, goTool(), args...)
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+// goTool is the go command: $GO as make passes it, else go on PATH.
+func goTool() string {
+	if g := os.Getenv("GO"); g != "" {
+		return g
+	}
+	return "go"
+}
+
+// profileDeltas runs kubectl deltas' initial sync in-process under the CPU
+// profiler and returns `go tool pprof -top` views of it.
+func profileDeltas(ctx context.Context, e *env, outDir string, repeat int) (*profileResult, error) {
+	if repeat <= 0 {
+		// About 3 s of samples: a 10,000-object sync takes a few hundred
+		// ms.
+		repeat = max(2, min(20, 30000/max(1, e.n/100)))
+	}
+	cpu := filepath.Join(outDir, "deltas-cpu.pprof")
+	mem := filepath.Join(outDir, "deltas-allocs.pprof")
+	args := e.deltas("json", false)[1:]
+	def := clientDef{ID: "profile", mode: lines(), exits: true, args: func(e *env, _ bool) []string {
+		return append([]string{filepath.Join(e.tools, "profile"), "-cpuprofile", cpu, "-memprofile", mem, "-repeat", strconv.Itoa(repeat), "--"}, args...)
+	}}
+	begin := time.Now()
+	p, err := startClient(&def, e, false)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.waitObjects(ctx, e.n*repeat, time.Duration(repeat)*(60*time.Second+time.Duration(e.n)*2*time.Millisecond)); err != nil {
+		p.stop()
+		return nil, fmt.Errorf("profiled run: %w", err)
+	}
+	if err := p.wait(60 * time.Second); err != nil {
+		return nil, fmt.Errorf("profiled run: %w", err)
+	}
+	var s sample
+	p.usage(&s)
+	res := &profileResult{
+		Command: "bench/profile -repeat " + strconv.Itoa(repeat) + " -- kubectl-deltas " + strings.Join(redactArgs(args), " "),
+		Repeat:  repeat, WallMS: ms(time.Since(begin)), CPUMS: s.CPUMS,
+	}
+	views := []struct {
+		dst  *string
+		args []string
+	}{
+		{&res.Flat, []string{"tool", "pprof", "-top", "-nodecount=35", cpu}},
+		{&res.Cum, []string{"tool", "pprof", "-top", "-cum", "-nodecount=35", cpu}},
+		{&res.Allocs, []string{"tool", "pprof", "-top", "-sample_index=alloc_space", "-nodecount=20", mem}},
+	}
+	for _, v := range views {
+		out, err := exec.CommandContext(ctx, goTool(), v.args...).CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("go %s: %w: %s", strings.Join(v.args, " "), err, out)
+		}
+		*v.dst = string(out)
+	}
+	return res, nil
+}
+
+// redactArgs drops the temporary kubeconfig path from a shown command.
+func redactArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--kubeconfig" && i+1 < len(args) {
+			out = append(out, "--kubeconfig", "ADMIN")
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// pipelineBench runs the in-process benchmarks and returns their output.
+func pipelineBench(ctx context.Context, root string) (string, error) {
+	cmd := exec.CommandContext(ctx, goTool(), "test", "-run", "^$", "-bench", ".", "-benchmem", "-count", "1", "./bench/pipeline/")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go test -bench ./bench/pipeline: %w: %s", err, out)
+	}
+	return string(out), nil
+}
