@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 )
 
 var bg = context.Background()
@@ -305,42 +307,68 @@ func TestTypeSlashName(t *testing.T) {
 	s.expect("Updated: two")
 }
 
+// ensureWidgetCRD creates the Widget CRD (widgets.e2e.example.com, short
+// name wdg) once for the package and waits until it is served.
+func ensureWidgetCRD(t *testing.T) dynamic.NamespaceableResourceInterface {
+	t.Helper()
+	widgetsGVR := schema.GroupVersionResource{Group: "e2e.example.com", Version: "v1", Resource: "widgets"}
+	crdOnce.Do(func() {
+		crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+		crd := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiextensions.k8s.io/v1",
+			"kind":       "CustomResourceDefinition",
+			"metadata":   map[string]any{"name": "widgets.e2e.example.com"},
+			"spec": map[string]any{
+				"group": "e2e.example.com",
+				"scope": "Namespaced",
+				"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "shortNames": []any{"wdg"}},
+				"versions": []any{map[string]any{
+					"name": "v1", "served": true, "storage": true,
+					"schema": map[string]any{"openAPIV3Schema": map[string]any{
+						"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+					}},
+				}},
+			},
+		}}
+		if _, err := testEnv.dynamic.Resource(crdGVR).Create(bg, crd, metav1.CreateOptions{}); err != nil {
+			crdErr = err
+			return
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			_, err := testEnv.dynamic.Resource(widgetsGVR).List(bg, metav1.ListOptions{})
+			if err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				crdErr = err
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
+	if crdErr != nil {
+		t.Fatalf("widget CRD: %v", crdErr)
+	}
+	return testEnv.dynamic.Resource(widgetsGVR)
+}
+
+var (
+	crdOnce sync.Once
+	crdErr  error
+)
+
+// widget returns a Widget with spec.replicas.
+func widget(name string, replicas int64) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "e2e.example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": name}, "spec": map[string]any{"replicas": replicas},
+	}}
+}
+
 func TestCRD(t *testing.T) {
 	ns := newNamespace(t)
-	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	crd := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1",
-		"kind":       "CustomResourceDefinition",
-		"metadata":   map[string]any{"name": "widgets.e2e.example.com"},
-		"spec": map[string]any{
-			"group": "e2e.example.com",
-			"scope": "Namespaced",
-			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "shortNames": []any{"wdg"}},
-			"versions": []any{map[string]any{
-				"name": "v1", "served": true, "storage": true,
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{
-					"type": "object", "x-kubernetes-preserve-unknown-fields": true,
-				}},
-			}},
-		},
-	}}
-	if _, err := testEnv.dynamic.Resource(crdGVR).Create(bg, crd, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create CRD: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = testEnv.dynamic.Resource(crdGVR).Delete(bg, "widgets.e2e.example.com", metav1.DeleteOptions{})
-	})
-	// Wait until the CRD is served.
-	widgets := testEnv.dynamic.Resource(schema.GroupVersionResource{Group: "e2e.example.com", Version: "v1", Resource: "widgets"}).Namespace(ns)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := widgets.List(bg, metav1.ListOptions{}); err == nil {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("CRD not served: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	widgets := ensureWidgetCRD(t).Namespace(ns)
 	for _, arg := range []string{"widgets.e2e.example.com", "wdg", "widget"} {
 		t.Run(arg, func(t *testing.T) {
 			s := start(t, arg, "-n", ns, "--watch-only", "-o", "name")
@@ -349,11 +377,7 @@ func TestCRD(t *testing.T) {
 			deadline := time.Now().Add(60 * time.Second)
 			for i := 0; ; i++ {
 				name := fmt.Sprintf("w-%s-%d", strings.ReplaceAll(arg, ".", "-"), i)
-				obj := &unstructured.Unstructured{Object: map[string]any{
-					"apiVersion": "e2e.example.com/v1", "kind": "Widget",
-					"metadata": map[string]any{"name": name}, "spec": map[string]any{"size": int64(1)},
-				}}
-				if _, err := widgets.Create(bg, obj, metav1.CreateOptions{}); err != nil {
+				if _, err := widgets.Create(bg, widget(name, 1), metav1.CreateOptions{}); err != nil {
 					t.Fatal(err)
 				}
 				if s.waitFor(func(line string) bool { return line == "widget.e2e.example.com/"+name }, 3*time.Second) {

@@ -30,6 +30,8 @@ type clientDef struct {
 	extraEnv []string
 	// noBurst leaves the client out of the update burst.
 	noBurst bool
+	// tee, when set, sees every byte of the client's stdout.
+	tee func([]byte)
 }
 
 // env is what the command lines need.
@@ -107,25 +109,25 @@ func clients() []clientDef {
 			ID: "d-json", Group: "d", Label: "(d) kubectl deltas -o json",
 			Measured: "bin/kubectl-deltas cm -n bench -o json --count=N (default --watch-list=auto); one JSON line per delta.",
 			mode:     lines(), exits: true,
-			args:     func(e *env, watch bool) []string { return e.deltas("json", watch) },
+			args: func(e *env, watch bool) []string { return e.deltas("json", watch) },
 		},
 		{
 			ID: "d-text", Group: "d", Label: "(d) kubectl deltas -o text",
 			Measured: "as above with -o text.",
 			mode:     lines(), exits: true,
-			args:     func(e *env, watch bool) []string { return e.deltas("text", watch) },
+			args: func(e *env, watch bool) []string { return e.deltas("text", watch) },
 		},
 		{
 			ID: "d-json-wl", Group: "d", Label: "(d) -o json --watch-list=true",
 			Measured: "-o json --watch-list=true (streaming list).",
 			mode:     lines(), exits: true,
-			args:     func(e *env, watch bool) []string { return e.deltas("json", watch, "--watch-list=true") },
+			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--watch-list=true") },
 		},
 		{
 			ID: "d-json-nowl", Group: "d", Label: "(d) -o json --watch-list=false",
 			Measured: "-o json --watch-list=false (list, then watch).",
 			mode:     lines(), exits: true,
-			args:     func(e *env, watch bool) []string { return e.deltas("json", watch, "--watch-list=false") },
+			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--watch-list=false") },
 		},
 	}
 }
@@ -153,11 +155,11 @@ type sample struct {
 
 // process is a started client.
 type process struct {
-	cmd     *exec.Cmd
-	counter *streamCounter
-	start   time.Time
+	cmd      *exec.Cmd
+	counter  *streamCounter
+	start    time.Time
 	readDone chan struct{}
-	stderr  *tailBuffer
+	stderr   *tailBuffer
 }
 
 func startClient(c *clientDef, e *env, watch bool) (*process, error) {
@@ -170,6 +172,7 @@ func startClient(c *clientDef, e *env, watch bool) (*process, error) {
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
 	p := &process{cmd: cmd, counter: newStreamCounter(c.mode), readDone: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
+	p.counter.tee = c.tee
 	cmd.Stderr = p.stderr
 	p.start = time.Now()
 	if err := cmd.Start(); err != nil {

@@ -238,5 +238,3 @@ func truncate(s string, n int) string {
 	}
 	return s
 }
-
-

@@ -40,6 +40,8 @@ type streamCounter struct {
 	// tail keeps the last len(marker)-1 bytes, for markers split across
 	// reads.
 	tail []byte
+	// tee, when set before the stream starts, sees every byte read.
+	tee func([]byte)
 }
 
 func newStreamCounter(mode countMode) *streamCounter {
@@ -87,6 +89,9 @@ func (c *streamCounter) run(r io.Reader) {
 		if n > 0 {
 			now := time.Now()
 			chunk := buf[:n]
+			if c.tee != nil {
+				c.tee(chunk)
+			}
 			var units int
 			if len(marker) == 0 {
 				units = bytes.Count(chunk, []byte{'\n'})

@@ -190,8 +190,26 @@ func TestChangeManager(t *testing.T) {
 		{"added: newest entry", nil, withManagers(create + "," + edit), "kubectl-edit", "Update"},
 		{"new manager", withManagers(create), withManagers(create + "," + edit), "kubectl-edit", "Update"},
 		{"moved time", withManagers(create + "," + edit), withManagers(create + "," + editLater), "kubectl-edit", "Update"},
-		{"nothing moved", withManagers(create), withManagers(create), "", ""},
+		{"same object", withManagers(create), withManagers(create), "", ""},
+		{"same second, fields changed", withManagers(create + "," + edit), withManagers(create + "," + strings.Replace(edit, "}", `,"fieldsV1":{"f:data":{}}}`, 1)), "kubectl-edit", "Update"},
 	}
+	// Same manager, same second, same fields, but a new resourceVersion:
+	// the newest entry, unless two tie.
+	rv := func(v, entries string) *rawobj.Object {
+		return mustParse(t, `{"metadata":{"name":"a","resourceVersion":"`+v+`","managedFields":[`+entries+`]}}`)
+	}
+	cases = append(cases,
+		struct {
+			name          string
+			old, obj      *rawobj.Object
+			manager, oper string
+		}{"newest as last resort", rv("1", create+","+edit), rv("2", create+","+edit), "kubectl-edit", "Update"},
+		struct {
+			name          string
+			old, obj      *rawobj.Object
+			manager, oper string
+		}{"tie", rv("1", create+","+strings.Replace(edit, "kubectl-edit", "other", 1)+","+edit), rv("2", create+","+strings.Replace(edit, "kubectl-edit", "other", 1)+","+edit), "", ""},
+	)
 	for _, tc := range cases {
 		m, op := changeManager(tc.old, tc.obj)
 		if m != tc.manager || op != tc.oper {

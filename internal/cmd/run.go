@@ -368,34 +368,68 @@ func (r *runner) objectJSON(inf *informer, obj *rawobj.Object) ([]byte, error) {
 	return redactSecretJSON(obj.JSON)
 }
 
-// changeManager names the field manager whose entry moved between old and
-// obj: the newest entry that is new or has a later time. Empty when none
-// moved (or managedFields are not tracked).
+// changeManager names the field manager of a change, from managedFields:
+// the newest entry that is new or whose time moved; failing that (the same
+// manager wrote twice within a second), the newest entry whose set of owned
+// fields changed; failing that, for an object that did change, the single
+// newest entry. Empty when it cannot be told (no managedFields, or a tie).
 func changeManager(old, obj *rawobj.Object) (manager, operation string) {
-	var best *rawobj.ManagedFieldsEntry
+	if e := newestEntry(obj.Managers, func(e *rawobj.ManagedFieldsEntry) bool {
+		prev := findEntry(old, e)
+		return prev == nil || e.Time > prev.Time
+	}); e != nil {
+		return e.Manager, e.Operation
+	}
+	if e := newestEntry(obj.Managers, func(e *rawobj.ManagedFieldsEntry) bool {
+		prev := findEntry(old, e)
+		return prev != nil && e.FieldsHash != prev.FieldsHash
+	}); e != nil {
+		return e.Manager, e.Operation
+	}
+	if old != nil && old.ResourceVersion == obj.ResourceVersion {
+		return "", ""
+	}
+	var newest *rawobj.ManagedFieldsEntry
+	tie := false
 	for i := range obj.Managers {
 		e := &obj.Managers[i]
-		if old != nil && !movedSince(old.Managers, e) {
-			continue
+		switch {
+		case newest == nil || e.Time > newest.Time:
+			newest, tie = e, false
+		case e.Time == newest.Time:
+			tie = true
 		}
-		if best == nil || e.Time > best.Time {
+	}
+	if newest == nil || tie {
+		return "", ""
+	}
+	return newest.Manager, newest.Operation
+}
+
+// newestEntry returns the entry with the latest time among those that
+// match, nil if none does.
+func newestEntry(entries []rawobj.ManagedFieldsEntry, match func(*rawobj.ManagedFieldsEntry) bool) *rawobj.ManagedFieldsEntry {
+	var best *rawobj.ManagedFieldsEntry
+	for i := range entries {
+		e := &entries[i]
+		if match(e) && (best == nil || e.Time > best.Time) {
 			best = e
 		}
 	}
-	if best == nil {
-		return "", ""
-	}
-	return best.Manager, best.Operation
+	return best
 }
 
-// movedSince reports whether e is absent from before or has a later time
-// there.
-func movedSince(before []rawobj.ManagedFieldsEntry, e *rawobj.ManagedFieldsEntry) bool {
-	for i := range before {
-		b := &before[i]
+// findEntry returns old's entry for the same manager, operation and
+// subresource as e, nil if none (or no old object).
+func findEntry(old *rawobj.Object, e *rawobj.ManagedFieldsEntry) *rawobj.ManagedFieldsEntry {
+	if old == nil {
+		return nil
+	}
+	for i := range old.Managers {
+		b := &old.Managers[i]
 		if b.Manager == e.Manager && b.Operation == e.Operation && b.Subresource == e.Subresource {
-			return e.Time > b.Time
+			return b
 		}
 	}
-	return true
+	return nil
 }

@@ -42,6 +42,10 @@ type ManagedFieldsEntry struct {
 	Subresource string
 	// Time is the RFC 3339 text as sent, "" when absent.
 	Time string
+	// FieldsHash is a hash (FNV-1a) of the entry's fieldsV1 JSON as sent, 0
+	// when absent: it tells whether the set of owned fields changed when
+	// Time did not move (same manager, same second).
+	FieldsHash uint64
 }
 
 // Object is one Kubernetes object kept as JSON plus the metadata the cache
@@ -216,6 +220,7 @@ func (o *Object) DeepCopy() *Object {
 				Operation:   mv(m.Operation),
 				Subresource: mv(m.Subresource),
 				Time:        mv(m.Time),
+				FieldsHash:  m.FieldsHash,
 			}
 		}
 	}
@@ -309,6 +314,7 @@ type strRef struct {
 // managerRef is a managedFields entry before build.
 type managerRef struct {
 	manager, operation, subresource, time strRef
+	fieldsHash                            uint64
 }
 
 // span is a byte range data[start:end].
@@ -802,6 +808,12 @@ func (p *objScan) parseManagedFields(depth int) error {
 				e.subresource, err = p.stringValue("metadata.managedFields[].subresource")
 			case "time":
 				e.time, err = p.stringValue("metadata.managedFields[].time")
+			case "fieldsV1":
+				p.skipSpace()
+				start := p.pos
+				if err = p.skipValue(depth + 1); err == nil {
+					e.fieldsHash = fnv1a(p.data[start:p.pos])
+				}
 			default:
 				err = p.skipValue(depth + 1)
 			}
@@ -1005,8 +1017,20 @@ func (p *objScan) build(tm *typeMeta) *Object {
 				Operation:   b.str(m.operation, p.keepManagedFields),
 				Subresource: b.str(m.subresource, p.keepManagedFields),
 				Time:        b.str(m.time, p.keepManagedFields),
+				FieldsHash:  m.fieldsHash,
 			}
 		}
 	}
 	return o
+}
+
+// fnv1a is the 64-bit FNV-1a hash of b, without the allocation of
+// hash/fnv.
+func fnv1a(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }

@@ -223,7 +223,7 @@ func cloneMeta(m meta) meta {
 	m.APIVersion, m.Kind, m.Namespace, m.Name, m.UID = c(m.APIVersion), c(m.Kind), c(m.Namespace), c(m.Name), c(m.UID)
 	m.ResourceVersion, m.CreationTimestamp, m.DeletionTimestamp = c(m.ResourceVersion), c(m.CreationTimestamp), c(m.DeletionTimestamp)
 	for i, e := range m.Managers {
-		m.Managers[i] = ManagedFieldsEntry{c(e.Manager), c(e.Operation), c(e.Subresource), c(e.Time)}
+		m.Managers[i] = ManagedFieldsEntry{Manager: c(e.Manager), Operation: c(e.Operation), Subresource: c(e.Subresource), Time: c(e.Time)}
 	}
 	return m
 }
@@ -469,7 +469,7 @@ func TestManyManagers(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		m := strings.Repeat("m", i+1)
 		entries = append(entries, `{"manager":"`+m+`","operation":"Update","apiVersion":"v1","time":"2024-01-0`+string(rune('1'+i))+`T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{}}}`)
-		want = append(want, ManagedFieldsEntry{Manager: m, Operation: "Update", Time: "2024-01-0" + string(rune('1'+i)) + "T00:00:00Z"})
+		want = append(want, ManagedFieldsEntry{Manager: m, Operation: "Update", Time: "2024-01-0" + string(rune('1'+i)) + "T00:00:00Z", FieldsHash: fnv1a([]byte(`{"f:data":{}}`))})
 	}
 	in := `{"metadata":{"name":"a","managedFields":[` + strings.Join(entries[:5], ",") + `],"managedFields":[` + strings.Join(entries, ",") + `]}}`
 	for _, keep := range []bool{false, true} {
@@ -508,5 +508,31 @@ func TestSetGroupVersionKindQuoting(t *testing.T) {
 	bad.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Y"})
 	if string(bad.JSON) != `{` || bad.Kind != "Y" || bad.APIVersion != "v1" {
 		t.Errorf("invalid JSON: %s %+v", bad.JSON, metaOf(bad))
+	}
+}
+
+func TestFieldsHash(t *testing.T) {
+	parse := func(fields string) uint64 {
+		t.Helper()
+		in := `{"metadata":{"name":"a","managedFields":[{"manager":"m","fieldsV1":` + fields + `,"time":"2024-01-01T00:00:00Z"}]}}`
+		if fields == "" {
+			in = `{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}}`
+		}
+		o, err := Parse([]byte(in), ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.Managers[0].FieldsHash
+	}
+	a, a2, b := parse(`{"f:data":{"f:x":{}}}`), parse(`{"f:data":{"f:x":{}}}`), parse(`{"f:data":{"f:y":{}}}`)
+	if a == 0 || a != a2 || a == b {
+		t.Errorf("hashes: same fields %x/%x, other fields %x", a, a2, b)
+	}
+	if h := parse(""); h != 0 {
+		t.Errorf("no fieldsV1: hash %x, want 0", h)
+	}
+	o, _ := Parse([]byte(`{"metadata":{"name":"a","managedFields":[{"manager":"m","fieldsV1":{"f:x":{}}}]}}`), ParseOptions{})
+	if c := o.DeepCopy(); c.Managers[0].FieldsHash != o.Managers[0].FieldsHash {
+		t.Error("DeepCopy lost FieldsHash")
 	}
 }

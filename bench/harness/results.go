@@ -1,0 +1,460 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+const resultsVersion = 1
+
+// runFile is everything one `make bench` run measured, saved as
+// bench/results/nN.json.
+type runFile struct {
+	Version         int            `json:"version"`
+	Date            string         `json:"date"`
+	N               int            `json:"n"`
+	M               int            `json:"m"`
+	Rounds          int            `json:"rounds"`
+	BurstRounds     int            `json:"burstRounds"`
+	Warmup          int            `json:"warmup"`
+	Writers         int            `json:"writers"`
+	ListBytes       int            `json:"listBytes"`
+	SeedSeconds     float64        `json:"seedSeconds"`
+	DurationSeconds float64        `json:"durationSeconds"`
+	Machine         machineInfo    `json:"machine"`
+	Kube            string         `json:"kube"`
+	Commit          string         `json:"commit"`
+	Clients         []clientResult `json:"clients"`
+	Profile         *profileResult `json:"profile,omitempty"`
+	Pipeline        string         `json:"pipeline,omitempty"`
+}
+
+type clientResult struct {
+	ID       string   `json:"id"`
+	Group    string   `json:"group"`
+	Label    string   `json:"label"`
+	Measured string   `json:"measured"`
+	Sync     []sample `json:"sync"`
+	Burst    []sample `json:"burst,omitempty"`
+}
+
+type profileResult struct {
+	Command string  `json:"command"`
+	Repeat  int     `json:"repeat"`
+	WallMS  float64 `json:"wallMs"`
+	CPUMS   float64 `json:"cpuMs"`
+	Flat    string  `json:"flat"`
+	Cum     string  `json:"cum"`
+	Allocs  string  `json:"allocs"`
+}
+
+func (r *runFile) save(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode results: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// loadRuns reads every bench/results/n*.json, by N.
+func loadRuns(benchDir string) ([]*runFile, error) {
+	paths, err := filepath.Glob(filepath.Join(benchDir, "results", "n*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("find results: %w", err)
+	}
+	var runs []*runFile
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		var r runFile
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", p, err)
+		}
+		if r.Version != resultsVersion {
+			continue
+		}
+		runs = append(runs, &r)
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].N < runs[j].N })
+	return runs, nil
+}
+
+// stat summarises the successful samples of one metric.
+type stat struct {
+	Median, Min, Max float64
+	Count, Failed    int
+}
+
+func (s stat) ok() bool { return s.Count > 0 }
+
+func summarize(samples []sample, metric func(sample) float64) stat {
+	var v []float64
+	failed := 0
+	for _, s := range samples {
+		if s.Error != "" {
+			failed++
+			continue
+		}
+		v = append(v, metric(s))
+	}
+	if len(v) == 0 {
+		return stat{Failed: failed}
+	}
+	slices.Sort(v)
+	med := v[len(v)/2]
+	if len(v)%2 == 0 {
+		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return stat{Median: med, Min: v[0], Max: v[len(v)-1], Count: len(v), Failed: failed}
+}
+
+func wallOf(s sample) float64  { return s.WallMS }
+func cpuOf(s sample) float64   { return s.CPUMS }
+func rssOf(s sample) float64   { return float64(s.MaxRSSKiB) / 1024 }
+func bytesOf(s sample) float64 { return float64(s.Bytes) }
+func delayOf(s sample) float64 { return s.BurstDelayMS }
+func writeOf(s sample) float64 { return s.BurstWriteMS }
+
+func (r *runFile) client(id string) *clientResult {
+	for i := range r.Clients {
+		if r.Clients[i].ID == id {
+			return &r.Clients[i]
+		}
+	}
+	return nil
+}
+
+func (r *runFile) syncStat(id string, metric func(sample) float64) stat {
+	c := r.client(id)
+	if c == nil {
+		return stat{}
+	}
+	return summarize(c.Sync, metric)
+}
+
+// bestB is the lower median of the two client-go baselines for a metric,
+// and which one it was: the stricter comparison.
+func (r *runFile) bestB(metric func(sample) float64) (stat, string) {
+	var best stat
+	var label string
+	for _, id := range []string{"b-list", "b-stream"} {
+		s := r.syncStat(id, metric)
+		if s.ok() && (!best.ok() || s.Median < best.Median) {
+			best, label = s, r.client(id).Label
+		}
+	}
+	return best, label
+}
+
+// target is one pass/miss line.
+type target struct {
+	Name     string
+	N        int
+	Measured string
+	Pass     bool
+	Known    bool
+}
+
+func (r *runFile) targets() []target {
+	const d = "d-json"
+	n := r.N
+	var out []target
+	add := func(name string, known, pass bool, measured string) {
+		out = append(out, target{Name: name, N: n, Measured: measured, Pass: pass, Known: known})
+	}
+	dw, dc, dr := r.syncStat(d, wallOf), r.syncStat(d, cpuOf), r.syncStat(d, rssOf)
+	aw := r.syncStat("a", wallOf)
+	if dw.ok() && aw.ok() {
+		q := dw.Median / aw.Median
+		add("(d) -o json wall ≤ 1.5 × (a) raw list", true, q <= 1.5, fmt.Sprintf("%s vs %s = %.2f×", secs(dw.Median), secs(aw.Median), q))
+	} else {
+		add("(d) -o json wall ≤ 1.5 × (a) raw list", false, false, "not measured")
+	}
+	for _, m := range []struct {
+		name   string
+		d      stat
+		metric func(sample) float64
+		format func(float64) string
+	}{
+		{"(d) -o json wall ≤ 0.5 × (b) client-go", dw, wallOf, secs},
+		{"(d) -o json CPU ≤ 0.5 × (b) client-go", dc, cpuOf, secs},
+		{"(d) -o json peak RSS ≤ 0.5 × (b) client-go", dr, rssOf, mibf},
+	} {
+		b, label := r.bestB(m.metric)
+		if !m.d.ok() || !b.ok() {
+			add(m.name, false, false, "not measured")
+			continue
+		}
+		q := m.d.Median / b.Median
+		add(m.name, true, q <= 0.5, fmt.Sprintf("%s vs %s (%s) = %.2f×", m.format(m.d.Median), m.format(b.Median), strings.TrimPrefix(label, "(b) "), q))
+	}
+	cw := r.syncStat("c", wallOf)
+	if dw.ok() && cw.ok() {
+		add("(d) -o json faster than (c) kubectl get -w", true, dw.Median < cw.Median, fmt.Sprintf("%s vs %s = %.2f×", secs(dw.Median), secs(cw.Median), dw.Median/cw.Median))
+	} else {
+		add("(d) -o json faster than (c) kubectl get -w", false, false, "not measured")
+	}
+	if c := r.client(d); c != nil && len(c.Burst) > 0 {
+		s := summarize(c.Burst, delayOf)
+		if s.ok() {
+			add("update burst: (d) -o json prints the last write ≤ 100 ms after its response (median)", true, s.Median <= 100, fmt.Sprintf("%.1f ms (%.1f–%.1f), %d writes", s.Median, s.Min, s.Max, r.M))
+		}
+	}
+	return out
+}
+
+func secs(ms float64) string { return fmt.Sprintf("%.3f s", ms/1000) }
+func mibf(v float64) string  { return fmt.Sprintf("%.0f MiB", v) }
+
+func spread(s stat, format func(float64) string) string {
+	if !s.ok() {
+		if s.Failed > 0 {
+			return fmt.Sprintf("failed (%d)", s.Failed)
+		}
+		return "–"
+	}
+	out := fmt.Sprintf("%s (%s–%s)", format(s.Median), format(s.Min), format(s.Max))
+	if s.Failed > 0 {
+		out += fmt.Sprintf(", %d failed", s.Failed)
+	}
+	return out
+}
+
+func ratio(a, b stat) string {
+	if !a.ok() || !b.ok() || b.Median == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", a.Median/b.Median)
+}
+
+func numberWithCommas(n int) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// render writes RESULTS.md and results.svg from every results file.
+func render(benchDir string) error {
+	runs, err := loadRuns(benchDir)
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		return fmt.Errorf("no results in %s", filepath.Join(benchDir, "results"))
+	}
+	if err := os.WriteFile(filepath.Join(benchDir, "RESULTS.md"), []byte(markdown(runs)), 0o644); err != nil {
+		return fmt.Errorf("write RESULTS.md: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(benchDir, "results.svg"), []byte(chartSVG(runs)), 0o644); err != nil {
+		return fmt.Errorf("write results.svg: %w", err)
+	}
+	return nil
+}
+
+func markdown(runs []*runFile) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# Benchmark results\n\n")
+	w("Written by `make bench` (bench/harness) from the raw samples in `bench/results/`; do not edit by hand. ")
+	w("`make bench` measures N=10,000 (`make bench N=50000 ROUNDS=3` adds the 50,000 section). ")
+	w("Every client is a separate process; wall time is from its start until the harness has read the N-th object from its stdout, CPU is user+system and peak RSS is `ru_maxrss` from rusage. ")
+	w("Medians with min–max over the rounds; the clients alternate within each round (A B C D A B C D …). ")
+	w("In the ratio columns, (b) is the faster of the two client-go runs for that metric (the stricter comparison).\n\n")
+	w("![Benchmark chart](results.svg)\n\n")
+
+	w("## Targets (issue 5, SPEC S8)\n\n")
+	w("| target | N | measured (medians) | result |\n|---|---:|---|---|\n")
+	for _, r := range runs {
+		for _, t := range r.targets() {
+			res := "MISS"
+			switch {
+			case !t.Known:
+				res = "not measured"
+			case t.Pass:
+				res = "PASS"
+			}
+			w("| %s | %s | %s | **%s** |\n", t.Name, numberWithCommas(t.N), t.Measured, res)
+		}
+	}
+	if len(runs) > 1 {
+		w("\nGrowth from N=%s to N=%s (×%.0f objects), medians of `-o json` and of client-go:\n\n", numberWithCommas(runs[0].N), numberWithCommas(runs[len(runs)-1].N), float64(runs[len(runs)-1].N)/float64(runs[0].N))
+		w("| client | wall | CPU | peak RSS |\n|---|---:|---:|---:|\n")
+		first, last := runs[0], runs[len(runs)-1]
+		for _, id := range []string{"a", "b-list", "b-stream", "c", "d-json"} {
+			c := last.client(id)
+			if c == nil || first.client(id) == nil {
+				continue
+			}
+			w("| %s | %s | %s | %s |\n", c.Label,
+				ratio(last.syncStat(id, wallOf), first.syncStat(id, wallOf)),
+				ratio(last.syncStat(id, cpuOf), first.syncStat(id, cpuOf)),
+				ratio(last.syncStat(id, rssOf), first.syncStat(id, rssOf)))
+		}
+	}
+
+	for _, r := range runs {
+		w("\n## Initial sync of %s ConfigMaps\n\n", numberWithCommas(r.N))
+		w("%s; commit `%s`; %d rounds after %d warm-up run(s); list of %s as JSON (%d bytes per object); created in %.1f s; whole run %.0f s.\n\n",
+			r.Date, r.Commit, r.Rounds, r.Warmup, mib(int64(r.ListBytes)), r.ListBytes/max(1, r.N), r.SeedSeconds, r.DurationSeconds)
+		w("Machine: %s, %d CPUs, %s RAM, %s; %s; kube-apiserver, etcd and kubectl %s on the same machine (127.0.0.1).\n\n",
+			r.Machine.CPU, r.Machine.CPUs, r.Machine.Memory, r.Machine.Kernel, r.Machine.GoVersion, r.Kube)
+		aw := r.syncStat("a", wallOf)
+		bw, _ := r.bestB(wallOf)
+		bc, _ := r.bestB(cpuOf)
+		br, _ := r.bestB(rssOf)
+		w("| client | wall | CPU | peak RSS | output | wall ÷ (a) | wall ÷ (b) | CPU ÷ (b) | RSS ÷ (b) |\n")
+		w("|---|---|---|---|---:|---:|---:|---:|---:|\n")
+		for _, c := range r.Clients {
+			wall, cpu, rss := summarize(c.Sync, wallOf), summarize(c.Sync, cpuOf), summarize(c.Sync, rssOf)
+			out := summarize(c.Sync, bytesOf)
+			outs := "–"
+			if out.ok() {
+				outs = mib(int64(out.Median))
+			}
+			w("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Label,
+				spread(wall, secs), spread(cpu, secs), spread(rss, mibf), outs,
+				ratio(wall, aw), ratio(wall, bw), ratio(cpu, bc), ratio(rss, br))
+		}
+		if hasBurst(r) {
+			w("\n### Update burst (N=%s)\n\n", numberWithCommas(r.N))
+			w("With the client watching after its initial sync (and a %s pause), the harness patches %d distinct ConfigMaps with %d parallel writers as fast as the server takes them; ", settle, r.M, r.Writers)
+			w("the delay is from the response of the last write to the moment the client's output showed every one of the %d writes (the last event of the stream is the write committed last). %d rounds.\n\n", r.M, r.BurstRounds)
+			w("| client | delay after the last write | the %d writes took |\n|---|---|---|\n", r.M)
+			for _, c := range r.Clients {
+				if len(c.Burst) == 0 {
+					continue
+				}
+				w("| %s | %s | %s |\n", c.Label, spread(summarize(c.Burst, delayOf), msf), spread(summarize(c.Burst, writeOf), secs))
+			}
+		}
+		if errs := failures(r); errs != "" {
+			w("\nFailures:\n\n%s", errs)
+		}
+	}
+
+	last := runs[len(runs)-1]
+	w("\n## What was measured\n\n")
+	for _, c := range last.Clients {
+		w("- **%s**: %s\n", c.Label, c.Measured)
+	}
+	w("\nAll clients talk to the API server with the admin token of the local control plane; kubectl and kubectl deltas share a fresh `$HOME` (discovery cache warmed by the warm-up run). `kubectl deltas` is `bin/kubectl-deltas` run directly (`kubectl deltas` would exec the same binary).\n")
+
+	for _, r := range runs {
+		if r.Profile == nil {
+			continue
+		}
+		p := r.Profile
+		w("\n## Where kubectl deltas spends its time (N=%s)\n\n", numberWithCommas(r.N))
+		w("CPU profile of `%s` (the same code as bin/kubectl-deltas, run in-process by bench/profile under `runtime/pprof`, %d syncs in a row to collect enough samples): %.2f s wall, %.2f s CPU in total.\n\n", p.Command, p.Repeat, p.WallMS/1000, p.CPUMS/1000)
+		w("`go tool pprof -top` (flat):\n\n```\n%s```\n\n", trimPprof(p.Flat))
+		w("`go tool pprof -top -cum`:\n\n```\n%s```\n\n", trimPprof(p.Cum))
+		w("`go tool pprof -top -sample_index=alloc_space` (allocations):\n\n```\n%s```\n", trimPprof(p.Allocs))
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].Pipeline != "" {
+			w("\n## In-process benchmarks (no server)\n\n")
+			w("`go test -run '^$' -bench . -benchmem ./bench/pipeline/` on the recorded watch stream in `bench/testdata/` (run %s):\n\n```\n%s```\n", runs[i].Date, strings.TrimRight(runs[i].Pipeline, "\n")+"\n")
+			break
+		}
+	}
+	return b.String()
+}
+
+func msf(v float64) string { return fmt.Sprintf("%.1f ms", v) }
+
+func hasBurst(r *runFile) bool {
+	for _, c := range r.Clients {
+		if len(c.Burst) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func failures(r *runFile) string {
+	var b strings.Builder
+	for _, c := range r.Clients {
+		for _, s := range c.Sync {
+			if s.Error != "" {
+				fmt.Fprintf(&b, "- %s, sync round %d: %s\n", c.Label, s.Round, oneLine(s.Error))
+			}
+		}
+		for _, s := range c.Burst {
+			if s.Error != "" {
+				fmt.Fprintf(&b, "- %s, burst round %d: %s\n", c.Label, s.Round, oneLine(s.Error))
+			}
+		}
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// trimPprof drops pprof's header lines about files and build IDs.
+func trimPprof(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "File: ") || strings.HasPrefix(l, "Build ID: ") || strings.HasPrefix(l, "Time: ") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.TrimRight(strings.Join(out, "\n"), "\n") + "\n"
+}
+
+// summaryText is the short report printed at the end of a run.
+func summaryText(r *runFile) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nN=%d, %d rounds (medians):\n", r.N, r.Rounds)
+	for _, c := range r.Clients {
+		fmt.Fprintf(&b, "  %-34s wall %8s  cpu %8s  rss %7s", c.Label, secsOrDash(summarize(c.Sync, wallOf)), secsOrDash(summarize(c.Sync, cpuOf)), mibOrDash(summarize(c.Sync, rssOf)))
+		if d := summarize(c.Burst, delayOf); d.ok() {
+			fmt.Fprintf(&b, "  burst delay %6.1f ms", d.Median)
+		}
+		b.WriteByte('\n')
+	}
+	for _, t := range r.targets() {
+		res := "MISS"
+		if t.Pass {
+			res = "PASS"
+		} else if !t.Known {
+			res = "----"
+		}
+		fmt.Fprintf(&b, "  %s  %s: %s\n", res, t.Name, t.Measured)
+	}
+	return b.String()
+}
+
+func secsOrDash(s stat) string {
+	if !s.ok() {
+		return "–"
+	}
+	return secs(s.Median)
+}
+
+func mibOrDash(s stat) string {
+	if !s.ok() || math.IsNaN(s.Median) {
+		return "–"
+	}
+	return mibf(s.Median)
+}
