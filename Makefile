@@ -25,6 +25,17 @@ KUBECTL_LDFLAGS := \
 # Fuzz time per target in `make fuzz` (CI runs them briefly).
 FUZZTIME ?= 20s
 
+# Release and lint tools, pinned, built from the Go module proxy into
+# hack/tools/bin (git-ignored) the first time they are needed. The version is
+# in the file name, so changing it here installs the new one.
+# goreleaser: v2.18+ needs Go 1.27; v2.16 and v2.17 depend on a go-msix
+# module the module proxy refuses, so v2.15.1 is the newest that builds here.
+TOOLS_BIN := $(CURDIR)/hack/tools/bin
+GORELEASER_VERSION := v2.15.1
+GOLANGCI_LINT_VERSION := v2.15.0
+GORELEASER := $(TOOLS_BIN)/goreleaser-$(GORELEASER_VERSION)
+GOLANGCI_LINT := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+
 .DEFAULT_GOAL := help
 
 .PHONY: help
@@ -61,6 +72,11 @@ test: controlplane ## Unit and end-to-end tests (race detector on), with the cov
 unit: ## Unit tests only (no control plane)
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /e2e -e /internal/controlplane)
 
+.PHONY: e2e-faults
+e2e-faults: controlplane ## Fault-injection end-to-end suite: apiserver kills, compaction, proxy faults, slow reader, signals, bad input, secrets
+	$(GO) vet -tags faults ./e2e/
+	$(GO) test -race -tags faults -count=1 -timeout 20m -run '^TestFault' -v ./e2e/
+
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME (default 20s)
 	$(GO) test -run='^$$' -fuzz='^FuzzDeltaFIFODifferential$$' -fuzztime=$(FUZZTIME) ./internal/cacheconformance/
@@ -68,7 +84,8 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 20s)
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 
 .PHONY: lint
-lint: ## go vet, gofmt and go mod tidy checks
+lint: $(GOLANGCI_LINT) ## golangci-lint (.golangci.yml), go vet, gofmt and go mod tidy checks
+	$(GOLANGCI_LINT) run ./...
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@cp go.mod /tmp/deltas-go.mod.bak && cp go.sum /tmp/deltas-go.sum.bak && $(GO) mod tidy && \
@@ -79,3 +96,44 @@ lint: ## go vet, gofmt and go mod tidy checks
 clean: ## Remove build outputs (keeps the control plane binaries)
 	rm -f $(BIN)/kubectl-deltas $(BIN)/*.cover
 	rm -rf dist
+
+.PHONY: bench
+bench: build controlplane ## Benchmark vs raw HTTP, client-go and kubectl on a local control plane (N=10000 M=1000 ROUNDS=5): bench/RESULTS.md
+	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -m $(or $(M),1000) -rounds $(or $(ROUNDS),5)
+
+$(GORELEASER):
+	rm -rf $(TOOLS_BIN)/.goreleaser && mkdir -p $(TOOLS_BIN)/.goreleaser
+	GOBIN=$(TOOLS_BIN)/.goreleaser $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+	mv $(TOOLS_BIN)/.goreleaser/goreleaser $@ && rm -rf $(TOOLS_BIN)/.goreleaser
+
+$(GOLANGCI_LINT):
+	rm -rf $(TOOLS_BIN)/.golangci-lint && mkdir -p $(TOOLS_BIN)/.golangci-lint
+	GOBIN=$(TOOLS_BIN)/.golangci-lint $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(TOOLS_BIN)/.golangci-lint/golangci-lint $@ && rm -rf $(TOOLS_BIN)/.golangci-lint
+
+.PHONY: tools
+tools: $(GORELEASER) $(GOLANGCI_LINT) ## Install the pinned goreleaser and golangci-lint into hack/tools/bin
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Install the pinned golangci-lint into hack/tools/bin
+
+# goreleaser reads the commit from git and gives up on it without a remote;
+# a clone without one gets the project's URL, for goreleaser's run only.
+DIST_GIT_ENV := $(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://$(MODULE).git)
+
+.PHONY: dist
+dist: $(GORELEASER) ## Local snapshot release with goreleaser: every archive and checksums.txt in dist/ (slow: 6 cross builds)
+	$(DIST_GIT_ENV) $(GORELEASER) release --snapshot --clean
+
+.PHONY: release-check
+release-check: $(GORELEASER) ## goreleaser check, then the krew manifest tests (a host archive built as goreleaser would)
+	$(GORELEASER) check
+	$(MAKE) validate-krew-manifest
+
+.PHONY: validate-krew-manifest
+validate-krew-manifest: ## Validate plugin.yaml against krew's rules and .krew.yaml, install it from a local archive (DIST=dist: from make dist's archives too)
+	$(if $(DIST),DELTAS_DIST=$(DIST)) $(GO) test -count=1 -run 'Manifest|Krew' ./hack/krew/
+
+.PHONY: krew-manifest
+krew-manifest: ## Render plugin.yaml from .krew.yaml (TAG=v1.2.3 CHECKSUMS=checksums.txt after a release)
+	$(GO) run ./hack/krew/cmd/render-manifest $(if $(TAG),-tag $(TAG)) $(if $(CHECKSUMS),-checksums $(CHECKSUMS))

@@ -87,10 +87,10 @@ type retryWithDeadline struct {
 	clock            clock.Clock
 }
 
-func newRetryWithDeadline(maxRetryDuration, resetPeriod time.Duration, isRetryable func(error) bool, c clock.Clock) *retryWithDeadline {
+func newRetryWithDeadline(maxRetryDuration time.Duration, isRetryable func(error) bool, c clock.Clock) *retryWithDeadline {
 	return &retryWithDeadline{
 		maxRetryDuration: maxRetryDuration,
-		resetPeriod:      resetPeriod,
+		resetPeriod:      internalErrorResetPeriod,
 		isRetryable:      isRetryable,
 		clock:            c,
 	}

@@ -325,7 +325,8 @@ func (f *DeltaFIFO) queueActionInternalLocked(actionType, internalActionType Del
 	}
 
 	oldDeltas, queued := f.items[id]
-	newDeltas := append(oldDeltas, Delta{Type: actionType, Object: obj})
+	// The new slice replaces the old one in items; nobody else holds it.
+	newDeltas := append(oldDeltas, Delta{Type: actionType, Object: obj}) //nolint:gocritic // see above
 	newDeltas = dedupDeltas(newDeltas)
 	if actionType == Updated && f.maxUpdatedBacklog > 0 {
 		newDeltas = coalesceUpdates(newDeltas, f.maxUpdatedBacklog)
@@ -340,15 +341,15 @@ func (f *DeltaFIFO) queueActionInternalLocked(actionType, internalActionType Del
 }
 
 // coalesceUpdates keeps the trailing run of Updated deltas at most max
-// long by folding the newest delta into the one before it. deltas ends with
-// an Updated.
-func coalesceUpdates(deltas Deltas, max int) Deltas {
+// long by folding the newest delta into the one before it, so that it is at
+// most limit long. deltas ends with an Updated.
+func coalesceUpdates(deltas Deltas, limit int) Deltas {
 	n := len(deltas)
 	run := 0
 	for i := n - 1; i >= 0 && deltas[i].Type == Updated; i-- {
 		run++
 	}
-	if run <= max || max < 1 {
+	if run <= limit || limit < 1 {
 		return deltas
 	}
 	newest := deltas[n-1]

@@ -415,7 +415,7 @@ func (r *Reflector) startResync(ctx context.Context, resyncErrCh chan<- error) {
 // last resourceVersion, and returns (nil) when a relist is needed; it
 // returns an error only when the watch request itself failed.
 func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh chan error) error {
-	retry := newRetryWithDeadline(r.maxInternalErrorRetryDuration, internalErrorResetPeriod, apierrors.IsInternalError, r.clock)
+	retry := newRetryWithDeadline(r.maxInternalErrorRetryDuration, apierrors.IsInternalError, r.clock)
 	defer func() {
 		if w != nil {
 			w.Stop()

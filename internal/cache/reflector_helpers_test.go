@@ -255,8 +255,6 @@ func (fx *reflectorFixture) drain(t *testing.T) []string {
 	return out
 }
 
-var errScriptedTimeout = errors.New("scripted")
-
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
 // processOurs applies popped deltas to a store as client-go's

@@ -468,7 +468,7 @@ func TestReflectorListRetriesFromEmptyRV(t *testing.T) {
 	tooLargeMessage := apierrors.NewTimeoutError("Too large resource version", 1)
 	for name, err := range map[string]error{
 		"expired":                  expiredErr(),
-		"gone":                     apierrors.NewGone("gone"),
+		"gone":                     apierrors.NewGone("gone"), //nolint:staticcheck // servers before 1.18 sent 410 Gone
 		"too large cause":          tooLargeCause,
 		"too large cause message":  tooLargeCauseMessage,
 		"too large in the message": tooLargeMessage,
@@ -707,7 +707,9 @@ func TestReflectorResync(t *testing.T) {
 		c.Step(time.Second)
 		<-asked
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("watchWithResync after cancel: %v", err)
+		}
 		if len(store.calls) != 0 {
 			t.Error("Resync ran although ShouldResync said no")
 		}
@@ -745,12 +747,12 @@ func TestExponentialBackoff(t *testing.T) {
 func TestRetryWithDeadline(t *testing.T) {
 	c := clocktesting.NewFakeClock(time.Unix(0, 0))
 	internal := apierrors.NewInternalError(fmt.Errorf("x"))
-	off := newRetryWithDeadline(0, time.Minute, apierrors.IsInternalError, c)
+	off := newRetryWithDeadline(0, apierrors.IsInternalError, c)
 	off.After(internal)
 	if off.ShouldRetry() {
 		t.Error("a zero deadline retried")
 	}
-	r := newRetryWithDeadline(30*time.Second, time.Minute, apierrors.IsInternalError, c)
+	r := newRetryWithDeadline(30*time.Second, apierrors.IsInternalError, c)
 	retries := 0
 	for i := 0; i < 40; i++ {
 		r.After(internal)
@@ -764,7 +766,7 @@ func TestRetryWithDeadline(t *testing.T) {
 		t.Errorf("%d retries over 40s of errors with a 30s deadline, want 31", retries)
 	}
 	// Non-retryable errors are not recorded.
-	r2 := newRetryWithDeadline(time.Second, time.Minute, apierrors.IsInternalError, c)
+	r2 := newRetryWithDeadline(time.Second, apierrors.IsInternalError, c)
 	r2.After(fmt.Errorf("other"))
 	c.Step(time.Hour)
 	r2.After(internal)

@@ -1,19 +1,86 @@
 package cmd
 
 import (
+	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/metadata"
 )
 
-// completeArgs completes resource types from discovery, then names of
-// objects of the given types ("kubectl deltas cm <TAB>").
+const (
+	// binaryName is the plugin's executable. Shell completion scripts are
+	// generated for the root command's Name(), so that must be this name
+	// (cobra's convention for kubectl plugins: Use "kubectl-deltas …" and
+	// the display name "kubectl deltas" for help and usage).
+	binaryName = "kubectl-deltas"
+
+	// completionTimeout bounds each request made to complete a word when
+	// --request-timeout is not given: a shell must never hang on <TAB>
+	// because the server is slow or unreachable.
+	completionTimeout = 5 * time.Second
+
+	// completionListLimit caps the objects fetched to complete a name: one
+	// page is plenty to choose from, and keeps <TAB> fast on big clusters.
+	completionListLimit = 1000
+)
+
+// completeArgs completes the positional arguments the way kubectl get
+// does: resource types from discovery ("kubectl deltas con<TAB>"), names
+// of objects of the given type in the namespace ("kubectl deltas cm
+// <TAB>"), and TYPE/NAME ("kubectl deltas cm/<TAB>").
 func (o *DeltasOptions) completeArgs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) == 0 {
-		return o.completeTypes(toComplete), cobra.ShellCompDirectiveNoFileComp
+	o.boundCompletionRequests()
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	return nil, cobra.ShellCompDirectiveNoFileComp
+	switch {
+	case strings.Contains(toComplete, "/") && (len(args) == 0 || strings.Contains(args[0], "/")):
+		typ, prefix, _ := strings.Cut(toComplete, "/")
+		names := o.completeNames(ctx, typ, prefix)
+		out := make([]string, 0, len(names))
+		for _, name := range names {
+			out = append(out, typ+"/"+name)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	case len(args) == 0:
+		return o.completeTypes(toComplete), cobra.ShellCompDirectiveNoFileComp
+	case strings.Contains(args[0], "/"):
+		// More TYPE/NAME arguments: offer the types; the name follows the
+		// slash.
+		return o.completeTypes(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	case strings.Contains(args[0], ","):
+		// Names of several types at once are ambiguous; kubectl get does
+		// not complete them either.
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	given := map[string]bool{}
+	for _, a := range args[1:] {
+		given[a] = true
+	}
+	var out []string
+	for _, name := range o.completeNames(ctx, args[0], toComplete) {
+		if !given[name] {
+			out = append(out, name)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// boundCompletionRequests sets the request timeout of completion requests
+// when the user gave none. It must run before the first client is built.
+func (o *DeltasOptions) boundCompletionRequests() {
+	if o.requestTimeout() > 0 {
+		return
+	}
+	t := completionTimeout.String()
+	o.configFlags.Timeout = &t
 }
 
 // completeTypes lists the plural names of the server's listable and
@@ -54,6 +121,64 @@ func (o *DeltasOptions) completeTypes(toComplete string) []string {
 	return out
 }
 
+// completeNames lists the names of the objects of type typ (as typed by
+// the user: "cm", "deployments.apps") that start with prefix, in the
+// namespace of the flags and kubeconfig. Errors mean no completions.
+func (o *DeltasOptions) completeNames(ctx context.Context, typ, prefix string) []string {
+	if o.allNamespaces {
+		// A name cannot be watched across all namespaces.
+		return nil
+	}
+	mapper, err := o.configFlags.ToRESTMapper()
+	if err != nil {
+		return nil
+	}
+	mapping, err := mappingFor(mapper, typ)
+	if err != nil {
+		return nil
+	}
+	namespace := ""
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		namespace, _, err = o.configFlags.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return nil
+		}
+	}
+	return o.listNames(ctx, mapping.Resource, namespace, prefix)
+}
+
+// listNames lists the names of the objects of resource in namespace ("" is
+// all namespaces or a cluster-scoped resource) that start with prefix, with
+// one bounded metadata-only list request.
+func (o *DeltasOptions) listNames(ctx context.Context, resource schema.GroupVersionResource, namespace, prefix string) []string {
+	config, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return nil
+	}
+	client, err := metadata.NewForConfig(config)
+	if err != nil {
+		return nil
+	}
+	timeout := completionTimeout
+	if t := o.requestTimeout(); t > 0 {
+		timeout = t
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	list, err := client.Resource(resource).Namespace(namespace).List(ctx, metav1.ListOptions{Limit: completionListLimit})
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for i := range list.Items {
+		if name := list.Items[i].Name; strings.HasPrefix(name, prefix) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func hasVerb(verbs []string, verb string) bool {
 	for _, v := range verbs {
 		if v == verb {
@@ -63,19 +188,51 @@ func hasVerb(verbs []string, verb string) bool {
 	return false
 }
 
-// registerConfigCompletions completes --namespace, --context, --cluster and
-// --user from the kubeconfig and the server.
+// registerConfigCompletions completes --namespace from the server, and
+// --context, --cluster and --user from the kubeconfig.
 func (o *DeltasOptions) registerConfigCompletions(cmd *cobra.Command) {
-	_ = cmd.RegisterFlagCompletionFunc("context", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	_ = cmd.RegisterFlagCompletionFunc("namespace", func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		o.boundCompletionRequests()
+		ctx := cmd.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		return o.listNames(ctx, schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", toComplete), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("context", o.kubeconfigCompletion(func(c *kubeconfigNames) []string { return c.contexts }))
+	_ = cmd.RegisterFlagCompletionFunc("cluster", o.kubeconfigCompletion(func(c *kubeconfigNames) []string { return c.clusters }))
+	_ = cmd.RegisterFlagCompletionFunc("user", o.kubeconfigCompletion(func(c *kubeconfigNames) []string { return c.users }))
+}
+
+// kubeconfigNames are the names defined in the merged kubeconfig.
+type kubeconfigNames struct {
+	contexts, clusters, users []string
+}
+
+// kubeconfigCompletion completes a flag with the names pick returns.
+func (o *DeltasOptions) kubeconfigCompletion(pick func(*kubeconfigNames) []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		config, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		var names []string
+		var names kubeconfigNames
 		for name := range config.Contexts {
-			names = append(names, name)
+			names.contexts = append(names.contexts, name)
 		}
-		sort.Strings(names)
-		return names, cobra.ShellCompDirectiveNoFileComp
-	})
+		for name := range config.Clusters {
+			names.clusters = append(names.clusters, name)
+		}
+		for name := range config.AuthInfos {
+			names.users = append(names.users, name)
+		}
+		var out []string
+		for _, name := range pick(&names) {
+			if strings.HasPrefix(name, toComplete) {
+				out = append(out, name)
+			}
+		}
+		sort.Strings(out)
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
 }

@@ -150,7 +150,10 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewDeltasOptions(streams)
 	cmd := &cobra.Command{
-		Use:     "deltas TYPE[.VERSION][.GROUP][,TYPE...] [NAME ...] | TYPE/NAME ... [flags]",
+		// The name is the binary's, so that generated completion scripts
+		// complete kubectl-deltas; help shows "kubectl deltas" through the
+		// display-name annotation.
+		Use:     binaryName + " TYPE[.VERSION][.GROUP][,TYPE...] [NAME ...] | TYPE/NAME ... [flags]",
 		Short:   "Print every delta an informer pops for Kubernetes resources",
 		Long:    deltasLong,
 		Example: deltasExample,
@@ -172,9 +175,12 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 		},
 		ValidArgsFunction: o.completeArgs,
 	}
-	cmd.SetVersionTemplate(`{{printf "%s\n" .Version}}`)
+	cmd.SetVersionTemplate(versionTemplate())
 
 	flags := cmd.Flags()
+	// Declared here so that cobra adds no -v shorthand: kubectl users type
+	// -v=6 out of habit. cobra still prints the version for it.
+	flags.Bool("version", false, "Print the client version information and exit.")
 	o.configFlags.AddFlags(flags)
 	flags.StringVarP(&o.output, "output", "o", o.output, "Output format: "+strings.Join(printer.AllowedFormats(), "|")+" (text is the default).")
 	flags.BoolVarP(&o.allNamespaces, "all-namespaces", "A", o.allNamespaces, "Watch the resources in all namespaces.")

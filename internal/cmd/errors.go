@@ -25,7 +25,7 @@ func isExpired(err error) bool {
 func fatalError(err error) error {
 	switch {
 	case apierrors.IsForbidden(err):
-		return fmt.Errorf("%w\nkubectl deltas needs the list and watch verbs on the resource; check with \"kubectl auth can-i list,watch <resource>\"", err)
+		return fmt.Errorf("%w\nkubectl deltas needs the list and watch verbs on the resource; check with \"kubectl auth can-i list <resource>\" and \"kubectl auth can-i watch <resource>\"", err)
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("%w: the server rejected the credentials (expired token?); log in again or check --kubeconfig, --context and --token", err)
 	case apierrors.IsMethodNotSupported(err):

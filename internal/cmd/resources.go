@@ -3,7 +3,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -154,14 +153,4 @@ func distinctResources(targets []watchTarget) int {
 		set[t.mapping.Resource.String()] = true
 	}
 	return len(set)
-}
-
-// describeTargets names the watched resources for messages, sorted.
-func describeTargets(targets []watchTarget) string {
-	var names []string
-	for _, t := range targets {
-		names = append(names, t.mapping.Resource.GroupResource().String())
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
 }

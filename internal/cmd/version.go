@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	apimachineryversion "k8s.io/apimachinery/pkg/version"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/discovery"
@@ -13,6 +17,10 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
 )
+
+// serverVersionTimeout bounds the server version request when
+// --request-timeout is not given.
+const serverVersionTimeout = 10 * time.Second
 
 // VersionOptions are the flags of kubectl deltas version.
 type VersionOptions struct {
@@ -22,16 +30,10 @@ type VersionOptions struct {
 	genericiooptions.IOStreams
 }
 
-// versionOutput is the JSON/YAML form, kubectl style.
+// versionOutput is the JSON/YAML form, shaped like kubectl version's.
 type versionOutput struct {
-	ClientVersion version.Info   `json:"clientVersion"`
-	ServerVersion *serverVersion `json:"serverVersion,omitempty"`
-	ServerError   string         `json:"serverError,omitempty"`
-}
-
-type serverVersion struct {
-	GitVersion string `json:"gitVersion"`
-	Platform   string `json:"platform"`
+	ClientVersion version.Info              `json:"clientVersion"`
+	ServerVersion *apimachineryversion.Info `json:"serverVersion,omitempty"`
 }
 
 // NewCmdVersion returns the version subcommand.
@@ -40,8 +42,17 @@ func NewCmdVersion(configFlags *genericclioptions.ConfigFlags, streams genericio
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the client and server version information",
-		Long:  "Print the version of kubectl deltas and, unless --client is given, of the server it would talk to.",
-		Args:  cobra.NoArgs,
+		Long: `Print the version of kubectl deltas (version, git commit, build date, Go
+version and platform) and the version of the server it would talk to.
+
+Like kubectl version, it fails when the server cannot be reached, after
+printing the client version; --client prints the client version only.`,
+		Example: `  # Client and server versions
+  kubectl deltas version
+
+  # Client version only, as JSON
+  kubectl deltas version --client -o json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
 				return err
@@ -49,6 +60,9 @@ func NewCmdVersion(configFlags *genericclioptions.ConfigFlags, streams genericio
 			return o.Run(cmd.Context())
 		},
 	}
+	// The connection flags, as on the root command: they are local to it,
+	// and "kubectl deltas version --context x" must work as kubectl's does.
+	configFlags.AddFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&o.clientOnly, "client", o.clientOnly, "If true, shows client version only (no server required).")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "One of 'yaml' or 'json'.")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletion("json", "yaml"))
@@ -63,17 +77,13 @@ func (o *VersionOptions) Validate() error {
 	return nil
 }
 
-// Run prints the versions. An unreachable server is reported, not fatal,
-// as kubectl version does.
-func (o *VersionOptions) Run(ctx context.Context) error {
+// Run prints the versions. As with kubectl version, an unreachable server
+// is an error (exit 1) reported after the client version was printed.
+func (o *VersionOptions) Run(context.Context) error {
 	out := versionOutput{ClientVersion: version.Get()}
+	var serverErr error
 	if !o.clientOnly {
-		sv, err := o.serverVersion(ctx)
-		if err != nil {
-			out.ServerError = err.Error()
-		} else {
-			out.ServerVersion = sv
-		}
+		out.ServerVersion, serverErr = o.serverVersion()
 	}
 	switch o.output {
 	case "json":
@@ -89,34 +99,48 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		}
 		fmt.Fprint(o.Out, string(b))
 	default:
-		c := out.ClientVersion
-		fmt.Fprintf(o.Out, "Client Version: %s\n", c.Version)
-		fmt.Fprintf(o.Out, "Git Commit: %s\n", c.Commit)
-		fmt.Fprintf(o.Out, "Build Date: %s\n", c.BuildDate)
-		fmt.Fprintf(o.Out, "Go Version: %s\n", c.GoVersion)
-		fmt.Fprintf(o.Out, "Platform: %s\n", c.Platform)
+		printClientVersion(o.Out, out.ClientVersion)
 		if out.ServerVersion != nil {
 			fmt.Fprintf(o.Out, "Server Version: %s\n", out.ServerVersion.GitVersion)
 		}
 	}
-	if out.ServerError != "" {
-		fmt.Fprintf(o.ErrOut, "warning: unable to get the server version: %s\n", out.ServerError)
-	}
-	return nil
+	return serverErr
 }
 
-func (o *VersionOptions) serverVersion(context.Context) (*serverVersion, error) {
+// printClientVersion prints the client build, one "Key: value" per line.
+func printClientVersion(w io.Writer, c version.Info) {
+	fmt.Fprintf(w, "Client Version: %s\n", c.Version)
+	fmt.Fprintf(w, "Git Commit: %s\n", c.Commit)
+	fmt.Fprintf(w, "Build Date: %s\n", c.BuildDate)
+	fmt.Fprintf(w, "Go Version: %s\n", c.GoVersion)
+	fmt.Fprintf(w, "Platform: %s\n", c.Platform)
+}
+
+// versionTemplate is the cobra template of --version: the client build,
+// as "version --client" prints it.
+func versionTemplate() string {
+	var b strings.Builder
+	printClientVersion(&b, version.Get())
+	return b.String()
+}
+
+// serverVersion asks the server for its version, bounded by
+// --request-timeout or serverVersionTimeout.
+func (o *VersionOptions) serverVersion() (*apimachineryversion.Info, error) {
 	config, err := o.configFlags.ToRESTConfig()
 	if err != nil {
 		return nil, kubeconfigError(err)
 	}
+	if config.Timeout == 0 {
+		config.Timeout = serverVersionTimeout
+	}
 	dc, err := discovery.NewDiscoveryClientForConfig(config)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("unable to create a discovery client: %w", err)
 	}
 	info, err := dc.ServerVersion()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("unable to get the version of the server %s: %w; check --server, --context and --kubeconfig, or use --client for the client version only", config.Host, err)
 	}
-	return &serverVersion{GitVersion: info.GitVersion, Platform: info.Platform}, nil
+	return info, nil
 }

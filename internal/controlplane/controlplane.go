@@ -22,6 +22,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -289,7 +290,7 @@ func (cp *ControlPlane) runAPIServer(ctx context.Context) error {
 }
 
 func (cp *ControlPlane) apiserverArgs() []string {
-	args := []string{
+	return slices.Concat([]string{
 		fmt.Sprintf("--etcd-servers=%s", cp.EtcdURL()),
 		fmt.Sprintf("--secure-port=%d", cp.apiPort),
 		"--bind-address=127.0.0.1",
@@ -306,8 +307,7 @@ func (cp *ControlPlane) apiserverArgs() []string {
 		// endpoint of the "kubernetes" service, which validation rejects as a
 		// loopback address (an error line every 10s in the log).
 		"--endpoint-reconciler-type=none",
-	}
-	return append(args, cp.apiserverFlags...)
+	}, cp.apiserverFlags)
 }
 
 // StopAPIServer kills kube-apiserver with SIGKILL and waits for it to exit.

@@ -149,9 +149,9 @@ func do(ctx context.Context, client *http.Client, method, url, token, body strin
 
 func truncate(s string) string {
 	s = strings.TrimSpace(s)
-	const max = 300
-	if len(s) > max {
-		return s[:max] + "…"
+	const maxLen = 300
+	if len(s) > maxLen {
+		return s[:maxLen] + "…"
 	}
 	return s
 }

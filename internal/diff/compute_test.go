@@ -57,11 +57,12 @@ func compact(t testing.TB, s string) string {
 		switch {
 		case inStr:
 			b.WriteRune(r)
-			if esc {
+			switch {
+			case esc:
 				esc = false
-			} else if r == '\\' {
+			case r == '\\':
 				esc = true
-			} else if r == '"' {
+			case r == '"':
 				inStr = false
 			}
 		case r == '"':
@@ -401,7 +402,7 @@ func TestCompute(t *testing.T) {
 			name: "redacted whole document",
 			old:  `{"a":1}`,
 			new:  `{"a":2,"b":{"c":3}}`,
-			opts: Options{Redact: func(p []string) bool { return true }},
+			opts: Options{Redact: func([]string) bool { return true }},
 			want: `[{"op":"replace","path":"/a","redacted":true},{"op":"add","path":"/b/c","redacted":true}]`,
 		},
 		{

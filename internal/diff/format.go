@@ -41,7 +41,7 @@ func (o Operation) DottedPath() string {
 			var q bytes.Buffer
 			if err := writeJSON(&q, s); err != nil {
 				// Strings always encode; keep a readable fallback anyway.
-				b.WriteString(fmt.Sprintf("%q", s))
+				fmt.Fprintf(&b, "%q", s)
 			} else {
 				b.Write(q.Bytes())
 			}

@@ -119,8 +119,8 @@ func parseDotted(s string) ([]string, error) {
 	// dot); after "]" a dot, "[" or the end must follow.
 	expectSeg := true
 	for i < len(s) {
-		switch c := s[i]; {
-		case c == '[':
+		switch s[i] {
+		case '[':
 			seg, n, err := parseBracket(s[i:])
 			if err != nil {
 				return nil, fmt.Errorf("path %q at offset %d: %w", s, i, err)
@@ -144,7 +144,7 @@ func parseDotted(s string) ([]string, error) {
 					return nil, fmt.Errorf("path %q at offset %d: expected \".\" or \"[\" after \"]\"", s, i)
 				}
 			}
-		case c == '.':
+		case '.':
 			return nil, fmt.Errorf("path %q at offset %d: empty segment", s, i)
 		default:
 			if !expectSeg {

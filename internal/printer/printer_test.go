@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the printers' output")
@@ -504,7 +506,7 @@ func FuzzAppendString(f *testing.F) {
 
 func TestAppendValueMatchesEncodingJSON(t *testing.T) {
 	values := []any{
-		nil, true, false, "s<>", 0.0, -0.0, 1.0, 1.5, 1e20, 1e21, 1e-6, 1e-7, -2.5e-9, 123456789.0,
+		nil, true, false, "s<>", 0.0, math.Copysign(0, -1), 1.0, 1.5, 1e20, 1e21, 1e-6, 1e-7, -2.5e-9, 123456789.0,
 		int64(-42), 7, json.Number("12345678901234567890"),
 		[]any{}, map[string]any{}, []any{1.0, "a", nil, map[string]any{"b": "<", "a": []any{false}}},
 		[]string{"<x>"}, map[string]int{"b": 1, "a": 2},

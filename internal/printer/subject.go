@@ -41,12 +41,6 @@ func appendSubject(dst []byte, r *Record, allNamespaces bool) []byte {
 	return appendSafe(dst, r.Name)
 }
 
-// typeName is appendTypeName as a string.
-func typeName(r *Record) string {
-	var a [64]byte
-	return string(appendTypeName(a[:0], r))
-}
-
 // appendLower appends s in lower case (and terminal-safe).
 func appendLower(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {

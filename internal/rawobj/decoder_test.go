@@ -25,10 +25,10 @@ var readers = []struct {
 }
 
 // decodeAll returns the values of the stream (copied) and the final error.
-func decodeAll(r io.Reader, max int) ([]string, error) {
+func decodeAll(r io.Reader, maxSize int) ([]string, error) {
 	d := NewDecoder(r)
-	if max > 0 {
-		d.SetMaxValueSize(max)
+	if maxSize > 0 {
+		d.SetMaxValueSize(maxSize)
 	}
 	var vals []string
 	for {

@@ -219,7 +219,7 @@ func TestParseNoAlias(t *testing.T) {
 }
 
 func cloneMeta(m meta) meta {
-	c := func(s string) string { return strings.Clone(s) }
+	c := strings.Clone
 	m.APIVersion, m.Kind, m.Namespace, m.Name, m.UID = c(m.APIVersion), c(m.Kind), c(m.Namespace), c(m.Name), c(m.UID)
 	m.ResourceVersion, m.CreationTimestamp, m.DeletionTimestamp = c(m.ResourceVersion), c(m.CreationTimestamp), c(m.DeletionTimestamp)
 	for i, e := range m.Managers {

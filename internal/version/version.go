@@ -4,6 +4,7 @@
 package version
 
 import (
+	"regexp"
 	"runtime"
 	"runtime/debug"
 )
@@ -24,8 +25,13 @@ type Info struct {
 	Platform  string `json:"platform"`
 }
 
+// bareSemver matches a semantic version without its "v": goreleaser's
+// {{.Version}} is the tag with the "v" trimmed.
+var bareSemver = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+`)
+
 // Get returns the build information: the ldflags values when set, else
 // what the Go toolchain recorded ("dev"/"unknown" when nothing is known).
+// Versions are printed with their "v", as kubectl, krew and go install do.
 func Get() Info {
 	info := Info{
 		Version:   version,
@@ -53,6 +59,9 @@ func Get() Info {
 	}
 	if info.Version == "" {
 		info.Version = "dev"
+	}
+	if bareSemver.MatchString(info.Version) {
+		info.Version = "v" + info.Version
 	}
 	if info.Commit == "" {
 		info.Commit = "unknown"
