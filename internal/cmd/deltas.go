@@ -199,7 +199,7 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.noHeaders, "no-headers", o.noHeaders, "Do not print the header of wide and custom-columns output.")
 	flags.StringVar(&o.color, "color", o.color, "Color human-readable output: auto (on a terminal, unless NO_COLOR is set), always or never.")
 	flags.Int64Var(&o.chunkSize, "chunk-size", o.chunkSize, "List in pages of this many objects (0 = one request).")
-	flags.StringVar(&o.watchList, "watch-list", o.watchList, "Get the initial state as a stream (sendInitialEvents): auto, true or false. auto and true fall back to list+watch if the server refuses.")
+	flags.StringVar(&o.watchList, "watch-list", o.watchList, "Get the initial state as a stream of watch events (sendInitialEvents): true, false, or auto (the faster choice, currently list then watch). true falls back to list+watch if the server refuses.")
 	flags.StringVar(&o.resourceVersion, "resource-version", o.resourceVersion, "Start watching from this resourceVersion instead of listing (resume a stream). An expired one falls back to a full relist.")
 	flags.StringVar(&o.relist, "relist", o.relist, "After a relist, print Replaced for: changed (objects whose resourceVersion changed) or all.")
 	flags.IntVar(&o.maxUpdatedBacklog, "max-update-backlog", o.maxUpdatedBacklog, "When output falls behind, fold more than this many queued updates of one object into the newest (the record says how many were coalesced; 0 = keep all).")
