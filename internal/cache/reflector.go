@@ -520,7 +520,9 @@ func isWatchErrorRetriable(err error) bool {
 	// ended. If that's the case begin exponentially backing off and resend
 	// watch request. Do the same for "429" errors.
 	switch {
-	case utilnet.IsConnectionRefused(err), utilnet.IsConnectionReset(err), utilnet.IsProbableEOF(err):
+	case utilnet.IsConnectionRefused(err), utilnet.IsConnectionReset(err), utilnet.IsProbableEOF(err), utilnet.IsTimeout(err):
+		// Also timeouts: a black-holed connection makes the next request
+		// time out (TLS handshake timeout) until the network is back.
 		return true
 	case apierrors.IsTooManyRequests(err), apierrors.IsServiceUnavailable(err),
 		apierrors.IsInternalError(err), apierrors.IsServerTimeout(err), apierrors.IsTimeout(err):

@@ -23,6 +23,13 @@ func connRefusedErr() error {
 	return fmt.Errorf(`Get "https://127.0.0.1:1/api": dial tcp 127.0.0.1:1: connect: %w`, syscall.ECONNREFUSED)
 }
 
+// timeoutErr is a net.Error that timed out (TLS handshake timeout).
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "net/http: TLS handshake timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
 // statusEvent is the watch.Error event a server sends for err.
 func statusEvent(err error) watch.Event {
 	status := err.(apierrors.APIStatus).Status()
@@ -241,6 +248,7 @@ func TestReflectorRetriableWatchErrorsDoNotRelist(t *testing.T) {
 		err  error
 	}{
 		{"connection refused", connRefusedErr()},
+		{"timeout", fmt.Errorf("Get \"https://127.0.0.1:1/api\": %w", timeoutErr{})},
 		{"service unavailable", apierrors.NewServiceUnavailable("starting")},
 		{"internal error", apierrors.NewInternalError(fmt.Errorf("etcd"))},
 	}

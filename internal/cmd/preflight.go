@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -16,14 +17,30 @@ import (
 // the user may both list and watch every target. Checks the server cannot
 // answer (old servers, no right to ask) are skipped: the list and watch
 // themselves remain the final word.
-func preflight(ctx context.Context, client rest.Interface, targets []watchTarget) error {
+//
+// A server that cannot be reached is an error here, not an outage to ride
+// out: discovery may have been answered from kubectl's disk cache, so this
+// is the first request that proves the server is there.
+func (o *DeltasOptions) preflight(ctx context.Context, client rest.Interface, targets []watchTarget) error {
+	limit := startupTimeout
+	if t := o.requestTimeout(); t > 0 {
+		limit = t
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	checkedNamespaces := map[string]bool{}
 	for _, t := range targets {
 		if ns := t.namespace; ns != "" && !checkedNamespaces[ns] {
 			checkedNamespaces[ns] = true
 			err := client.Get().AbsPath("/api/v1/namespaces", ns).Do(ctx).Error()
-			if apierrors.IsNotFound(err) {
+			switch {
+			case apierrors.IsNotFound(err):
 				return fmt.Errorf("namespace %q not found: check -n/--namespace or the context's namespace", ns)
+			case isNetworkError(err) || errors.Is(err, context.DeadlineExceeded):
+				if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+					return fmt.Errorf("the server %s did not answer within %s; check that it is reachable, or raise --request-timeout", o.serverName(), limit)
+				}
+				return o.connectionError(err)
 			}
 		}
 		for _, verb := range []string{"list", "watch"} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"time"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -87,6 +88,15 @@ func (o *DeltasOptions) serverName() string {
 	return config.Host
 }
 
+// isNetworkError tells failures to reach the server at all.
+func isNetworkError(err error) bool {
+	if err == nil {
+		return false
+	}
+	var netErr net.Error
+	return utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) || errors.As(err, &netErr)
+}
+
 // connectionError rewrites network failures to name the server and say
 // what to check.
 func (o *DeltasOptions) connectionError(err error) error {
@@ -112,4 +122,33 @@ func kubeconfigError(err error) error {
 		return fmt.Errorf("invalid kubeconfig: %w; check --kubeconfig, --context and --cluster", err)
 	}
 	return fmt.Errorf("unable to load the kubeconfig: %w", err)
+}
+
+// checkConfigPresent fails when there is no configuration at all: no
+// cluster in the kubeconfig files (KUBECONFIG naming files that do not
+// exist, say), no --server, and not running in a cluster. client-go would
+// otherwise fall back to http://localhost:8080 and report a refused
+// connection to a server nobody named.
+func (o *DeltasOptions) checkConfigPresent() error {
+	if o.configFlags.APIServer != nil && *o.configFlags.APIServer != "" {
+		return nil
+	}
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return nil
+	}
+	raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return kubeconfigError(err)
+	}
+	if len(raw.Clusters) > 0 {
+		return nil
+	}
+	where := "~/.kube/config"
+	if env := os.Getenv("KUBECONFIG"); env != "" {
+		where = "KUBECONFIG=" + env
+	}
+	if o.configFlags.KubeConfig != nil && *o.configFlags.KubeConfig != "" {
+		where = *o.configFlags.KubeConfig
+	}
+	return fmt.Errorf("no cluster is configured (%s has none or does not exist): pass --kubeconfig, set KUBECONFIG, or use --server", where)
 }

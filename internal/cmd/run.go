@@ -42,6 +42,9 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	defer stopSignals()
 
 	var err error
+	if err := o.checkConfigPresent(); err != nil {
+		return err
+	}
 	o.namespace, o.explicitNamespace, err = o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return kubeconfigError(err)
@@ -71,7 +74,7 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 		return err
 	}
 
-	if err := preflight(sigCtx, client, targets); err != nil {
+	if err := o.preflight(sigCtx, client, targets); err != nil {
 		return err
 	}
 
