@@ -124,7 +124,9 @@ func (l *ledger) apply(rec deltaRecord) {
 		return
 	}
 	rv, err := strconv.ParseUint(rec.ResourceVersion, 10, 64)
-	if err != nil && !(rec.Type == "Deleted" && rec.FinalStateUnknown && string(rec.Object) == "null") {
+	// A tombstone of an object never seen has no resourceVersion.
+	unknownTombstone := rec.Type == "Deleted" && rec.FinalStateUnknown && string(rec.Object) == "null"
+	if err != nil && !unknownTombstone {
 		l.problemf(&rec, "resourceVersion %q is not a number", rec.ResourceVersion)
 		return
 	}

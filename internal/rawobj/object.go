@@ -11,11 +11,12 @@
 // about the size of its JSON, and Object.JSON must be treated as read-only:
 // writing to it would change the strings.
 //
-// Validation: everything Parse, ParseList and ParseEvent accept is valid
-// JSON per encoding/json (json.Valid), including its nesting limit of 10000;
-// strings are not checked for valid UTF-8 (as json.Valid), but extracted
-// strings are decoded like encoding/json does (invalid UTF-8 becomes
-// U+FFFD). Repeated keys behave as in encoding/json: the last one wins.
+// Validation: everything Parse, ParseList, ParseListFrom, ParseEvent and
+// ParseEventObject accept is valid JSON per encoding/json (json.Valid),
+// including its nesting limit of 10000; strings are not checked for valid
+// UTF-8 (as json.Valid), but extracted strings are decoded like
+// encoding/json does (invalid UTF-8 becomes U+FFFD). Repeated keys behave
+// as in encoding/json: the last one wins.
 package rawobj
 
 import (
@@ -494,7 +495,7 @@ func (p *objScan) errNotObject() error {
 	if p.pos >= len(p.data) {
 		return p.unexpected()
 	}
-	return fmt.Errorf("expected a JSON object at offset %d, found %s", p.pos, quoteByte(p.data[p.pos]))
+	return fmt.Errorf("expected a JSON object at offset %d, found %s", p.offset(p.pos), quoteByte(p.data[p.pos]))
 }
 
 // parseObject scans the object after optional whitespace at pos.
@@ -586,7 +587,7 @@ func (p *scanner) stringValue(what string) (strRef, error) {
 		if p.pos >= len(p.data) {
 			return strRef{}, p.unexpected()
 		}
-		return strRef{}, fmt.Errorf("%s at offset %d is not a string", what, p.pos)
+		return strRef{}, fmt.Errorf("%s at offset %d is not a string", what, p.offset(p.pos))
 	}
 }
 
@@ -603,14 +604,14 @@ func (p *scanner) int64Value(what string) (int64, error) {
 		}
 		v, ok := parseInt64(p.data[start:p.pos])
 		if !ok {
-			return 0, fmt.Errorf("%s at offset %d is not a 64-bit integer", what, start)
+			return 0, fmt.Errorf("%s at offset %d is not a 64-bit integer", what, p.offset(start))
 		}
 		return v, nil
 	default:
 		if p.pos >= len(p.data) {
 			return 0, p.unexpected()
 		}
-		return 0, fmt.Errorf("%s at offset %d is not a number", what, p.pos)
+		return 0, fmt.Errorf("%s at offset %d is not a number", what, p.offset(p.pos))
 	}
 }
 
@@ -660,7 +661,7 @@ func (p *objScan) parseMetadata() error {
 		if p.pos >= len(p.data) {
 			return p.unexpected()
 		}
-		return fmt.Errorf("metadata at offset %d is not an object", p.pos)
+		return fmt.Errorf("metadata at offset %d is not an object", p.offset(p.pos))
 	}
 	p.resetMeta()
 	p.hasMetadata = true
@@ -721,7 +722,7 @@ func (p *objScan) parseAnnotations(depth int) error {
 		if p.pos >= len(p.data) {
 			return p.unexpected()
 		}
-		return fmt.Errorf("metadata.annotations at offset %d is not an object", p.pos)
+		return fmt.Errorf("metadata.annotations at offset %d is not an object", p.offset(p.pos))
 	}
 	empty, err := p.objectStart(depth)
 	if err != nil || empty {
@@ -770,7 +771,7 @@ func (p *objScan) parseManagedFields(depth int) error {
 		if p.pos >= len(p.data) {
 			return p.unexpected()
 		}
-		return fmt.Errorf("metadata.managedFields at offset %d is not an array", p.pos)
+		return fmt.Errorf("metadata.managedFields at offset %d is not an array", p.offset(p.pos))
 	}
 	if err := p.checkDepth(depth); err != nil {
 		return err
@@ -787,7 +788,7 @@ func (p *objScan) parseManagedFields(depth int) error {
 			if p.pos >= len(p.data) {
 				return p.unexpected()
 			}
-			return fmt.Errorf("metadata.managedFields[%d] at offset %d is not an object", i, p.pos)
+			return fmt.Errorf("metadata.managedFields[%d] at offset %d is not an object", i, p.offset(p.pos))
 		}
 		var e managerRef
 		empty, err := p.objectStart(depth + 1)

@@ -16,8 +16,9 @@ import (
 const maxDepth = 10000
 
 // SyntaxError reports input that is not valid JSON (RFC 8259). Offset is the
-// byte offset of the problem in the data given to Parse, ParseList or
-// ParseEvent, or in the stream read by a Decoder.
+// byte offset of the problem in the data given to Parse, ParseList,
+// ParseEvent or ParseEventObject, or in the stream read by ParseListFrom or
+// a Decoder.
 type SyntaxError struct {
 	Offset int64
 	Msg    string
@@ -39,6 +40,14 @@ const strEscaped = 1
 type scanner struct {
 	data []byte
 	pos  int
+	// base is the offset of data[0] in the input (non-zero when data is a
+	// window of a stream): error messages report base+index.
+	base int64
+}
+
+// offset returns the input offset of data[i], for error messages.
+func (s *scanner) offset(i int) int64 {
+	return s.base + int64(i)
 }
 
 func isSpace(c byte) bool {
@@ -68,7 +77,7 @@ func (s *scanner) peek() byte {
 
 // syntaxError returns a *SyntaxError for the byte at pos.
 func (s *scanner) syntaxError(msg string) error {
-	return &SyntaxError{Offset: int64(s.pos), Msg: msg}
+	return &SyntaxError{Offset: s.offset(s.pos), Msg: msg}
 }
 
 // unexpected reports the byte at pos (or the end of input) as unexpected.
@@ -257,7 +266,7 @@ func (s *scanner) skipValue(depth int) error {
 // checkDepth fails when a container at nesting level depth is too deep.
 func (s *scanner) checkDepth(depth int) error {
 	if depth > maxDepth {
-		return &SyntaxError{Offset: int64(s.pos), Msg: "exceeded max depth"}
+		return &SyntaxError{Offset: s.offset(s.pos), Msg: "exceeded max depth"}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"path"
 	"strconv"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,13 +69,16 @@ func NewRESTClient(config *rest.Config) (*rest.RESTClient, error) {
 type ListerWatcher struct {
 	client rest.Interface
 	target Target
+	// retryDelay is the pause between attempts of a list request whose
+	// connection failed before a response came.
+	retryDelay time.Duration
 }
 
 var _ cache.ListerWatcher = (*ListerWatcher)(nil)
 
 // NewListerWatcher returns a ListerWatcher of t through client.
 func NewListerWatcher(client rest.Interface, t Target) *ListerWatcher {
-	return &ListerWatcher{client: client, target: t}
+	return &ListerWatcher{client: client, target: t, retryDelay: time.Second}
 }
 
 // collectionPath is /api/v1/namespaces/NS/RESOURCE or
@@ -140,21 +144,80 @@ func (lw *ListerWatcher) request(opts metav1.ListOptions) *rest.Request {
 	return req
 }
 
-// List performs one list request and returns a *rawobj.List.
+// List performs one list request and returns a *rawobj.List. The body is
+// parsed as it arrives (rawobj.ParseListFrom): items are copied out of a
+// small buffer, the body is never held whole.
 func (lw *ListerWatcher) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	opts.Watch = false
-	result := lw.request(opts).Do(ctx)
-	body, err := result.Raw()
+	body, err := lw.stream(ctx, opts)
 	if err != nil {
-		// Error() decodes the server's Status (message, reason, causes);
-		// Raw's error only knows the HTTP code.
-		return nil, result.Error()
+		return nil, err
 	}
-	list, err := rawobj.ParseList(body, lw.target.Parse)
+	defer body.Close()
+	r := &errRecorder{r: body}
+	list, err := rawobj.ParseListFrom(r, lw.target.Parse)
 	if err != nil {
+		if r.err != nil && errors.Is(err, r.err) {
+			return nil, fmt.Errorf("unable to read the list of %s: %w", lw.target.Resource.Resource, err)
+		}
 		return nil, fmt.Errorf("unable to decode the list of %s: %w", lw.target.Resource.Resource, err)
 	}
 	return list, nil
+}
+
+// listRetries is how many times a list request that failed before a
+// response came is retried, as rest.Request.Do retries a GET (Stream does
+// not retry errors).
+const listRetries = 10
+
+// stream sends a request and returns the body of a 2xx response.
+// rest.Request.Stream decodes the Status body of any other response into an
+// API error (apierrors.IsNotFound, IsForbidden, IsResourceExpired… and the
+// server's message), as Do does, and retries responses with Retry-After;
+// stream also retries a connection that was reset or closed before the
+// response came, like Do, for up to listRetries times lw.retryDelay
+// apart.
+func (lw *ListerWatcher) stream(ctx context.Context, opts metav1.ListOptions) (io.ReadCloser, error) {
+	for attempt := 0; ; attempt++ {
+		body, err := lw.request(opts).Stream(ctx)
+		if err == nil {
+			return body, nil
+		}
+		if attempt == listRetries || !retryable(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		t := time.NewTimer(lw.retryDelay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+	}
+}
+
+// retryable reports the transport errors rest.Request.Do retries for a GET.
+func retryable(err error) bool {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return false // a response came
+	}
+	return utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err)
+}
+
+// errRecorder remembers the error of a reader, other than io.EOF, to tell a
+// broken connection from a body that does not parse.
+type errRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errRecorder) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // Watch opens a watch and decodes its events as they arrive.
@@ -164,12 +227,20 @@ func (lw *ListerWatcher) Watch(ctx context.Context, opts metav1.ListOptions) (wa
 	if err != nil {
 		return nil, err
 	}
-	return newStreamWatcher(body, lw.target.Parse), nil
+	return newStreamWatcher(body, lw.target.Parse, resultBuffer), nil
 }
 
+// resultBuffer is the capacity of a watch's result channel: the decoding
+// goroutine runs ahead of the reflector by up to that many events instead
+// of handing over each one (a wake-up of the other goroutine per event).
+const resultBuffer = 128
+
 // streamWatcher turns a JSON watch stream into watch events. Its goroutine
-// ends when the stream ends, fails, or Stop is called; result is then
-// closed.
+// is the only one to send on result and closes it when it returns, which
+// it does when the stream ends, fails, or Stop is called (Stop closes the
+// body, which ends a blocked read, and done, which ends a blocked send).
+// Once Stop has returned, the goroutine sends no event but the one it may
+// have been sending at that moment.
 type streamWatcher struct {
 	body   io.ReadCloser
 	parse  rawobj.ParseOptions
@@ -179,11 +250,11 @@ type streamWatcher struct {
 	stopOnce sync.Once
 }
 
-func newStreamWatcher(body io.ReadCloser, parse rawobj.ParseOptions) *streamWatcher {
+func newStreamWatcher(body io.ReadCloser, parse rawobj.ParseOptions, buffer int) *streamWatcher {
 	sw := &streamWatcher{
 		body:   body,
 		parse:  parse,
-		result: make(chan watch.Event),
+		result: make(chan watch.Event, buffer),
 		done:   make(chan struct{}),
 	}
 	go sw.receive()
@@ -219,15 +290,24 @@ func (sw *streamWatcher) receive() {
 	defer sw.Stop()
 	dec := rawobj.NewDecoder(sw.body)
 	for {
-		frame, err := dec.Next()
+		eventType, obj, status, err := dec.NextEvent(sw.parse)
 		if err != nil {
-			if sw.stopped() || errors.Is(err, io.EOF) || utilnet.IsProbableEOF(err) {
-				return
+			var ee *rawobj.EventError
+			switch {
+			case errors.As(err, &ee):
+				sw.send(errorEvent(decodeError(ee)))
+			case sw.stopped() || errors.Is(err, io.EOF) || utilnet.IsProbableEOF(err):
+			case isStreamCorrupt(err):
+				sw.send(errorEvent(fmt.Errorf("unable to read the watch stream: %w", err)))
+			default:
+				// The connection broke (http2: client connection lost, a
+				// timeout, …) but what came was fine: end the watch, as
+				// client-go does for a probable EOF, and the reflector
+				// watches again from the last resourceVersion it saw.
 			}
-			sw.send(errorEvent(fmt.Errorf("unable to read the watch stream: %w", err)))
 			return
 		}
-		event, err := sw.decode(frame)
+		event, err := toEvent(eventType, obj, status)
 		if err != nil {
 			sw.send(errorEvent(err))
 			return
@@ -238,8 +318,12 @@ func (sw *streamWatcher) receive() {
 	}
 }
 
-// send delivers e unless the watcher was stopped.
+// send delivers e unless the watcher was stopped: with room in result,
+// both cases of the select may be ready, so done is checked first.
 func (sw *streamWatcher) send(e watch.Event) bool {
+	if sw.stopped() {
+		return false
+	}
 	select {
 	case sw.result <- e:
 		return true
@@ -248,32 +332,33 @@ func (sw *streamWatcher) send(e watch.Event) bool {
 	}
 }
 
-// decode turns one frame of the stream into an event.
-func (sw *streamWatcher) decode(frame []byte) (watch.Event, error) {
-	eventType, object, err := rawobj.ParseEvent(frame, sw.parse)
-	if err != nil {
-		return watch.Event{}, fmt.Errorf("unable to decode an event from the watch stream: %w", err)
+// isStreamCorrupt reports whether err says the bytes of the stream are
+// wrong (not JSON, or a value too large), as opposed to the connection.
+func isStreamCorrupt(err error) bool {
+	var syntax *rawobj.SyntaxError
+	return errors.As(err, &syntax) || errors.Is(err, rawobj.ErrValueTooLarge)
+}
+
+// decodeError describes an event of the stream that does not parse.
+func decodeError(ee *rawobj.EventError) error {
+	switch watch.EventType(ee.Type) {
+	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, watch.Error:
+		return fmt.Errorf("unable to decode a %s event from the watch stream: %w", ee.Type, ee.Err)
 	}
-	switch t := watch.EventType(eventType); t {
-	case watch.Error:
-		status := &metav1.Status{}
-		if err := json.Unmarshal(object, status); err != nil {
+	return fmt.Errorf("unable to decode an event from the watch stream: %w", ee.Err)
+}
+
+// toEvent makes the watch event of a parsed one: an ERROR's Status is
+// decoded here.
+func toEvent(eventType string, obj *rawobj.Object, status []byte) (watch.Event, error) {
+	if t := watch.EventType(eventType); t == watch.Error {
+		st := &metav1.Status{}
+		if err := json.Unmarshal(status, st); err != nil {
 			return watch.Event{}, fmt.Errorf("unable to decode an error event from the watch stream: %w", err)
 		}
-		return watch.Event{Type: t, Object: status}, nil
-	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
-		opts := sw.parse
-		// A bookmark's object carries only a resourceVersion (and maybe
-		// the initial-events-end annotation), no name.
-		opts.AllowMissingName = t == watch.Bookmark
-		obj, err := rawobj.Parse(object, opts)
-		if err != nil {
-			return watch.Event{}, fmt.Errorf("unable to decode a %s event from the watch stream: %w", t, err)
-		}
-		return watch.Event{Type: t, Object: obj}, nil
-	default:
-		return watch.Event{}, fmt.Errorf("unknown watch event type %q", eventType)
+		return watch.Event{Type: t, Object: st}, nil
 	}
+	return watch.Event{Type: watch.EventType(eventType), Object: obj}, nil
 }
 
 // errorEvent reports a stream failure as client-go does: an internal

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package source
+
+import "time"
+
+// cpuTime is not implemented here: benchmarks report 0 cpu-ns/op.
+func cpuTime() time.Duration { return 0 }
