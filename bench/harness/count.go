@@ -96,7 +96,8 @@ func (c *streamCounter) run(r io.Reader) {
 			if len(marker) == 0 {
 				units = bytes.Count(chunk, []byte{'\n'})
 			} else {
-				joined := append(c.tail, chunk...)
+				joined := make([]byte, 0, len(c.tail)+len(chunk))
+				joined = append(append(joined, c.tail...), chunk...)
 				units = bytes.Count(joined, marker)
 				keep := len(marker) - 1
 				if keep > len(joined) {

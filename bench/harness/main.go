@@ -52,6 +52,10 @@ type options struct {
 	hold                              bool
 	record                            string
 	renderOnly                        bool
+	quietLimit                        float64
+	quietWait                         time.Duration
+	maxForeign                        float64
+	attempts                          int
 }
 
 func run() error {
@@ -61,13 +65,17 @@ func run() error {
 	flag.IntVar(&o.rounds, "rounds", 5, "rounds of the initial-sync measurement (every client once per round)")
 	flag.IntVar(&o.burstRounds, "burst-rounds", 0, "rounds of the update burst (0 = -rounds)")
 	flag.IntVar(&o.warmup, "warmup", 1, "unmeasured runs of every client before the rounds")
-	flag.IntVar(&o.profileRepeat, "profile-repeat", 0, "initial syncs in the profiled process (0 = enough for about 3 s)")
+	flag.IntVar(&o.profileRepeat, "profile-repeat", 0, "initial syncs in each profiled process (0 = 200000/n, from 2 to 20)")
 	flag.BoolVar(&o.profile, "profile", true, "profile kubectl deltas' initial sync and put `go tool pprof -top` into RESULTS.md")
 	flag.BoolVar(&o.pipeline, "pipeline", true, "run the in-process benchmarks (go test -bench ./bench/pipeline) and put them into RESULTS.md")
 	flag.StringVar(&o.only, "only", "", "comma-separated client IDs to measure (default all; for experiments)")
 	flag.BoolVar(&o.hold, "hold", false, "start and seed the control plane, print its kubeconfig and wait for Ctrl-C (for experiments)")
 	flag.StringVar(&o.record, "record", "", "record a watch stream of the seeded objects plus one update burst into this file (gzip) and exit")
 	flag.BoolVar(&o.renderOnly, "render", false, "only render RESULTS.md and results.svg from bench/results/*.json")
+	flag.Float64Var(&o.quietLimit, "quiet", 0.25, "before measuring, wait until the machine's CPUs are at most this busy (0-1) with other work")
+	flag.DurationVar(&o.quietWait, "quiet-wait", 5*time.Minute, "how long to wait for -quiet at most")
+	flag.Float64Var(&o.maxForeign, "max-foreign", 0.15, "repeat an initial-sync run when other processes used more than this share of the CPUs (0-1) meanwhile")
+	flag.IntVar(&o.attempts, "attempts", 3, "runs per initial-sync sample at most (see -max-foreign)")
 	flag.Parse()
 	if o.n < 1 || o.m < 1 || o.m > o.n || o.rounds < 1 {
 		return fmt.Errorf("need -n >= 1, 1 <= -m <= -n and -rounds >= 1 (got n=%d m=%d rounds=%d)", o.n, o.m, o.rounds)
@@ -97,8 +105,8 @@ func run() error {
 	}
 	outDir := filepath.Join(benchDir, "out")
 	tools := filepath.Join(outDir, "bin")
-	logf("building bench/baseline, bench/rawclient and bench/profile into %s", rel(root, tools))
-	if err := goBuild(ctx, root, tools, "./bench/baseline", "./bench/rawclient", "./bench/profile"); err != nil {
+	logf("building bench/baseline, bench/rawclient, bench/rusage and bench/profile into %s", rel(root, tools))
+	if err := goBuild(ctx, root, tools, "./bench/baseline", "./bench/rawclient", "./bench/rusage", "./bench/profile"); err != nil {
 		return err
 	}
 
@@ -137,7 +145,11 @@ func run() error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", home, err)
 	}
-	e := &env{bin: binDir, tools: tools, kubeconfig: cp.AdminKubeconfig(), server: cp.Server(), token: cp.AdminToken(), home: home, n: o.n}
+	e := &env{
+		bin: binDir, tools: tools, kubeconfig: cp.AdminKubeconfig(), server: cp.Server(), token: cp.AdminToken(), home: home, n: o.n,
+		apiserverPID: cp.APIServerPID(), etcdPID: findPID("--data-dir=" + filepath.Join(cp.Dir(), "etcd-data")),
+		maxForeign: o.maxForeign, attempts: o.attempts,
+	}
 
 	if o.hold {
 		fmt.Printf("kubeconfig: %s\nserver: %s\ntoken: %s\nPress Ctrl-C to stop.\n", e.kubeconfig, e.server, e.token)
@@ -178,6 +190,12 @@ func run() error {
 		byID[res.Clients[i].ID] = &res.Clients[i]
 	}
 
+	busy, err := waitQuiet(ctx, o.quietLimit, o.quietWait)
+	if err != nil {
+		return err
+	}
+	res.BusyBefore = busy
+	logf("the machine is %.0f%% busy before the measurements", 100*busy)
 	for w := 1; w <= o.warmup; w++ {
 		logf("warm-up %d/%d (not measured)", w, o.warmup)
 		for i := range defs {
@@ -214,13 +232,23 @@ func run() error {
 		}
 	}
 
-	if o.profile {
-		logf("profiling kubectl deltas -o json (in-process, bench/profile)")
-		p, err := profileDeltas(ctx, e, outDir, o.profileRepeat)
-		if err != nil {
+	if busy, err := busyFraction(ctx, 2*time.Second); err == nil {
+		res.BusyAfter = busy
+	}
+	if o.profile || o.pipeline {
+		if _, err := waitQuiet(ctx, o.quietLimit, time.Minute); err != nil {
 			return err
 		}
-		res.Profile = p
+	}
+	if o.profile {
+		for _, variant := range []struct{ name, flag string }{{"list", "--watch-list=false"}, {"streaming list", "--watch-list=true"}} {
+			logf("profiling kubectl deltas -o json %s (in-process, bench/profile)", variant.flag)
+			p, err := profileDeltas(ctx, e, outDir, o.profileRepeat, variant.name, variant.flag)
+			if err != nil {
+				return err
+			}
+			res.Profiles = append(res.Profiles, *p)
+		}
 	}
 	if o.pipeline {
 		logf("running the in-process benchmarks (go test -bench ./bench/pipeline)")
@@ -264,7 +292,7 @@ func logf(format string, args ...any) {
 type prefixWriter struct{ w io.Writer }
 
 func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := fmt.Fprintf(p.w, "bench: controlplane: %s", b); err != nil {
+	if _, err := fmt.Fprintf(p.w, "bench: %s", b); err != nil {
 		return 0, err
 	}
 	if len(b) > 0 && b[len(b)-1] != '\n' {
@@ -307,15 +335,19 @@ func goTool() string {
 
 // profileDeltas runs kubectl deltas' initial sync in-process under the CPU
 // profiler and returns `go tool pprof -top` views of it.
-func profileDeltas(ctx context.Context, e *env, outDir string, repeat int) (*profileResult, error) {
+func profileDeltas(ctx context.Context, e *env, outDir string, repeat int, name, flag string) (*profileResult, error) {
 	if repeat <= 0 {
-		// About 3 s of samples: a 10,000-object sync takes a few hundred
-		// ms.
-		repeat = max(2, min(20, 30000/max(1, e.n/100)))
+		// Some seconds of samples: 20 syncs of 10,000 objects, 4 of
+		// 50,000.
+		repeat = max(2, min(20, 200000/max(1, e.n)))
 	}
-	cpu := filepath.Join(outDir, "deltas-cpu.pprof")
-	mem := filepath.Join(outDir, "deltas-allocs.pprof")
+	file := strings.ReplaceAll(name, " ", "-")
+	cpu := filepath.Join(outDir, "deltas-"+file+"-cpu.pprof")
+	mem := filepath.Join(outDir, "deltas-"+file+"-allocs.pprof")
 	args := e.deltas("json", false)[1:]
+	if flag != "" {
+		args = append(args, flag)
+	}
 	def := clientDef{ID: "profile", mode: lines(), exits: true, args: func(e *env, _ bool) []string {
 		return append([]string{filepath.Join(e.tools, "profile"), "-cpuprofile", cpu, "-memprofile", mem, "-repeat", strconv.Itoa(repeat), "--"}, args...)
 	}}
@@ -324,7 +356,7 @@ func profileDeltas(ctx context.Context, e *env, outDir string, repeat int) (*pro
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.waitObjects(ctx, e.n*repeat, time.Duration(repeat)*(60*time.Second+time.Duration(e.n)*2*time.Millisecond)); err != nil {
+	if _, err := p.waitObjects(ctx, p.counter.WaitFor(e.n*repeat), e.n*repeat, time.Duration(repeat)*(60*time.Second+time.Duration(e.n)*2*time.Millisecond)); err != nil {
 		p.stop()
 		return nil, fmt.Errorf("profiled run: %w", err)
 	}
@@ -334,6 +366,7 @@ func profileDeltas(ctx context.Context, e *env, outDir string, repeat int) (*pro
 	var s sample
 	p.usage(&s)
 	res := &profileResult{
+		Name:    name,
 		Command: "bench/profile -repeat " + strconv.Itoa(repeat) + " -- kubectl-deltas " + strings.Join(redactArgs(args), " "),
 		Repeat:  repeat, WallMS: ms(time.Since(begin)), CPUMS: s.CPUMS,
 	}

@@ -30,7 +30,7 @@ func record(ctx context.Context, cl *cluster, e *env, path string, m int) error 
 		<-p.readDone
 		collect <- raw
 	}()
-	if _, err := p.waitObjects(ctx, e.n, 2*time.Minute); err != nil {
+	if _, err := p.waitObjects(ctx, p.counter.WaitFor(e.n), e.n, 2*time.Minute); err != nil {
 		p.stop()
 		return err
 	}
@@ -38,7 +38,7 @@ func record(ctx context.Context, cl *cluster, e *env, path string, m int) error 
 		p.stop()
 		return err
 	}
-	if _, err := p.waitObjects(ctx, e.n+m, time.Minute); err != nil {
+	if _, err := p.waitObjects(ctx, p.counter.WaitFor(e.n+m), e.n+m, time.Minute); err != nil {
 		p.stop()
 		return err
 	}

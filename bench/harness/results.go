@@ -16,23 +16,27 @@ const resultsVersion = 1
 // runFile is everything one `make bench` run measured, saved as
 // bench/results/nN.json.
 type runFile struct {
-	Version         int            `json:"version"`
-	Date            string         `json:"date"`
-	N               int            `json:"n"`
-	M               int            `json:"m"`
-	Rounds          int            `json:"rounds"`
-	BurstRounds     int            `json:"burstRounds"`
-	Warmup          int            `json:"warmup"`
-	Writers         int            `json:"writers"`
-	ListBytes       int            `json:"listBytes"`
-	SeedSeconds     float64        `json:"seedSeconds"`
-	DurationSeconds float64        `json:"durationSeconds"`
-	Machine         machineInfo    `json:"machine"`
-	Kube            string         `json:"kube"`
-	Commit          string         `json:"commit"`
-	Clients         []clientResult `json:"clients"`
-	Profile         *profileResult `json:"profile,omitempty"`
-	Pipeline        string         `json:"pipeline,omitempty"`
+	Version         int         `json:"version"`
+	Date            string      `json:"date"`
+	N               int         `json:"n"`
+	M               int         `json:"m"`
+	Rounds          int         `json:"rounds"`
+	BurstRounds     int         `json:"burstRounds"`
+	Warmup          int         `json:"warmup"`
+	Writers         int         `json:"writers"`
+	ListBytes       int         `json:"listBytes"`
+	SeedSeconds     float64     `json:"seedSeconds"`
+	DurationSeconds float64     `json:"durationSeconds"`
+	Machine         machineInfo `json:"machine"`
+	// BusyBefore and BusyAfter are the share of the CPUs busy with other
+	// work over 2 s before the first and after the last measurement.
+	BusyBefore float64         `json:"busyBefore"`
+	BusyAfter  float64         `json:"busyAfter"`
+	Kube       string          `json:"kube"`
+	Commit     string          `json:"commit"`
+	Clients    []clientResult  `json:"clients"`
+	Profiles   []profileResult `json:"profiles,omitempty"`
+	Pipeline   string          `json:"pipeline,omitempty"`
 }
 
 type clientResult struct {
@@ -45,6 +49,7 @@ type clientResult struct {
 }
 
 type profileResult struct {
+	Name    string  `json:"name"`
 	Command string  `json:"command"`
 	Repeat  int     `json:"repeat"`
 	WallMS  float64 `json:"wallMs"`
@@ -122,12 +127,15 @@ func summarize(samples []sample, metric func(sample) float64) stat {
 	return stat{Median: med, Min: v[0], Max: v[len(v)-1], Count: len(v), Failed: failed}
 }
 
-func wallOf(s sample) float64  { return s.WallMS }
-func cpuOf(s sample) float64   { return s.CPUMS }
-func rssOf(s sample) float64   { return float64(s.MaxRSSKiB) / 1024 }
-func bytesOf(s sample) float64 { return float64(s.Bytes) }
-func delayOf(s sample) float64 { return s.BurstDelayMS }
-func writeOf(s sample) float64 { return s.BurstWriteMS }
+func wallOf(s sample) float64   { return s.WallMS }
+func cpuOf(s sample) float64    { return s.CPUMS }
+func rssOf(s sample) float64    { return float64(s.MaxRSSKiB) / 1024 }
+func bytesOf(s sample) float64  { return float64(s.Bytes) }
+func anonOf(s sample) float64   { return float64(s.MaxAnonKiB) / 1024 }
+func fileOf(s sample) float64   { return float64(s.MaxFileKiB) / 1024 }
+func delayOf(s sample) float64  { return s.BurstDelayMS }
+func serverOf(s sample) float64 { return s.ServerCPUMS }
+func writeOf(s sample) float64  { return s.BurstWriteMS }
 
 func (r *runFile) client(id string) *clientResult {
 	for i := range r.Clients {
@@ -160,6 +168,20 @@ func (r *runFile) bestB(metric func(sample) float64) (stat, string) {
 	return best, label
 }
 
+// bestA is the faster raw list: without gzip (as curl sends it) or with
+// it (as client-go asks for it), whichever has the lower median wall time.
+func (r *runFile) bestA() (stat, string) {
+	var best stat
+	var label string
+	for _, id := range []string{"a", "a-gzip"} {
+		s := r.syncStat(id, wallOf)
+		if s.ok() && (!best.ok() || s.Median < best.Median) {
+			best, label = s, r.client(id).Label
+		}
+	}
+	return best, label
+}
+
 // target is one pass/miss line.
 type target struct {
 	Name     string
@@ -177,10 +199,14 @@ func (r *runFile) targets() []target {
 		out = append(out, target{Name: name, N: n, Measured: measured, Pass: pass, Known: known})
 	}
 	dw, dc, dr := r.syncStat(d, wallOf), r.syncStat(d, cpuOf), r.syncStat(d, rssOf)
-	aw := r.syncStat("a", wallOf)
+	aw, alabel := r.bestA()
 	if dw.ok() && aw.ok() {
 		q := dw.Median / aw.Median
-		add("(d) -o json wall ≤ 1.5 × (a) raw list", true, q <= 1.5, fmt.Sprintf("%s vs %s = %.2f×", secs(dw.Median), secs(aw.Median), q))
+		measured := fmt.Sprintf("%s vs %s (%s) = %.2f×", secs(dw.Median), secs(aw.Median), strings.TrimPrefix(alabel, "(a) "), q)
+		if plain := r.syncStat("a", wallOf); plain.ok() && alabel != r.client("a").Label {
+			measured += fmt.Sprintf("; vs the list without gzip (%s): %.2f×", secs(plain.Median), dw.Median/plain.Median)
+		}
+		add("(d) -o json wall ≤ 1.5 × (a) raw list", true, q <= 1.5, measured)
 	} else {
 		add("(d) -o json wall ≤ 1.5 × (a) raw list", false, false, "not measured")
 	}
@@ -200,7 +226,15 @@ func (r *runFile) targets() []target {
 			continue
 		}
 		q := m.d.Median / b.Median
-		add(m.name, true, q <= 0.5, fmt.Sprintf("%s vs %s (%s) = %.2f×", m.format(m.d.Median), m.format(b.Median), strings.TrimPrefix(label, "(b) "), q))
+		measured := fmt.Sprintf("%s vs %s (%s) = %.2f×", m.format(m.d.Median), m.format(b.Median), strings.TrimPrefix(label, "(b) "), q)
+		if m.name == "(d) -o json peak RSS ≤ 0.5 × (b) client-go" {
+			da := r.syncStat(d, anonOf)
+			ba, alabel := r.bestB(anonOf)
+			if da.ok() && ba.ok() && ba.Median > 0 {
+				measured += fmt.Sprintf("; without the mapped executable (RssAnon, sampled): %s vs %s (%s) = %.2f×", mibf(da.Median), mibf(ba.Median), strings.TrimPrefix(alabel, "(b) "), da.Median/ba.Median)
+			}
+		}
+		add(m.name, true, q <= 0.5, measured)
 	}
 	cw := r.syncStat("c", wallOf)
 	if dw.ok() && cw.ok() {
@@ -220,6 +254,7 @@ func (r *runFile) targets() []target {
 func secs(ms float64) string { return fmt.Sprintf("%.3f s", ms/1000) }
 func mibf(v float64) string  { return fmt.Sprintf("%.0f MiB", v) }
 
+// spread is "median unit (min–max)".
 func spread(s stat, format func(float64) string) string {
 	if !s.ok() {
 		if s.Failed > 0 {
@@ -227,7 +262,11 @@ func spread(s stat, format func(float64) string) string {
 		}
 		return "–"
 	}
-	out := fmt.Sprintf("%s (%s–%s)", format(s.Median), format(s.Min), format(s.Max))
+	num := func(v float64) string {
+		f, _, _ := strings.Cut(format(v), " ")
+		return f
+	}
+	out := fmt.Sprintf("%s (%s–%s)", format(s.Median), num(s.Min), num(s.Max))
 	if s.Failed > 0 {
 		out += fmt.Sprintf(", %d failed", s.Failed)
 	}
@@ -262,7 +301,7 @@ func render(benchDir string) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("no results in %s", filepath.Join(benchDir, "results"))
 	}
-	if err := os.WriteFile(filepath.Join(benchDir, "RESULTS.md"), []byte(markdown(runs)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(benchDir, "RESULTS.md"), []byte(markdown(benchDir, runs)), 0o644); err != nil {
 		return fmt.Errorf("write RESULTS.md: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(benchDir, "results.svg"), []byte(chartSVG(runs)), 0o644); err != nil {
@@ -271,7 +310,7 @@ func render(benchDir string) error {
 	return nil
 }
 
-func markdown(runs []*runFile) string {
+func markdown(benchDir string, runs []*runFile) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Benchmark results\n\n")
@@ -279,7 +318,9 @@ func markdown(runs []*runFile) string {
 	w("`make bench` measures N=10,000 (`make bench N=50000 ROUNDS=3` adds the 50,000 section). ")
 	w("Every client is a separate process; wall time is from its start until the harness has read the N-th object from its stdout, CPU is user+system and peak RSS is `ru_maxrss` from rusage. ")
 	w("Medians with min–max over the rounds; the clients alternate within each round (A B C D A B C D …). ")
-	w("In the ratio columns, (b) is the faster of the two client-go runs for that metric (the stricter comparison).\n\n")
+	w("In the ratio columns and targets, (a) is the faster of the two raw lists and (b) the faster of the two client-go runs for that metric (the stricter comparison). ")
+	w("Server CPU is what kube-apiserver burned during the run (from /proc, 10 ms ticks): the server shares the 2 CPUs with the client. ")
+	w("RssAnon / RssFile are the peaks of `/proc/PID/status` sampled every 10 ms: anonymous memory (heap, stacks) and mapped files (mostly the executable, which this kernel maps in 2 MiB folios).\n\n")
 	w("![Benchmark chart](results.svg)\n\n")
 
 	w("## Targets (issue 5, SPEC S8)\n\n")
@@ -298,8 +339,11 @@ func markdown(runs []*runFile) string {
 	}
 	if len(runs) > 1 {
 		w("\nGrowth from N=%s to N=%s (×%.0f objects), medians of `-o json` and of client-go:\n\n", numberWithCommas(runs[0].N), numberWithCommas(runs[len(runs)-1].N), float64(runs[len(runs)-1].N)/float64(runs[0].N))
-		w("| client | wall | CPU | peak RSS |\n|---|---:|---:|---:|\n")
 		first, last := runs[0], runs[len(runs)-1]
+		if first.Commit != last.Commit {
+			w("Caution: the two sizes were measured on different code (`%s` on %s, `%s` on %s); rerun both to compare growth.\n\n", first.Commit, first.Date, last.Commit, last.Date)
+		}
+		w("| client | wall | CPU | peak RSS |\n|---|---:|---:|---:|\n")
 		for _, id := range []string{"a", "b-list", "b-stream", "c", "d-json"} {
 			c := last.client(id)
 			if c == nil || first.client(id) == nil {
@@ -316,24 +360,52 @@ func markdown(runs []*runFile) string {
 		w("\n## Initial sync of %s ConfigMaps\n\n", numberWithCommas(r.N))
 		w("%s; commit `%s`; %d rounds after %d warm-up run(s); list of %s as JSON (%d bytes per object); created in %.1f s; whole run %.0f s.\n\n",
 			r.Date, r.Commit, r.Rounds, r.Warmup, mib(int64(r.ListBytes)), r.ListBytes/max(1, r.N), r.SeedSeconds, r.DurationSeconds)
-		w("Machine: %s, %d CPUs, %s RAM, %s; %s; kube-apiserver, etcd and kubectl %s on the same machine (127.0.0.1).\n\n",
-			r.Machine.CPU, r.Machine.CPUs, r.Machine.Memory, r.Machine.Kernel, r.Machine.GoVersion, r.Kube)
-		aw := r.syncStat("a", wallOf)
+		w("Machine: %s, %d CPUs, %s RAM, %s; %s; kube-apiserver, etcd and kubectl %s on the same machine (127.0.0.1). CPUs busy with other work: %.0f%% before the measurements, %.0f%% after (2 s samples of /proc/stat).\n\n",
+			r.Machine.CPU, r.Machine.CPUs, r.Machine.Memory, r.Machine.Kernel, r.Machine.GoVersion, r.Kube, 100*r.BusyBefore, 100*r.BusyAfter)
+		aw, _ := r.bestA()
 		bw, _ := r.bestB(wallOf)
 		bc, _ := r.bestB(cpuOf)
 		br, _ := r.bestB(rssOf)
-		w("| client | wall | CPU | peak RSS | output | wall ÷ (a) | wall ÷ (b) | CPU ÷ (b) | RSS ÷ (b) |\n")
-		w("|---|---|---|---|---:|---:|---:|---:|---:|\n")
+		w("| client | wall | CPU | peak RSS | RssAnon / RssFile | server CPU | output | wall ÷ (a) | wall ÷ (b) | CPU ÷ (b) | RSS ÷ (b) |\n")
+		w("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, c := range r.Clients {
 			wall, cpu, rss := summarize(c.Sync, wallOf), summarize(c.Sync, cpuOf), summarize(c.Sync, rssOf)
+			anon, file := summarize(c.Sync, anonOf), summarize(c.Sync, fileOf)
+			split := "–"
+			if anon.ok() {
+				split = fmt.Sprintf("%.0f / %.0f MiB", anon.Median, file.Median)
+			}
 			out := summarize(c.Sync, bytesOf)
 			outs := "–"
 			if out.ok() {
 				outs = mib(int64(out.Median))
 			}
-			w("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Label,
-				spread(wall, secs), spread(cpu, secs), spread(rss, mibf), outs,
+			srv := summarize(c.Sync, serverOf)
+			srvs := "–"
+			if srv.ok() {
+				srvs = secs(srv.Median)
+			}
+			w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Label,
+				spread(wall, secs), spread(cpu, secs), spread(rss, mibf), split, srvs, outs,
 				ratio(wall, aw), ratio(wall, bw), ratio(cpu, bc), ratio(rss, br))
+		}
+		var retried, samples int
+		var foreign []float64
+		for _, c := range r.Clients {
+			for _, x := range c.Sync {
+				samples++
+				if x.Attempts > 1 {
+					retried++
+				}
+				if x.Foreign >= 0 {
+					foreign = append(foreign, x.Foreign)
+				}
+			}
+		}
+		if len(foreign) > 0 {
+			slices.Sort(foreign)
+			w("\nOther processes on the machine used %.0f%% of the CPUs during the median sync run (at most %.0f%%); %d of %d sync samples were measured again because they exceeded %s.\n",
+				100*foreign[len(foreign)/2], 100*foreign[len(foreign)-1], retried, samples, "the -max-foreign limit")
 		}
 		if hasBurst(r) {
 			w("\n### Update burst (N=%s)\n\n", numberWithCommas(r.N))
@@ -359,16 +431,18 @@ func markdown(runs []*runFile) string {
 	}
 	w("\nAll clients talk to the API server with the admin token of the local control plane; kubectl and kubectl deltas share a fresh `$HOME` (discovery cache warmed by the warm-up run). `kubectl deltas` is `bin/kubectl-deltas` run directly (`kubectl deltas` would exec the same binary).\n")
 
+	if analysis, err := os.ReadFile(filepath.Join(benchDir, "analysis.md")); err == nil {
+		w("\n%s", strings.TrimRight(string(analysis), "\n")+"\n")
+	}
 	for _, r := range runs {
-		if r.Profile == nil {
-			continue
+		for _, p := range r.Profiles {
+			w("\n## Profile of kubectl deltas, %s (N=%s)\n\n", p.Name, numberWithCommas(r.N))
+			w("CPU profile of `%s` (the same code as bin/kubectl-deltas, run in-process by bench/profile under `runtime/pprof`, %d syncs in a row to collect enough samples): %.2f s wall, %.2f s CPU in total, so %.0f ms wall and %.0f ms CPU per sync.\n\n",
+				p.Command, p.Repeat, p.WallMS/1000, p.CPUMS/1000, p.WallMS/float64(p.Repeat), p.CPUMS/float64(p.Repeat))
+			w("`go tool pprof -top` (flat):\n\n```\n%s```\n\n", trimPprof(p.Flat))
+			w("`go tool pprof -top -cum`:\n\n```\n%s```\n\n", trimPprof(p.Cum))
+			w("`go tool pprof -top -sample_index=alloc_space` (allocations):\n\n```\n%s```\n", trimPprof(p.Allocs))
 		}
-		p := r.Profile
-		w("\n## Where kubectl deltas spends its time (N=%s)\n\n", numberWithCommas(r.N))
-		w("CPU profile of `%s` (the same code as bin/kubectl-deltas, run in-process by bench/profile under `runtime/pprof`, %d syncs in a row to collect enough samples): %.2f s wall, %.2f s CPU in total.\n\n", p.Command, p.Repeat, p.WallMS/1000, p.CPUMS/1000)
-		w("`go tool pprof -top` (flat):\n\n```\n%s```\n\n", trimPprof(p.Flat))
-		w("`go tool pprof -top -cum`:\n\n```\n%s```\n\n", trimPprof(p.Cum))
-		w("`go tool pprof -top -sample_index=alloc_space` (allocations):\n\n```\n%s```\n", trimPprof(p.Allocs))
 	}
 	for i := len(runs) - 1; i >= 0; i-- {
 		if runs[i].Pipeline != "" {

@@ -30,11 +30,16 @@ func chartSVG(runs []*runFile) string {
 		{"initial sync: wall (s)", wallOf, false, func(v float64) string { return fmt.Sprintf("%.2f", v/1000) }},
 		{"initial sync: CPU (s)", cpuOf, false, func(v float64) string { return fmt.Sprintf("%.2f", v/1000) }},
 		{"initial sync: peak RSS (MiB)", rssOf, false, func(v float64) string { return fmt.Sprintf("%.0f", v) }},
-		{"update burst: delay (ms)", delayOf, true, func(v float64) string { return fmt.Sprintf("%.0f", v) }},
+		{"update burst: delay (ms)", delayOf, true, func(v float64) string {
+			if math.Abs(v) < 0.05 {
+				v = 0 // no "-0.0"
+			}
+			return fmt.Sprintf("%.1f", v)
+		}},
 	}
 	const (
 		labelW  = 220
-		panelW  = 180
+		panelW  = 190
 		gap     = 16
 		rowH    = 18
 		barH    = 12
@@ -67,7 +72,9 @@ func chartSVG(runs []*runFile) string {
 			x0 := labelW + pi*(panelW+gap)
 			fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold" fill="#424242">%s</text>`+"\n", x0, y+14, esc(p.title))
 			stats := make([]stat, len(r.Clients))
-			hi := 0.0
+			// The axis spans lo..hi; lo is below 0 only for negative
+			// delays (the output came before the write's response).
+			lo, hi := 0.0, 0.0
 			for i, c := range r.Clients {
 				samples := c.Sync
 				if p.burst {
@@ -76,14 +83,20 @@ func chartSVG(runs []*runFile) string {
 				stats[i] = summarize(samples, p.metric)
 				if stats[i].ok() {
 					hi = math.Max(hi, stats[i].Max)
+					lo = math.Min(lo, stats[i].Min)
 				}
 			}
-			if hi <= 0 {
-				hi = 1
+			if p.burst {
+				hi = math.Max(hi, 10)
 			}
-			plotW := float64(panelW - 34) // room for the value text
-			scale := plotW / hi
-			fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#bdbdbd"/>`+"\n", x0, top-3, x0, top+len(r.Clients)*rowH)
+			if hi-lo <= 0 {
+				hi = lo + 1
+			}
+			plotW := float64(panelW - 38) // room for the value text
+			scale := plotW / (hi - lo)
+			zero := float64(x0) - lo*scale
+			xOf := func(v float64) float64 { return zero + v*scale }
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#bdbdbd"/>`+"\n", zero, top-3, zero, top+len(r.Clients)*rowH)
 			for i, c := range r.Clients {
 				s := stats[i]
 				cy := top + i*rowH
@@ -96,22 +109,26 @@ func chartSVG(runs []*runFile) string {
 					continue
 				}
 				color := groupColor[c.Group]
-				bw := s.Median * scale
-				fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s: median %s, min %s, max %s</title></rect>`+"\n",
-					x0, cy, bw, barH, color, esc(c.Label), p.format(s.Median), p.format(s.Min), p.format(s.Max))
+				bx, bw := math.Min(zero, xOf(s.Median)), math.Abs(s.Median*scale)
+				fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>%s: median %s, min %s, max %s</title></rect>`+"\n",
+					bx, cy, bw, barH, color, esc(c.Label), p.format(s.Median), p.format(s.Min), p.format(s.Max))
 				wy := float64(cy) + barH/2
 				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#212121" stroke-width="1"/>`+"\n",
-					float64(x0)+s.Min*scale, wy, float64(x0)+s.Max*scale, wy)
-				fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#212121">%s</text>`+"\n", float64(x0)+s.Max*scale+3, cy+barH-2, p.format(s.Median))
+					xOf(s.Min), wy, xOf(s.Max), wy)
+				fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#212121">%s</text>`+"\n", math.Max(xOf(s.Max), zero)+3, cy+barH-2, p.format(s.Median))
 			}
 		}
 		y = top + len(r.Clients)*rowH + 14
 	}
-	legend := []struct{ g, name string }{{"a", "raw HTTP (wire limit)"}, {"b", "client-go Reflector+DeltaFIFO"}, {"c", "kubectl get -w"}, {"d", "kubectl deltas"}}
+	legend := []struct{ g, name string }{{"a", "raw HTTP (wire limit)"}, {"b", "client-go Reflector+DeltaFIFO"}, {"c", "kubectl get -w"}, {"d", "kubectl deltas"}, {"", "burst delay: from the last write's response to its output line; target ≤ 100 ms"}}
 	x := 8
 	for _, l := range legend {
+		if l.g == "" {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#616161">%s</text>`+"\n", x, y+13, esc(l.name))
+			continue
+		}
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" fill="#424242">%s</text>`+"\n", x, y+4, groupColor[l.g], x+14, y+13, esc(l.name))
-		x += 30 + 7*len(l.name)
+		x += 30 + 6*len(l.name)
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
