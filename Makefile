@@ -63,13 +63,17 @@ demo: build controlplane ## Start a local control plane, watch ConfigMaps with k
 	$(GO) run ./hack/demo
 
 .PHONY: test
-test: controlplane ## Unit and end-to-end tests (race detector on), with the coverage of internal/cache
+test: need-jq controlplane ## Unit and end-to-end tests (race detector on), with the coverage of internal/cache
 	$(GO) test -race -count=1 -coverprofile=$(BIN)/cache.cover ./internal/cache/
 	@$(GO) tool cover -func=$(BIN)/cache.cover | awk '/^total:/ {print "internal/cache coverage: " $$3}'
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /internal/cache$$)
 
+.PHONY: need-jq
+need-jq:
+	@command -v jq >/dev/null || { echo "error: the tests need jq: install it (apt-get install jq, brew install jq) and run again" >&2; exit 1; }
+
 .PHONY: unit
-unit: ## Unit tests only (no control plane)
+unit: need-jq ## Unit tests only (no control plane)
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /e2e -e /internal/controlplane)
 
 .PHONY: e2e-faults

@@ -3,11 +3,13 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -81,16 +83,41 @@ func TestDiffJSONPatchAppliesToOldObject(t *testing.T) {
 		if _, err := cms.Patch(bg, "demo", types.MergePatchType, []byte(p), metav1.PatchOptions{FieldManager: "e2e-patcher"}); err != nil {
 			t.Fatal(err)
 		}
-		cur := decodeRecord(t, s.next(30*time.Second))
+		line := s.next(30 * time.Second)
+		cur := decodeRecord(t, line)
 		if cur.Type != "Updated" || len(cur.Changes) == 0 || cur.Manager != "e2e-patcher" {
 			t.Fatalf("record %+v", cur)
 		}
+		want := normalized(t, cur.Object)
 		got, err := diff.Apply(normalized(t, prev.Object), cur.Changes)
 		if err != nil {
 			t.Fatalf("applying %+v: %v", cur.Changes, err)
 		}
-		if want := normalized(t, cur.Object); !reflect.DeepEqual(got, want) {
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("patch %s applied to the old object:\n got  %v\n want %v", p, got, want)
+		}
+		// The same with what a script gets, `jq .changes`, applied by an
+		// independent RFC 6902 implementation.
+		jq := exec.Command("jq", "-c", ".changes")
+		jq.Stdin = strings.NewReader(line)
+		changes, err := jq.Output()
+		if err != nil {
+			t.Fatalf("jq .changes: %v", err)
+		}
+		patch, err := jsonpatch.DecodePatch(changes)
+		if err != nil {
+			t.Fatalf("jq .changes is not a JSON Patch: %v\n%s", err, changes)
+		}
+		oldJSON, err := json.Marshal(normalized(t, prev.Object))
+		if err != nil {
+			t.Fatal(err)
+		}
+		newJSON, err := patch.Apply(oldJSON)
+		if err != nil {
+			t.Fatalf("applying %s: %v", changes, err)
+		}
+		if got := normalized(t, newJSON); !reflect.DeepEqual(got, want) {
+			t.Fatalf("json-patch applied %s to the old object:\n got  %v\n want %v", changes, got, want)
 		}
 		prev = cur
 	}

@@ -5,7 +5,13 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"os"
@@ -16,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -280,6 +287,16 @@ func TestFaultBadInput(t *testing.T) {
 	must(t, newWriter(c.client, listOnly).create(bg, "visible"))
 	must(t, newWriter(c.client, ns).create(bg, "visible"))
 
+	// A service-account token that expired an hour ago, signed with the
+	// server's own key, and the same token still valid: the control case
+	// proves that the expired one is refused for its expiry alone (the valid
+	// one authenticates, then RBAC forbids the list).
+	sa, err := c.client.CoreV1().ServiceAccounts(ns).Create(bg, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "robot"}}, metav1.CreateOptions{})
+	must(t, err)
+	keyFile := filepath.Join(c.cp.Dir(), "sa.key")
+	expired := serviceAccountToken(t, keyFile, c.cp.Server(), sa, time.Now().Add(-time.Hour))
+	valid := serviceAccountToken(t, keyFile, c.cp.Server(), sa, time.Now().Add(time.Hour))
+
 	cases := []struct {
 		name       string
 		kubeconfig string
@@ -314,6 +331,8 @@ func TestFaultBadInput(t *testing.T) {
 		{name: "unreachable server (closed port), discovery cached", kubeconfig: goneKubeconfig, args: []string{"cm", "-n", ns, "--cache-dir", cacheDir}, want: []string{gone.URL()}, within: 35 * time.Second},
 		{name: "unreachable server (no answer), --request-timeout", kubeconfig: hole.kubeconfig(c.cp.AdminToken()), args: []string{"cm", "--request-timeout=3s"}, want: []string{hole.URL(), "3s"}, within: 25 * time.Second},
 		{name: "invalid token", args: []string{"cm", "-n", ns, "--token=not-a-valid-token"}, want: []string{"Unauthorized"}},
+		{name: "expired token", args: []string{"cm", "-n", ns, "--token=" + expired}, want: []string{"Unauthorized"}},
+		{name: "the expired token, still valid (control)", args: []string{"cm", "-n", ns, "--token=" + valid}, want: []string{"system:serviceaccount:" + ns + ":robot", "cannot list"}},
 		{name: "forbidden list", kubeconfig: c.cp.UserKubeconfig(), args: []string{"cm", "-n", ns}, want: []string{`cannot list resource "configmaps"`, ns}},
 		{name: "forbidden watch, list allowed", kubeconfig: c.cp.UserKubeconfig(), args: []string{"cm", "-n", listOnly}, want: []string{`cannot watch resource "configmaps"`, listOnly}},
 		{name: "namespace does not exist", args: []string{"cm", "-n", "no-such-namespace"}, want: []string{`"no-such-namespace"`, "not found"}},
@@ -348,7 +367,7 @@ func TestFaultBadInput(t *testing.T) {
 					t.Errorf("a flag mistake must be reported before any request, the server got:\n%s", renderRequests(reqs))
 				}
 			}
-			for _, secret := range []string{c.cp.AdminToken(), c.cp.UserToken()} {
+			for _, secret := range []string{c.cp.AdminToken(), c.cp.UserToken(), expired, valid} {
 				if strings.Contains(r.stderr, secret) {
 					t.Errorf("stderr shows a token")
 				}
@@ -467,4 +486,47 @@ stringData:
 	if r.code != 0 {
 		t.Errorf("--show-secret-data: exit %d, stderr %q", r.code, r.stderr)
 	}
+}
+
+// serviceAccountToken signs a bound service-account token for sa (RS256,
+// the claims kube-apiserver's TokenRequest puts in one) with the
+// control plane's signing key, expiring at exp: a real token the server
+// verifies, which TokenRequest cannot make already expired.
+func serviceAccountToken(t *testing.T, keyFile, issuer string, sa *corev1.ServiceAccount, exp time.Time) string {
+	t.Helper()
+	pemBytes, err := os.ReadFile(keyFile)
+	must(t, err)
+	block, _ := pem.Decode(pemBytes)
+	if block == nil {
+		t.Fatalf("%s holds no PEM block", keyFile)
+	}
+	parsed, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	must(t, err)
+	key, ok := parsed.(*rsa.PrivateKey)
+	if !ok {
+		t.Fatalf("%s holds a %T, want an RSA key", keyFile, parsed)
+	}
+	issued := exp.Add(-2 * time.Hour)
+	claims := map[string]any{
+		"iss": issuer,
+		"aud": []string{issuer}, // --api-audiences defaults to the issuer
+		"sub": "system:serviceaccount:" + sa.Namespace + ":" + sa.Name,
+		"iat": issued.Unix(),
+		"nbf": issued.Unix(),
+		"exp": exp.Unix(),
+		"kubernetes.io": map[string]any{
+			"namespace":      sa.Namespace,
+			"serviceaccount": map[string]string{"name": sa.Name, "uid": string(sa.UID)},
+		},
+	}
+	segment := func(v any) string {
+		b, err := json.Marshal(v)
+		must(t, err)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	signed := segment(map[string]string{"alg": "RS256", "typ": "JWT"}) + "." + segment(claims)
+	digest := sha256.Sum256([]byte(signed))
+	sig, err := rsa.SignPKCS1v15(nil, key, crypto.SHA256, digest[:])
+	must(t, err)
+	return signed + "." + base64.RawURLEncoding.EncodeToString(sig)
 }

@@ -462,12 +462,6 @@ func (f *DeltaFIFO) Replace(list []any, _ string) error {
 	defer f.lock.Unlock()
 	keys := make(set, len(list))
 
-	// keep backwards compat for old clients
-	action := Sync
-	if f.emitDeltaTypeReplaced {
-		action = Replaced
-	}
-
 	// Add Sync/Replaced action for each new item.
 	for _, item := range list {
 		key, err := f.KeyOf(item)
@@ -475,11 +469,36 @@ func (f *DeltaFIFO) Replace(list []any, _ string) error {
 			return KeyError{item, err}
 		}
 		keys.insert(key)
-		if err := f.queueActionInternalLocked(action, Replaced, item); err != nil {
+		if err := f.queueActionInternalLocked(f.replaceAction(), Replaced, item); err != nil {
 			return fmt.Errorf("couldn't enqueue object: %w", err)
 		}
 	}
+	queuedDeletions, err := f.queueReplaceDeletionsLocked(keys)
+	if err != nil {
+		return err
+	}
+	if !f.populated {
+		f.populated = true
+		f.initialPopulationCount = len(keys) + queuedDeletions
+		f.checkSyncedLocked()
+	}
+	return nil
+}
 
+// replaceAction is the DeltaType of the objects of a Replace.
+func (f *DeltaFIFO) replaceAction() DeltaType {
+	// keep backwards compat for old clients
+	if f.emitDeltaTypeReplaced {
+		return Replaced
+	}
+	return Sync
+}
+
+// queueReplaceDeletionsLocked is the second half of a Replace whose objects
+// had the keys in keys: it queues a DeletedFinalStateUnknown for every key
+// in the queue or in knownObjects that is not in keys, and returns how
+// many. Caller must lock first.
+func (f *DeltaFIFO) queueReplaceDeletionsLocked(keys set) (int, error) {
 	// Do deletion detection against objects in the queue.
 	queuedDeletions := 0
 	for k, oldItem := range f.items {
@@ -500,7 +519,7 @@ func (f *DeltaFIFO) Replace(list []any, _ string) error {
 		}
 		queuedDeletions++
 		if err := f.queueActionLocked(Deleted, DeletedFinalStateUnknown{k, deletedObj}); err != nil {
-			return err
+			return queuedDeletions, err
 		}
 	}
 
@@ -524,14 +543,100 @@ func (f *DeltaFIFO) Replace(list []any, _ string) error {
 			}
 			queuedDeletions++
 			if err := f.queueActionLocked(Deleted, DeletedFinalStateUnknown{k, deletedObj}); err != nil {
-				return err
+				return queuedDeletions, err
 			}
 		}
 	}
+	return queuedDeletions, nil
+}
 
+// StartReplace begins a Replace whose objects are queued one at a time, as
+// Add of the returned Replacement is called, so that Pop hands out the
+// first objects of a large list while the rest is still being read; its
+// Finish does what Replace does after queueing the objects (the tombstones;
+// the queue counts as populated from then on). StartReplace, Add of each
+// object of a list, then Finish, with no Pop in between, has exactly the
+// effect of Replace(list). Objects popped before Finish of the first
+// Replace are popped with isInInitialList, as are the rest.
+//
+// A Replacement is used by one goroutine. One that is never finished (the
+// list failed) leaves the objects it added queued; the next Replace or
+// replacement is then compared with them as with any queued key.
+func (f *DeltaFIFO) StartReplace() Replacement {
+	return &fifoReplacement{f: f, keys: set{}, added: set{}}
+}
+
+// fifoReplacement is a Replace of a DeltaFIFO in progress. Its fields are
+// only touched by the goroutine that uses it; the queue is touched under
+// f.lock.
+type fifoReplacement struct {
+	f *DeltaFIFO
+	// keys are the keys added since the start or the last Restart: the
+	// keys of the list that Finish completes.
+	keys set
+	// added are all the keys this replacement has queued, Restarts
+	// included.
+	added set
+}
+
+// Add queues objs, in order, with the Sync or Replaced DeltaType, under
+// one lock. If this replacement queued an object's key before the last
+// Restart and that delta is still the newest of the key, not popped yet,
+// the object takes its place instead of following it, so a restarted list
+// does not hand out the same object twice.
+func (r *fifoReplacement) Add(objs []any) error {
+	f := r.f
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	action := f.replaceAction()
+	for _, obj := range objs {
+		key, err := f.KeyOf(obj)
+		if err != nil {
+			return KeyError{obj, err}
+		}
+		// Only a key queued before the last Restart is collapsed: a key
+		// twice in one list is queued twice, as Replace does.
+		restarted := r.added.has(key) && !r.keys.has(key)
+		r.keys.insert(key)
+		if deltas := f.items[key]; restarted && len(deltas) > 0 && deltas[len(deltas)-1].Type == action {
+			if f.transformer != nil {
+				if obj, err = f.transformer(obj); err != nil {
+					return err
+				}
+			}
+			deltas[len(deltas)-1].Object = obj
+			continue
+		}
+		r.added.insert(key)
+		if err := f.queueActionInternalLocked(action, Replaced, obj); err != nil {
+			return fmt.Errorf("couldn't enqueue object: %w", err)
+		}
+	}
+	return nil
+}
+
+// Restart forgets the keys of the objects added so far: the list starts
+// again from its first object. The objects stay queued; Finish tombstones
+// those whose keys are not added again.
+func (r *fifoReplacement) Restart() {
+	r.keys = set{}
+}
+
+// Finish queues the tombstones of the Replace (see Replace) and marks the
+// queue populated, its initial population being every key now queued.
+func (r *fifoReplacement) Finish(string) error {
+	f := r.f
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	if _, err := f.queueReplaceDeletionsLocked(r.keys); err != nil {
+		return err
+	}
 	if !f.populated {
+		// Nothing but this replacement queued anything while the queue
+		// was not populated (Add, Update and Delete populate it), so what
+		// is queued is what remains of the initial population.
 		f.populated = true
-		f.initialPopulationCount = len(keys) + queuedDeletions
+		f.initialPopulationCount = len(f.queue)
 		f.checkSyncedLocked()
 	}
 	return nil

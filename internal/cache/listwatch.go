@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,6 +27,24 @@ type Watcher interface {
 	// is non-nil.
 	Watch(ctx context.Context, options metav1.ListOptions) (watch.Interface, error)
 }
+
+// ListStreamer is a Lister that can hand over the items of a list as they
+// arrive instead of in one list object. The Reflector uses it when its
+// store is a StreamingReplacer.
+type ListStreamer interface {
+	// ListEach lists as List does, calling each for every item, in order,
+	// as soon as it has been read. The list it returns carries the list's
+	// metadata (resourceVersion, continue) and no items. An error of each
+	// ends the list and is returned. An error wrapping
+	// ErrListNotStreamable says that this list must be read with List.
+	ListEach(ctx context.Context, options metav1.ListOptions, each func(runtime.Object) error) (runtime.Object, error)
+}
+
+// ErrListNotStreamable is wrapped by the error of a ListStreamer's ListEach
+// for a list that can only be read whole with List (its items could not be
+// handed out before the end). The Reflector then lists with List from then
+// on.
+var ErrListNotStreamable = errors.New("list cannot be streamed")
 
 // ListerWatcher is any object that knows how to perform an initial list and
 // start a watch on a resource.

@@ -63,6 +63,28 @@ type ReflectorStore interface {
 	Resync() error
 }
 
+// StreamingReplacer is a ReflectorStore that can take a Replace one object
+// at a time (DeltaFIFO is one). With a ListerWatcher that is a
+// ListStreamer, the Reflector hands each listed object to the store as it
+// arrives, so the consumer sees the first objects of a large list while the
+// rest is still on the wire.
+type StreamingReplacer interface {
+	ReflectorStore
+	// StartReplace begins a Replace whose objects are added one at a time.
+	StartReplace() Replacement
+}
+
+// Replacement is a Replace in progress (see DeltaFIFO.StartReplace).
+type Replacement interface {
+	// Add adds the next objects of the list.
+	Add(objs []any) error
+	// Restart starts the list again: the objects added so far are not
+	// part of it unless added again.
+	Restart()
+	// Finish completes the Replace with the list's resourceVersion.
+	Finish(resourceVersion string) error
+}
+
 // TransformingStore is a ReflectorStore that transforms objects before
 // storing them; the streaming list applies the same transformation to the
 // objects it collects before handing them to Replace.
@@ -207,6 +229,15 @@ type Reflector struct {
 	// paginated: the server (watch cache disabled, probably) honours
 	// paging, so later lists page too. Only touched by the Run goroutine.
 	paginatedResult bool
+	// replacement is the streamed Replace of a list that failed before it
+	// was complete; the next list continues it (restarted), so that objects
+	// it queued and that are still queued are not handed out twice. Only
+	// the goroutine of ListAndWatch touches it.
+	replacement Replacement
+	// listNotStreamable: a ListEach said the lists of this resource must be
+	// read whole (ErrListNotStreamable). Only the ListAndWatch goroutine
+	// touches it.
+	listNotStreamable bool
 
 	// lastSyncResourceVersionMutex guards lastSyncResourceVersion,
 	// isLastSyncResourceVersionUnavailable and initialResourceVersion.
@@ -636,16 +667,34 @@ func hasInitialEventsEndAnnotation(obj runtime.Object) bool {
 // list simply lists all items and records a resource version obtained from
 // the server at the moment of the call. The resource version can be used
 // for further progress notification (aka. watch).
+//
+// When the ListerWatcher is a ListStreamer and the store a
+// StreamingReplacer, the objects go into the store as they arrive, and the
+// Replace is finished once the list is complete.
 func (r *Reflector) list(ctx context.Context) error {
 	options := metav1.ListOptions{ResourceVersion: r.relistResourceVersion()}
-	items, listRV, paginated, err := r.listPages(ctx, options)
+	rep := r.replacement
+	if _, ok := r.listerWatcher.(ListStreamer); ok && rep == nil && !r.listNotStreamable {
+		if sr, ok := r.store.(StreamingReplacer); ok {
+			rep = sr.StartReplace()
+			r.replacement = rep
+		}
+	}
+	items, listRV, paginated, err := r.listPages(ctx, options, rep)
+	if errors.Is(err, ErrListNotStreamable) {
+		// Read this list whole from now on. What the replacement queued
+		// stays queued; Replace handles it as any queued key.
+		r.listNotStreamable = true
+		r.replacement, rep = nil, nil
+		items, listRV, paginated, err = r.listPages(ctx, options, nil)
+	}
 	if isExpiredError(err) || isTooLargeResourceVersionError(err) {
 		// The watch cache of the server is behind (too large) or our RV
 		// was compacted away (expired): relist from the most recent
 		// state with resourceVersion "".
 		r.setIsLastSyncResourceVersionUnavailable(true)
 		options.ResourceVersion = r.relistResourceVersion()
-		items, listRV, paginated, err = r.listPages(ctx, options)
+		items, listRV, paginated, err = r.listPages(ctx, options, rep)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -666,16 +715,52 @@ func (r *Reflector) list(ctx context.Context) error {
 	if options.ResourceVersion == "0" && paginated {
 		r.paginatedResult = true
 	}
-	if err := r.store.Replace(items, listRV); err != nil {
+	if rep != nil {
+		r.replacement = nil
+		err = rep.Finish(listRV)
+	} else {
+		err = r.store.Replace(items, listRV)
+	}
+	if err != nil {
 		return fmt.Errorf("unable to sync list result of %s: %w", r.typeDescription, err)
 	}
 	r.setLastSyncResourceVersion(listRV)
 	return nil
 }
 
+// replaceBatchSize is how many listed objects the Reflector hands to a
+// Replacement at once.
+const replaceBatchSize = 100
+
 // listPages lists with paging per R4 and returns the items, the list's
-// resourceVersion and whether more than one page came back.
-func (r *Reflector) listPages(ctx context.Context, options metav1.ListOptions) (items []any, listRV string, paginated bool, err error) {
+// resourceVersion and whether more than one page came back. With rep, the
+// items go to rep as they arrive (through ListStreamer) and none are
+// returned; rep is restarted first, and again when the list starts over.
+func (r *Reflector) listPages(ctx context.Context, options metav1.ListOptions, rep Replacement) (items []any, listRV string, paginated bool, err error) {
+	listPage := r.listerWatcher.List
+	if rep != nil {
+		rep.Restart()
+		streamer := r.listerWatcher.(ListStreamer)
+		// Objects go to the store in batches: one lock and one wake-up
+		// of the consumer per batch rather than per object.
+		batch := make([]any, 0, replaceBatchSize)
+		each := func(obj runtime.Object) error {
+			if batch = append(batch, obj); len(batch) < replaceBatchSize {
+				return nil
+			}
+			err := rep.Add(batch)
+			batch = batch[:0]
+			return err
+		}
+		listPage = func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+			batch = batch[:0]
+			list, err := streamer.ListEach(ctx, options, each)
+			if err == nil && len(batch) > 0 {
+				err = rep.Add(batch)
+			}
+			return list, err
+		}
+	}
 	switch {
 	case r.watchListPageSize < 0:
 		// Paging switched off: one request.
@@ -704,7 +789,7 @@ func (r *Reflector) listPages(ctx context.Context, options metav1.ListOptions) (
 		if err := ctx.Err(); err != nil {
 			return nil, "", paginated, err
 		}
-		obj, err := r.listerWatcher.List(ctx, options)
+		obj, err := listPage(ctx, options)
 		if err != nil {
 			// The continue token of page 2+ may expire while we page
 			// (compaction): fall back to a full list at the requested
@@ -716,7 +801,10 @@ func (r *Reflector) listPages(ctx context.Context, options metav1.ListOptions) (
 			options.Continue = ""
 			options.ResourceVersion = requestedRV
 			options.ResourceVersionMatch = requestedRVMatch
-			obj, err = r.listerWatcher.List(ctx, options)
+			if rep != nil {
+				rep.Restart()
+			}
+			obj, err = listPage(ctx, options)
 			if err != nil {
 				return nil, "", paginated, err
 			}

@@ -279,3 +279,35 @@ func processOurs(store Store, deltas Deltas) error {
 	}
 	return nil
 }
+
+// streamingLW is a scriptedLW that is also a ListStreamer: ListEach hands
+// out the items of the scripted list one by one, calling afterItem (if
+// set) after each, and then returns the scripted error, if any, after the
+// items — a list cut off midway when both are scripted.
+type streamingLW struct {
+	*scriptedLW
+	afterItem func(i int)
+	// eachCalls counts the calls of ListEach.
+	eachCalls int
+}
+
+func (lw *streamingLW) ListEach(ctx context.Context, opts metav1.ListOptions, each func(runtime.Object) error) (runtime.Object, error) {
+	lw.eachCalls++
+	obj, err := lw.List(ctx, opts)
+	l, ok := obj.(*testList)
+	if !ok {
+		return obj, err
+	}
+	for i, o := range l.items {
+		if err := each(o); err != nil {
+			return nil, err
+		}
+		if lw.afterItem != nil {
+			lw.afterItem(i)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return mkList(l.ResourceVersion, l.Continue), nil
+}

@@ -2,9 +2,11 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
+	"sort"
 	"syscall"
 	"testing"
 	"time"
@@ -803,5 +805,154 @@ func TestReflectorDefaults(t *testing.T) {
 	short := &VeryShortWatchError{Name: "x"}
 	if short.Error() == "" {
 		t.Error("empty error message")
+	}
+}
+
+// TestReflectorStreamsListIntoFIFO: with a ListStreamer and a DeltaFIFO,
+// the objects of a list can be popped while the list is still being read
+// (a batch at a time), as part of the initial list, and the queue is
+// synced only after the list is complete and drained. The pops are those
+// of Replace.
+func TestReflectorStreamsListIntoFIFO(t *testing.T) {
+	objs := make([]*testObj, replaceBatchSize+2)
+	for i := range objs {
+		objs[i] = mkObj(fmt.Sprintf("o%03d", i), i+1)
+	}
+	lw := &streamingLW{scriptedLW: newScriptedLW([]listResult{{list: mkList("10", "", objs...)}}, nil)}
+	r, fx := newFixture(lw, ReflectorOptions{})
+	var midway []string
+	lw.afterItem = func(i int) {
+		if i != replaceBatchSize-1 {
+			return // the first batch is queued with the object that fills it
+		}
+		d, err := fx.fifo.Pop(func(d Deltas, initial bool) error {
+			if !initial {
+				t.Error("an object popped during the initial list is not in the initial list")
+			}
+			return processOurs(fx.known, d)
+		})
+		must(t, err)
+		midway = append(midway, describeDeltas(d))
+		if fx.fifo.HasSynced() {
+			t.Error("synced before the list was complete")
+		}
+		if n := fx.fifo.Len(); n != replaceBatchSize-1 {
+			t.Errorf("%d objects queued after the first pop, want the rest of the first batch, %d", n, replaceBatchSize-1)
+		}
+	}
+	must(t, r.list(context.Background()))
+	if !reflect.DeepEqual(midway, []string{"[Replaced o000@1]"}) {
+		t.Errorf("popped during the list: %v", midway)
+	}
+	if fx.fifo.HasSynced() {
+		t.Error("synced with objects still queued")
+	}
+	got := fx.drain(t)
+	if len(got) != len(objs)-1 || got[len(got)-1] != fmt.Sprintf("[Replaced o%03d@%d]", len(objs)-1, len(objs)) {
+		t.Errorf("%d pops after the list, the last %q", len(got), got[len(got)-1])
+	}
+	if !fx.fifo.HasSynced() || r.LastSyncResourceVersion() != "10" {
+		t.Errorf("synced %v, RV %q", fx.fifo.HasSynced(), r.LastSyncResourceVersion())
+	}
+}
+
+// TestReflectorStreamedListCutOff: a list cut off midway leaves what it
+// queued queued; the next list continues the same Replace, so an object
+// still queued is handed out once (the newest version), and one that is
+// gone from the new list gets a tombstone — whether it was popped already
+// or not. Objects of an unfinished batch were never queued.
+func TestReflectorStreamedListCutOff(t *testing.T) {
+	lost := errors.New("connection lost")
+	first := make([]*testObj, replaceBatchSize+1) // a full batch, then one more that is never queued
+	for i := range first {
+		first[i] = mkObj(fmt.Sprintf("o%03d", i), 1)
+	}
+	// o000 is popped during the first list, o001 still queued, o002 and
+	// o100 (not queued) are relisted, the rest is gone.
+	lw := &streamingLW{scriptedLW: newScriptedLW([]listResult{
+		{list: mkList("10", "", first...), err: lost},
+		{list: mkList("12", "", mkObj("o001", 2), mkObj("o100", 2), mkObj("z", 2))},
+	}, nil)}
+	r, fx := newFixture(lw, ReflectorOptions{})
+	lw.afterItem = func(i int) {
+		if i == replaceBatchSize-1 && len(lw.listOpts) == 1 {
+			fx.fifo.Pop(func(d Deltas, _ bool) error { return processOurs(fx.known, d) }) //nolint:errcheck // checked by the pops below
+		}
+	}
+	if err := r.list(context.Background()); !errors.Is(err, lost) {
+		t.Fatalf("cut-off list: %v", err)
+	}
+	if fx.fifo.HasSynced() {
+		t.Fatal("synced after a cut-off list")
+	}
+	must(t, r.list(context.Background()))
+	got := fx.drain(t)
+	want := map[string]bool{
+		"[Replaced o001@2]":                             true, // took the place of o001@1
+		"[Replaced o100@2]":                             true,
+		"[Replaced z@2]":                                true,
+		"[Deleted DFSU{o000, o000@1}]":                  true, // popped, then gone
+		"[Replaced o002@1, Deleted DFSU{o002, o002@1}]": true, // queued, then gone
+	}
+	seen := map[string]bool{}
+	for _, p := range got {
+		seen[p] = true
+	}
+	for p := range want {
+		if !seen[p] {
+			t.Errorf("missing pop %s", p)
+		}
+	}
+	if len(got) != replaceBatchSize+2 { // o001…o099 (99), o100, z, o000's tombstone
+		t.Errorf("%d pops, want %d: %v", len(got), replaceBatchSize+2, got)
+	}
+	keys := fx.known.ListKeys()
+	sort.Strings(keys)
+	if !reflect.DeepEqual(keys, []string{"o001", "o100", "z"}) {
+		t.Errorf("known keys %v, want [o001 o100 z]", keys)
+	}
+	if !fx.fifo.HasSynced() || r.LastSyncResourceVersion() != "12" {
+		t.Errorf("synced %v, RV %q", fx.fifo.HasSynced(), r.LastSyncResourceVersion())
+	}
+}
+
+// TestReflectorStreamedListRestartsOnExpiredContinue: when the continue
+// token expires midway, the full list that follows restarts the streamed
+// Replace: objects of the earlier pages are not handed out twice, and
+// those no longer listed get tombstones.
+func TestReflectorStreamedListRestartsOnExpiredContinue(t *testing.T) {
+	lw := &streamingLW{scriptedLW: newScriptedLW([]listResult{
+		{list: mkList("10", "c1", mkObj("a", 1), mkObj("b", 2))},
+		{err: expiredErr()},
+		{list: mkList("11", "", mkObj("a", 3), mkObj("c", 4))},
+	}, nil)}
+	r, fx := newFixture(lw, ReflectorOptions{WatchListPageSize: 2})
+	must(t, r.list(context.Background()))
+	want := []string{"[Replaced a@3]", "[Replaced b@2, Deleted DFSU{b, b@2}]", "[Replaced c@4]"}
+	if got := fx.drain(t); !reflect.DeepEqual(got, want) {
+		t.Errorf("pops:\n got  %v\n want %v", got, want)
+	}
+}
+
+// TestReflectorListNotStreamable: a ListStreamer that says a list cannot
+// be streamed makes the reflector list it whole at once, and from then on.
+func TestReflectorListNotStreamable(t *testing.T) {
+	notStreamable := fmt.Errorf("unable to decode the list of widgets: %w: kind after items", ErrListNotStreamable)
+	lw := &streamingLW{scriptedLW: newScriptedLW([]listResult{
+		{list: mkList("10", "", mkObj("a", 1)), err: notStreamable},
+		{list: mkList("10", "", mkObj("a", 1), mkObj("b", 2))},
+		{list: mkList("11", "", mkObj("a", 1), mkObj("c", 3))},
+	}, nil)}
+	r, fx := newFixture(lw, ReflectorOptions{})
+	must(t, r.list(context.Background()))
+	if got := fx.drain(t); !reflect.DeepEqual(got, []string{"[Replaced a@1]", "[Replaced b@2]"}) {
+		t.Errorf("pops of the first list: %v", got)
+	}
+	must(t, r.list(context.Background()))
+	if got := fx.drain(t); !reflect.DeepEqual(got, []string{"[Replaced a@1]", "[Replaced c@3]", "[Deleted DFSU{b, b@2}]"}) {
+		t.Errorf("pops of the relist: %v", got)
+	}
+	if lw.eachCalls != 1 || len(lw.listOpts) != 3 {
+		t.Errorf("%d ListEach calls of %d lists, want 1 of 3", lw.eachCalls, len(lw.listOpts))
 	}
 }

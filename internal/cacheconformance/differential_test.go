@@ -214,8 +214,29 @@ func (d *differential) apply(t *testing.T, op, arg byte) {
 			list = append(list, o)
 			names = append(names, describe(o))
 		}
-		d.log = append(d.log, "Replace ["+strings.Join(names, ", ")+"]")
 		theirList := append([]any(nil), list...)
+		if arg&32 != 0 {
+			// Ours a streamed Replace (StartReplace, Add…, Finish), which
+			// must have Replace's effect when nothing pops in between.
+			d.log = append(d.log, "StartReplace, Add…, Finish ["+strings.Join(names, ", ")+"]")
+			rep := d.ours.StartReplace()
+			// Objects one by one, or all at once (arg bit 6).
+			if arg&64 != 0 {
+				oursErr = rep.Add(list)
+			} else {
+				for _, o := range list {
+					if oursErr = rep.Add([]any{o}); oursErr != nil {
+						break
+					}
+				}
+			}
+			if oursErr == nil {
+				oursErr = rep.Finish("0")
+			}
+			theirErr = d.theirs.Replace(theirList, "0")
+			break
+		}
+		d.log = append(d.log, "Replace ["+strings.Join(names, ", ")+"]")
 		oursErr, theirErr = d.ours.Replace(list, "0"), d.theirs.Replace(theirList, "0")
 	case 5:
 		d.log = append(d.log, "Resync")

@@ -134,28 +134,28 @@ func TestInformerProcess(t *testing.T) {
 	store := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
 	inf := &informer{store: store}
 	a1, a2 := cm(t, "a", "1", "u1", "x"), cm(t, "a", "2", "u1", "y")
-	items, err := inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}}, true, false)
+	items, err := inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}}, false)
 	if err != nil || len(items) != 1 || items[0].old != nil || items[0].unchanged {
 		t.Fatalf("initial: %+v, %v", items, err)
 	}
-	// A relist with the same resourceVersion is unchanged; --relist=all
-	// keeps it.
-	items, _ = inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}}, false, false)
+	// A relist (or a list started again) with the same resourceVersion
+	// is unchanged; --relist=all keeps it.
+	items, _ = inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}}, false)
 	if !items[0].unchanged || items[0].old != a1 {
 		t.Errorf("relist of an unchanged object: %+v", items[0])
 	}
-	items, _ = inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}}, false, true)
+	items, _ = inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}}, true)
 	if items[0].unchanged {
 		t.Error("--relist=all marked an object unchanged")
 	}
-	items, _ = inf.process(cache.Deltas{{Type: cache.Updated, Object: a2}, {Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: "ns/a", Obj: a2}}}, false, false)
+	items, _ = inf.process(cache.Deltas{{Type: cache.Updated, Object: a2}, {Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: "ns/a", Obj: a2}}}, false)
 	if items[0].old != a1 || items[1].old != a2 || !items[1].tombstone || items[1].key != "ns/a" {
 		t.Errorf("update+tombstone: %+v", items)
 	}
 	if len(store.ListKeys()) != 0 {
 		t.Errorf("store after delete: %v", store.ListKeys())
 	}
-	if _, err := inf.process(cache.Deltas{{Type: cache.Added, Object: "nope"}}, false, false); err == nil {
+	if _, err := inf.process(cache.Deltas{{Type: cache.Added, Object: "nope"}}, false); err == nil {
 		t.Error("a foreign object was accepted")
 	}
 }

@@ -39,8 +39,9 @@ type item struct {
 	// key is the FIFO key (namespace/name).
 	key       string
 	tombstone bool
-	// unchanged marks a relist Replaced of an object whose resourceVersion
-	// the Store already had: not printed unless --relist=all.
+	// unchanged marks a Replaced delta of an object whose resourceVersion
+	// the Store already had (a relist, or a list cut off and started
+	// again): not printed unless --relist=all.
 	unchanged bool
 }
 
@@ -72,7 +73,7 @@ func (k knownStore) GetByKey(key string) (any, bool, error) {
 
 // process applies popped deltas to the Store and describes them for the
 // output. It runs under the FIFO's lock and does no I/O.
-func (inf *informer) process(deltas cache.Deltas, initial, relistAll bool) ([]item, error) {
+func (inf *informer) process(deltas cache.Deltas, relistAll bool) ([]item, error) {
 	items := make([]item, 0, len(deltas))
 	for _, d := range deltas {
 		it := item{delta: d}
@@ -96,7 +97,10 @@ func (inf *informer) process(deltas cache.Deltas, initial, relistAll bool) ([]it
 			if err != nil {
 				return nil, err
 			}
-			it.unchanged = d.Type == cache.Replaced && !initial && !relistAll && it.old != nil &&
+			// A Replaced delta of an object the Store already has at this
+			// resourceVersion comes from a relist, or from a list that
+			// was cut off and started again.
+			it.unchanged = d.Type == cache.Replaced && !relistAll && it.old != nil &&
 				it.old.ResourceVersion == obj.ResourceVersion && it.old.UID == obj.UID
 		case cache.Deleted:
 			switch o := d.Object.(type) {
@@ -135,7 +139,7 @@ func (inf *informer) consume(ctx context.Context, out chan<- batch, relistAll bo
 	for {
 		var b batch
 		_, err := inf.fifo.Pop(func(deltas cache.Deltas, initial bool) error {
-			items, err := inf.process(deltas, initial, relistAll)
+			items, err := inf.process(deltas, relistAll)
 			if err != nil {
 				return err
 			}

@@ -70,6 +70,22 @@ func ParseListFrom(r io.Reader, opts ParseOptions) (*List, error) {
 	return lp.parse()
 }
 
+// ErrNotStreamable is wrapped by the error ParseListEach returns for a list
+// that can only be parsed whole (see ParseListEach).
+var ErrNotStreamable = errors.New("the list cannot be parsed as it streams")
+
+// ParseListEach is ParseListFrom handing each item to each as soon as it
+// is parsed, in order, instead of collecting them: the List it returns has
+// no Items, and only the buffer is held. An error of each ends the parse
+// and is returned wrapped. Items are typed by the apiVersion and kind that
+// precede them, as API servers send lists; a list whose apiVersion or kind
+// comes only after its items, which would change items already handed
+// out, is an error, and so is a second items member.
+func ParseListEach(r io.Reader, opts ParseOptions, each func(*Object) error) (*List, error) {
+	lp := listParser{r: r, opts: opts, each: each}
+	return lp.parse()
+}
+
 // listBufferSize is the first buffer of ParseListFrom; it grows by doubling
 // when one value (an item, or another member of the list) does not fit.
 const listBufferSize = 64 << 10
@@ -104,6 +120,10 @@ type listParser struct {
 
 	opts    ParseOptions
 	scratch []byte
+	// each, if not nil, takes every item as it is parsed (ParseListEach);
+	// items then collects nothing. handedOut counts the items each took.
+	each      func(*Object) error
+	handedOut int
 	// had lists the items of the last items member that had their own
 	// apiVersion or kind, in order, as index<<hadBits | hadAPIVersion |
 	// hadKind, to give the others the list's apiVersion and kind if those
@@ -327,6 +347,11 @@ func (lp *listParser) parse() (*List, error) {
 				err = parseListMeta(s, l)
 			}
 		case "items":
+			if lp.handedOut > 0 {
+				// ParseList keeps the last items member; those of the
+				// first are gone.
+				return nil, fmt.Errorf("%w: the list has a second items member at offset %d after its items were handed out", ErrNotStreamable, s.offset(s.pos))
+			}
 			hasItems = true
 			itemsAPIVersion, itemsKind = l.APIVersion, l.Kind
 			l.Items, err = lp.items(l.APIVersion, l.Kind)
@@ -354,6 +379,16 @@ func (lp *listParser) parse() (*List, error) {
 	if hasItems && (itemsAPIVersion != l.APIVersion || itemsKind != l.Kind) {
 		// apiVersion or kind came after items. Servers send them first,
 		// so this is rare.
+		if lp.handedOut > 0 {
+			// Fine if every item handed out had its own members where
+			// the list's changed (custom resources: their lists come
+			// with the members sorted, kind after items, and every item
+			// has its own apiVersion and kind).
+			if !lp.handedOutKeepTypes(itemsAPIVersion, itemsKind, l) {
+				return nil, fmt.Errorf("%w: the list's apiVersion %q and kind %q follow its items, which were typed %q and %q when they were handed out", ErrNotStreamable, l.APIVersion, l.Kind, itemsAPIVersion, itemsKind)
+			}
+			return l, nil
+		}
 		if err := lp.retype(l, itemsAPIVersion, itemsKind); err != nil {
 			return nil, err
 		}
@@ -407,7 +442,14 @@ func (lp *listParser) items(apiVersion, listKind string) ([]*Object, error) {
 		if err != nil {
 			return nil, fmt.Errorf("items[%d]: %w", i, err)
 		}
-		items = append(items, o)
+		if lp.each != nil {
+			lp.handedOut++
+			if err := lp.each(o); err != nil {
+				return nil, fmt.Errorf("items[%d]: %w", i, err)
+			}
+		} else {
+			items = append(items, o)
+		}
 		if err := lp.skip(); err != nil {
 			return nil, err
 		}
@@ -474,6 +516,22 @@ func (lp *listParser) item(index int, tm *typeMeta, depth int) (*Object, error) 
 			return nil, err
 		}
 	}
+}
+
+// handedOutKeepTypes reports whether retype would leave every item handed
+// out to each as it is: whether each had its own apiVersion where the
+// list's apiVersion differs from itemsAPIVersion, and its own kind where
+// the items' kind differs.
+func (lp *listParser) handedOutKeepTypes(itemsAPIVersion, itemsListKind string, l *List) bool {
+	needAPIVersion := itemsAPIVersion != l.APIVersion
+	needKind := itemKind(itemsListKind) != itemKind(l.Kind)
+	kept := 0
+	for _, had := range lp.had {
+		if (!needAPIVersion || had&hadAPIVersion != 0) && (!needKind || had&hadKind != 0) {
+			kept++
+		}
+	}
+	return kept == lp.handedOut
 }
 
 // retype gives the items of l the apiVersion and kind that l has now, as

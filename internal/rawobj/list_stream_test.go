@@ -344,8 +344,107 @@ func FuzzParseListFrom(f *testing.F) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("ParseListFrom(%q, reads %v)\n got %+v\nwant %+v", data, sizes, got, want)
 		}
+		checkParseListEach(t, data, &chunkReader{data: data, sizes: sizes}, opts, want)
 		if want.Err == "" && !json.Valid(data) {
 			t.Fatalf("accepted invalid JSON %q", data)
 		}
 	})
+}
+
+// checkParseListEach checks ParseListEach on data (read through r)
+// against want, the summary of ParseList: the same items handed out in
+// order and the same list, or the same error — except that it refuses,
+// with its own error, lists whose items it would have to change after
+// handing them out.
+func checkParseListEach(t *testing.T, data []byte, r io.Reader, opts ParseOptions, want listSummary) {
+	t.Helper()
+	var items []*Object
+	l, err := ParseListEach(r, opts, func(o *Object) error {
+		items = append(items, o)
+		return nil
+	})
+	if err != nil && (strings.Contains(err.Error(), "were handed out") || strings.Contains(err.Error(), "second items member")) {
+		if want.Err == "" && len(want.Items) == 0 {
+			t.Fatalf("ParseListEach(%q) refused a list without items: %v", data, err)
+		}
+		return
+	}
+	if err == nil {
+		if len(l.Items) != 0 {
+			t.Fatalf("ParseListEach(%q) kept %d items", data, len(l.Items))
+		}
+		l.Items = items
+		if want.Err == "" && want.ItemsNil && len(items) == 0 {
+			l.Items = nil
+		}
+	}
+	got := summarize(l, err)
+	if want.Err == "" && !want.ItemsNil && got.ItemsNil {
+		got.ItemsNil = false // no items handed out, where ParseList has an empty slice
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ParseListEach(%q)\n got %+v\nwant %+v", data, got, want)
+	}
+}
+
+func TestParseListEach(t *testing.T) {
+	for _, in := range listInputs() {
+		want := summarize(ParseList([]byte(in), ParseOptions{}))
+		checkParseListEach(t, []byte(in), iotest.HalfReader(strings.NewReader(in)), ParseOptions{}, want)
+	}
+	// Items are handed out as they are read, before the list's end (once
+	// half a buffer is read ahead of them, see listParser.item).
+	data := []byte(listJSON(1, ""))
+	for n := 2; len(data) < 4*listBufferSize; n *= 2 {
+		data = []byte(listJSON(n, ""))
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		_, _ = pw.Write(data[:len(data)-2]) // all but the end of the items and the list
+	}()
+	got := make(chan string, 3)
+	go func() {
+		_, _ = ParseListEach(pr, ParseOptions{}, func(o *Object) error {
+			got <- o.Name
+			return nil
+		})
+	}()
+	for _, want := range []string{"app-config-00000", "app-config-00001"} {
+		if name := <-got; name != want {
+			t.Fatalf("item %q, want %q", name, want)
+		}
+	}
+	pw.Close()
+
+	// An error of each ends the parse and is returned wrapped.
+	stop := errors.New("stop")
+	n := 0
+	_, err := ParseListEach(strings.NewReader(listJSON(5, "")), ParseOptions{}, func(*Object) error {
+		if n++; n == 2 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 2 || !strings.HasPrefix(err.Error(), "items[1]: ") {
+		t.Errorf("each failing at the second item: %v after %d items", err, n)
+	}
+
+	// A custom resource list: members sorted, so kind and metadata follow
+	// the items, which have their own apiVersion and kind.
+	cr := `{"apiVersion":"e2e.example.com/v1","items":[{"apiVersion":"e2e.example.com/v1","kind":"Widget","metadata":{"name":"a","resourceVersion":"5"}}],"kind":"WidgetList","metadata":{"continue":"","resourceVersion":"7"}}`
+	var crItems []*Object
+	l, err := ParseListEach(strings.NewReader(cr), ParseOptions{}, func(o *Object) error {
+		crItems = append(crItems, o)
+		return nil
+	})
+	if err != nil || l.ResourceVersion != "7" || l.Kind != "WidgetList" || len(crItems) != 1 || crItems[0].Kind != "Widget" {
+		t.Errorf("custom resource list: %v, %+v, %d items", err, l, len(crItems))
+	}
+	checkParseListEach(t, []byte(cr), strings.NewReader(cr), ParseOptions{}, summarize(ParseList([]byte(cr), ParseOptions{})))
+
+	// A list typed after its items cannot be streamed.
+	late := `{"items":[{"metadata":{"name":"a"}}],"apiVersion":"v1","kind":"SecretList"}`
+	if _, err := ParseListEach(strings.NewReader(late), ParseOptions{}, func(*Object) error { return nil }); err == nil || !strings.Contains(err.Error(), "follow its items") {
+		t.Errorf("list typed after its items: %v", err)
+	}
 }

@@ -74,7 +74,10 @@ type ListerWatcher struct {
 	retryDelay time.Duration
 }
 
-var _ cache.ListerWatcher = (*ListerWatcher)(nil)
+var (
+	_ cache.ListerWatcher = (*ListerWatcher)(nil)
+	_ cache.ListStreamer  = (*ListerWatcher)(nil)
+)
 
 // NewListerWatcher returns a ListerWatcher of t through client.
 func NewListerWatcher(client rest.Interface, t Target) *ListerWatcher {
@@ -157,12 +160,46 @@ func (lw *ListerWatcher) List(ctx context.Context, opts metav1.ListOptions) (run
 	r := &errRecorder{r: body}
 	list, err := rawobj.ParseListFrom(r, lw.target.Parse)
 	if err != nil {
-		if r.err != nil && errors.Is(err, r.err) {
-			return nil, fmt.Errorf("unable to read the list of %s: %w", lw.target.Resource.Resource, err)
-		}
-		return nil, fmt.Errorf("unable to decode the list of %s: %w", lw.target.Resource.Resource, err)
+		return nil, lw.listError(r, err)
 	}
 	return list, nil
+}
+
+// ListEach is List handing each item to each as soon as it has been read
+// (rawobj.ParseListEach): the list it returns has no items. It implements
+// cache.ListStreamer. An error of each ends the list and is returned.
+func (lw *ListerWatcher) ListEach(ctx context.Context, opts metav1.ListOptions, each func(runtime.Object) error) (runtime.Object, error) {
+	opts.Watch = false
+	body, err := lw.stream(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	r := &errRecorder{r: body}
+	var eachErr error
+	list, err := rawobj.ParseListEach(r, lw.target.Parse, func(o *rawobj.Object) error {
+		eachErr = each(o)
+		return eachErr
+	})
+	if err != nil {
+		if eachErr != nil {
+			return nil, eachErr
+		}
+		if errors.Is(err, rawobj.ErrNotStreamable) {
+			err = fmt.Errorf("%w: %w", cache.ErrListNotStreamable, err)
+		}
+		return nil, lw.listError(r, err)
+	}
+	return list, nil
+}
+
+// listError describes err, which ended the parse of a list read through r:
+// a broken connection or a body that does not parse.
+func (lw *ListerWatcher) listError(r *errRecorder, err error) error {
+	if r.err != nil && errors.Is(err, r.err) {
+		return fmt.Errorf("unable to read the list of %s: %w", lw.target.Resource.Resource, err)
+	}
+	return fmt.Errorf("unable to decode the list of %s: %w", lw.target.Resource.Resource, err)
 }
 
 // listRetries is how many times a list request that failed before a

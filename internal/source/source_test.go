@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
@@ -177,6 +179,57 @@ func TestList(t *testing.T) {
 	}
 	if got := f.requestURIs(); len(got) != 1 || got[0] != "/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%21%3Dx&labelSelector=app%3Ddemo&resourceVersion=0" {
 		t.Errorf("requests %q", got)
+	}
+}
+
+// TestListEach checks that ListEach hands out what List returns, item by
+// item, that an error of each ends the list, and that a server error is
+// the same as List's.
+func TestListEach(t *testing.T) {
+	f := &fakeServer{n: 500}
+	lw := newTestLW(t, f, Target{})
+	want, err := lw.List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []*rawobj.Object
+	obj, err := lw.ListEach(context.Background(), metav1.ListOptions{}, func(o runtime.Object) error {
+		got = append(got, o.(*rawobj.Object))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := obj.(*rawobj.List)
+	if len(l.Items) != 0 || l.ResourceVersion != "999" || l.Kind != "ConfigMapList" {
+		t.Errorf("list %d items, RV %q, kind %q", len(l.Items), l.ResourceVersion, l.Kind)
+	}
+	if !reflect.DeepEqual(got, want.(*rawobj.List).Items) {
+		t.Errorf("ListEach handed out %d items unlike List's %d", len(got), len(want.(*rawobj.List).Items))
+	}
+
+	stop := errors.New("stop")
+	n := 0
+	_, err = lw.ListEach(context.Background(), metav1.ListOptions{}, func(runtime.Object) error {
+		if n++; n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 3 {
+		t.Errorf("each failing at the third item: %v after %d", err, n)
+	}
+
+	// Items without a kind, the list's kind after them: they could not be
+	// typed when handed out.
+	late := newTestLW(t, &fakeServer{fail: failWith(200, "application/json", []byte(`{"items":[{"metadata":{"name":"a"}}],"apiVersion":"v1","kind":"ConfigMapList","metadata":{}}`))}, Target{})
+	if _, err := late.ListEach(context.Background(), metav1.ListOptions{}, func(runtime.Object) error { return nil }); !errors.Is(err, cache.ErrListNotStreamable) {
+		t.Errorf("a list typed after its items: %v", err)
+	}
+
+	forbidden := newTestLW(t, &fakeServer{fail: failWith(403, "application/json", statusBody(403, metav1.StatusReasonForbidden, "no"))}, Target{})
+	if _, err := forbidden.ListEach(context.Background(), metav1.ListOptions{}, func(runtime.Object) error { return nil }); !apierrors.IsForbidden(err) {
+		t.Errorf("403: %v", err)
 	}
 }
 
