@@ -323,8 +323,34 @@ func syncRun(ctx context.Context, c *clientDef, e *env, round int, timeout time.
 	return s
 }
 
+// serverIdle is how little CPU kube-apiserver and etcd may use over
+// serverIdleWindow before a sample starts: the server finishes (and
+// garbage-collects after) the previous client's requests first, so that no
+// client pays for the one before it (kubectl get -w's paged lists leave the
+// server busy for a second or more at 50,000 objects).
+const (
+	serverIdle       = 20 * time.Millisecond
+	serverIdleWindow = 250 * time.Millisecond
+	serverIdleMax    = 15 * time.Second
+)
+
+// waitServerIdle waits, at most serverIdleMax, until kube-apiserver and
+// etcd together used at most serverIdle of CPU over serverIdleWindow.
+func waitServerIdle(ctx context.Context, e *env) {
+	deadline := time.Now().Add(serverIdleMax)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		a0, e0 := procCPU(e.apiserverPID), procCPU(e.etcdPID)
+		time.Sleep(serverIdleWindow)
+		a1, e1 := procCPU(e.apiserverPID), procCPU(e.etcdPID)
+		if a0 < 0 || a1 < 0 || (a1-a0)+max(0, e1-e0) <= serverIdle {
+			return
+		}
+	}
+}
+
 func syncRunOnce(ctx context.Context, c *clientDef, e *env, round int, timeout time.Duration) sample {
 	s := sample{Round: round}
+	waitServerIdle(ctx, e)
 	cont := startContention(e.apiserverPID, e.etcdPID)
 	server0 := procCPU(e.apiserverPID)
 	p, err := startClient(c, e, false)

@@ -151,16 +151,11 @@ func (lw *ListerWatcher) request(opts metav1.ListOptions) *rest.Request {
 // parsed as it arrives (rawobj.ParseListFrom): items are copied out of a
 // small buffer, the body is never held whole.
 func (lw *ListerWatcher) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	opts.Watch = false
-	body, err := lw.stream(ctx, opts)
+	list, err := lw.parseList(ctx, opts, func(r io.Reader) (*rawobj.List, error) {
+		return rawobj.ParseListFrom(r, lw.target.Parse)
+	})
 	if err != nil {
 		return nil, err
-	}
-	defer body.Close()
-	r := &errRecorder{r: body}
-	list, err := rawobj.ParseListFrom(r, lw.target.Parse)
-	if err != nil {
-		return nil, lw.listError(r, err)
 	}
 	return list, nil
 }
@@ -169,6 +164,29 @@ func (lw *ListerWatcher) List(ctx context.Context, opts metav1.ListOptions) (run
 // (rawobj.ParseListEach): the list it returns has no items. It implements
 // cache.ListStreamer. An error of each ends the list and is returned.
 func (lw *ListerWatcher) ListEach(ctx context.Context, opts metav1.ListOptions, each func(runtime.Object) error) (runtime.Object, error) {
+	var eachErr error
+	list, err := lw.parseList(ctx, opts, func(r io.Reader) (*rawobj.List, error) {
+		list, err := rawobj.ParseListEach(r, lw.target.Parse, func(o *rawobj.Object) error {
+			eachErr = each(o)
+			return eachErr
+		})
+		if errors.Is(err, rawobj.ErrNotStreamable) {
+			err = fmt.Errorf("%w: %w", cache.ErrListNotStreamable, err)
+		}
+		return list, err
+	})
+	if eachErr != nil {
+		return nil, eachErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+// parseList sends a list request and parses the body of its response with
+// parse as it arrives.
+func (lw *ListerWatcher) parseList(ctx context.Context, opts metav1.ListOptions, parse func(io.Reader) (*rawobj.List, error)) (*rawobj.List, error) {
 	opts.Watch = false
 	body, err := lw.stream(ctx, opts)
 	if err != nil {
@@ -176,18 +194,8 @@ func (lw *ListerWatcher) ListEach(ctx context.Context, opts metav1.ListOptions, 
 	}
 	defer body.Close()
 	r := &errRecorder{r: body}
-	var eachErr error
-	list, err := rawobj.ParseListEach(r, lw.target.Parse, func(o *rawobj.Object) error {
-		eachErr = each(o)
-		return eachErr
-	})
+	list, err := parse(r)
 	if err != nil {
-		if eachErr != nil {
-			return nil, eachErr
-		}
-		if errors.Is(err, rawobj.ErrNotStreamable) {
-			err = fmt.Errorf("%w: %w", cache.ErrListNotStreamable, err)
-		}
 		return nil, lw.listError(r, err)
 	}
 	return list, nil
