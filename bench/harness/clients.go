@@ -52,6 +52,9 @@ type env struct {
 	// a sync run before it is repeated; attempts bounds the repeats.
 	maxForeign float64
 	attempts   int
+	// serverGC makes kube-apiserver collect its garbage (see
+	// cluster.serverGC); nil in tests.
+	serverGC func(context.Context) error
 }
 
 func (e *env) deltas(format string, watch bool, extra ...string) []string {
@@ -334,9 +337,15 @@ const (
 	serverIdleMax    = 15 * time.Second
 )
 
-// waitServerIdle waits, at most serverIdleMax, until kube-apiserver and
-// etcd together used at most serverIdle of CPU over serverIdleWindow.
+// waitServerIdle makes kube-apiserver collect its garbage, then waits, at
+// most serverIdleMax, until kube-apiserver and etcd together used at most
+// serverIdle of CPU over serverIdleWindow.
 func waitServerIdle(ctx context.Context, e *env) {
+	if e.serverGC != nil {
+		if err := e.serverGC(ctx); err != nil {
+			logf("%v (measuring anyway)", err)
+		}
+	}
 	deadline := time.Now().Add(serverIdleMax)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		a0, e0 := procCPU(e.apiserverPID), procCPU(e.etcdPID)

@@ -84,6 +84,29 @@ func newCluster(server, token, kubeconfig string) (*cluster, error) {
 	}, nil
 }
 
+// serverGC makes kube-apiserver collect its garbage now (the heap profile
+// handler of /debug/pprof with gc=1), so that the next client does not pay
+// for the garbage the previous one made the server create.
+func (c *cluster) serverGC(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.server+"/debug/pprof/heap?gc=1", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("garbage-collect kube-apiserver: %w", err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return fmt.Errorf("garbage-collect kube-apiserver: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("garbage-collect kube-apiserver: %s", resp.Status)
+	}
+	return nil
+}
+
 // seed creates the namespace and n ConfigMaps with parallel writers.
 func (c *cluster) seed(ctx context.Context, n int, progress func(done int)) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchNamespace}}

@@ -148,7 +148,7 @@ func run() error {
 	e := &env{
 		bin: binDir, tools: tools, kubeconfig: cp.AdminKubeconfig(), server: cp.Server(), token: cp.AdminToken(), home: home, n: o.n,
 		apiserverPID: cp.APIServerPID(), etcdPID: findPID("--data-dir=" + filepath.Join(cp.Dir(), "etcd-data")),
-		maxForeign: o.maxForeign, attempts: o.attempts,
+		maxForeign: o.maxForeign, attempts: o.attempts, serverGC: cl.serverGC,
 	}
 
 	if o.hold {

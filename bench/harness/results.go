@@ -316,7 +316,7 @@ func markdown(benchDir string, runs []*runFile) string {
 	w("# Benchmark results\n\n")
 	w("Written by `make bench` (bench/harness) from the raw samples in `bench/results/`; do not edit by hand. ")
 	w("`make bench` measures N=10,000 (`make bench N=50000 ROUNDS=3` adds the 50,000 section). ")
-	w("Every client is a separate process, started once kube-apiserver and etcd are idle (at most 20 ms of CPU in 250 ms, so that no client pays for the work the one before left on the server); wall time is from its start until the harness has read the N-th object from its stdout, CPU is user+system and peak RSS is `ru_maxrss` from rusage. ")
+	w("Every client is a separate process, started once kube-apiserver has collected its garbage (`/debug/pprof/heap?gc=1`) and it and etcd are idle (at most 20 ms of CPU in 250 ms), so that no client pays for the work the one before left on the server; wall time is from its start until the harness has read the N-th object from its stdout, CPU is user+system and peak RSS is `ru_maxrss` from rusage. ")
 	w("Medians with min–max over the rounds; the clients alternate within each round (A B C D A B C D …). ")
 	w("In the ratio columns and targets, (a) is the faster of the two raw lists and (b) the faster of the two client-go runs for that metric (the stricter comparison). ")
 	w("Server CPU is what kube-apiserver burned during the run (from /proc, 10 ms ticks): the server shares the 2 CPUs with the client. ")
