@@ -27,8 +27,7 @@ const initialBufferSize = 32 << 10
 // {"type":"ADDED","object":{…}}\n{"type":"MODIFIED",…}\n…) into values.
 // It finds where each value ends by scanning it (strings with escaped
 // quotes and brackets included), not by looking for newlines, but it does
-// not validate the value: ParseEventObject (or ParseEvent and Parse) do
-// that. NextEvent does both, scanning most events once.
+// not validate the value: ParseEventObject does that. NextEvent does both, scanning most events once.
 //
 // A Decoder is not safe for concurrent use.
 type Decoder struct {
@@ -278,8 +277,8 @@ func (d *Decoder) fill() error {
 	return io.ErrNoProgress
 }
 
-// Watch event types, returned as constants so that ParseEvent does not
-// allocate for them.
+// Watch event types, returned as constants so that parsing an event does
+// not allocate for them.
 const (
 	eventAdded    = "ADDED"
 	eventModified = "MODIFIED"
@@ -287,82 +286,6 @@ const (
 	eventBookmark = "BOOKMARK"
 	eventError    = "ERROR"
 )
-
-// ParseEvent parses a watch event frame, {"type":"…","object":{…}}, and
-// returns its type and the raw bytes of its object, a sub-slice of frame
-// (so valid as long as frame is): pass them to Parse, or for an ERROR event
-// to json.Unmarshal into a metav1.Status. The type string does not alias
-// frame.
-//
-// The frame's syntax is checked except inside an object or array value of
-// "object": those bytes are only delimited (brackets matched outside
-// strings), because Parse or json.Unmarshal validates them next and
-// validating twice would cost a third of the time. opts is accepted for
-// symmetry with Parse and is not used yet. ParseEventObject does the work
-// of ParseEvent and Parse in one pass.
-func ParseEvent(frame []byte, opts ParseOptions) (eventType string, object []byte, err error) {
-	_ = opts
-	s := scanner{data: frame}
-	s.skipSpace()
-	if s.peek() != '{' {
-		if s.pos >= len(frame) {
-			return "", nil, s.unexpected()
-		}
-		return "", nil, fmt.Errorf("expected a JSON object at offset %d, found %s", s.offset(s.pos), quoteByte(frame[s.pos]))
-	}
-	empty, err := s.objectStart(1)
-	if err != nil {
-		return "", nil, err
-	}
-	var scratch []byte
-	hasType := false
-	for !empty {
-		var m member
-		m, scratch, err = s.memberKey(scratch)
-		if err != nil {
-			return "", nil, err
-		}
-		switch string(m.key) {
-		case "type":
-			if s.peek() != '"' {
-				if s.pos >= len(frame) {
-					return "", nil, s.unexpected()
-				}
-				return "", nil, fmt.Errorf("watch event type at offset %d is not a string", s.offset(s.pos))
-			}
-			var r strRef
-			if r, err = s.stringValue("type"); err != nil {
-				return "", nil, err
-			}
-			eventType = eventTypeString(frame[r.start:r.end], r.flags)
-			hasType = true
-		case "object":
-			start := s.pos
-			if err = s.delimitValue(); err != nil {
-				return "", nil, err
-			}
-			object = frame[start:s.pos:s.pos]
-		default:
-			if err = s.skipValue(1); err != nil {
-				return "", nil, err
-			}
-		}
-		if empty, err = s.memberEnd(); err != nil {
-			return "", nil, err
-		}
-	}
-	s.skipSpace()
-	if s.pos < len(frame) {
-		return "", nil, s.syntaxError("unexpected " + quoteByte(frame[s.pos]) + " after the event")
-	}
-	if !hasType {
-		return "", nil, errors.New("watch event has no type")
-	}
-	if object == nil {
-		return "", nil, errors.New("watch event has no object")
-	}
-	return eventType, object, nil
-}
 
 // EventError is the error Decoder.NextEvent returns for an event that was
 // read whole but is not a valid watch event (ParseEventObject's error): the
@@ -451,8 +374,8 @@ func isSyntaxError(err error) bool {
 // ParseEventObject parses a watch event frame, {"type":"…","object":{…}},
 // and its object in one pass: the whole frame is validated as JSON, and the
 // object is parsed in place (when "type" comes first, as the API server
-// sends it) rather than delimited first and parsed next, as ParseEvent and
-// Parse do. Depending on the type:
+// sends it) rather than delimited first and parsed next. Depending on the
+// type:
 //
 //   - ADDED, MODIFIED, DELETED: obj is the object parsed as by Parse with
 //     opts (and with AllowMissingName for BOOKMARK, whose object has no
@@ -464,11 +387,11 @@ func isSyntaxError(err error) bool {
 // eventType does not alias frame and is returned, when the frame has one,
 // also with an error. Offsets in errors count from the start of frame.
 //
-// The result is what ParseEvent followed by Parse (or, for ERROR, a check
-// that the object is valid JSON) gives, except for the error messages and
-// that the frame as a whole must be valid JSON: ParseEventObject also
-// rejects an invalid object value that a later "object" member replaces,
-// and nesting counts from the frame.
+// The result is what delimiting the object and then parsing it with Parse
+// (or, for ERROR, checking that it is valid JSON) gives, except for the
+// error messages and that the frame as a whole must be valid JSON:
+// ParseEventObject also rejects an invalid object value that a later
+// "object" member replaces, and nesting counts from the frame.
 func ParseEventObject(frame []byte, opts ParseOptions) (eventType string, obj *Object, status []byte, err error) {
 	return parseEventObject(frame, 0, opts)
 }
@@ -587,22 +510,6 @@ func parseEventObject(frame []byte, base int64, opts ParseOptions) (eventType st
 		}
 	}
 	return eventType, p.build(nil), nil, nil
-}
-
-// delimitValue consumes the value at pos: an object or array only up to its
-// matching bracket (see frameScan), anything else validated by skipValue.
-func (s *scanner) delimitValue() error {
-	if c := s.peek(); c != '{' && c != '[' {
-		return s.skipValue(1)
-	}
-	var f frameScan
-	end := f.scan(s.data[s.pos:])
-	if end < 0 {
-		s.pos = len(s.data)
-		return s.unexpected()
-	}
-	s.pos += end
-	return nil
 }
 
 // eventTypeString returns the decoded type, without allocating for the

@@ -11,8 +11,8 @@
 // about the size of its JSON, and Object.JSON must be treated as read-only:
 // writing to it would change the strings.
 //
-// Validation: everything Parse, ParseList, ParseListFrom, ParseEvent and
-// ParseEventObject accept is valid JSON per encoding/json (json.Valid),
+// Validation: everything Parse, ParseList, ParseListFrom, ParseListEach
+// and ParseEventObject accept is valid JSON per encoding/json (json.Valid),
 // including its nesting limit of 10000; strings are not checked for valid
 // UTF-8 (as json.Valid), but extracted strings are decoded like
 // encoding/json does (invalid UTF-8 becomes U+FFFD). Repeated keys behave

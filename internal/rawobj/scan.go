@@ -16,9 +16,9 @@ import (
 const maxDepth = 10000
 
 // SyntaxError reports input that is not valid JSON (RFC 8259). Offset is the
-// byte offset of the problem in the data given to Parse, ParseList,
-// ParseEvent or ParseEventObject, or in the stream read by ParseListFrom or
-// a Decoder.
+// byte offset of the problem in the data given to Parse, ParseList or
+// ParseEventObject, or in the stream read by ParseListFrom, ParseListEach
+// or a Decoder.
 type SyntaxError struct {
 	Offset int64
 	Msg    string
