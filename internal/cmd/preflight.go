@@ -22,10 +22,7 @@ import (
 // out: discovery may have been answered from kubectl's disk cache, so this
 // is the first request that proves the server is there.
 func (o *DeltasOptions) preflight(ctx context.Context, client rest.Interface, targets []watchTarget) error {
-	limit := startupTimeout
-	if t := o.requestTimeout(); t > 0 {
-		limit = t
-	}
+	limit := o.startupLimit()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	checkedNamespaces := map[string]bool{}
@@ -38,7 +35,7 @@ func (o *DeltasOptions) preflight(ctx context.Context, client rest.Interface, ta
 				return fmt.Errorf("namespace %q not found: check -n/--namespace or the context's namespace", ns)
 			case isNetworkError(err) || errors.Is(err, context.DeadlineExceeded):
 				if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-					return fmt.Errorf("the server %s did not answer within %s; check that it is reachable, or raise --request-timeout", o.serverName(), limit)
+					return o.noAnswerError(limit)
 				}
 				return o.connectionError(err)
 			}

@@ -28,10 +28,7 @@ func (o *DeltasOptions) resolve(ctx context.Context) ([]watchTarget, error) {
 			return nil, errors.New("a name cannot be given together with --selector or --field-selector")
 		}
 	}
-	limit := startupTimeout
-	if t := o.requestTimeout(); t > 0 {
-		limit = t
-	}
+	limit := o.startupLimit()
 	type result struct {
 		targets []watchTarget
 		err     error
@@ -55,10 +52,24 @@ func (o *DeltasOptions) resolve(ctx context.Context) ([]watchTarget, error) {
 		}
 		return r.targets, nil
 	case <-timer.C:
-		return nil, fmt.Errorf("the server %s did not answer within %s; check that it is reachable, or raise --request-timeout", o.serverName(), limit)
+		return nil, o.noAnswerError(limit)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// startupLimit bounds each step of the start-up that waits for the server
+// (discovery, the preflight checks): --request-timeout, or startupTimeout.
+func (o *DeltasOptions) startupLimit() time.Duration {
+	if t := o.requestTimeout(); t > 0 {
+		return t
+	}
+	return startupTimeout
+}
+
+// noAnswerError is the error of a start-up step that limit ended.
+func (o *DeltasOptions) noAnswerError(limit time.Duration) error {
+	return fmt.Errorf("the server %s did not answer within %s; check that it is reachable, or raise --request-timeout", o.serverName(), limit)
 }
 
 // requestTimeout parses --request-timeout ("0" or "" means none).
