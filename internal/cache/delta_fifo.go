@@ -463,13 +463,14 @@ func (f *DeltaFIFO) Replace(list []any, _ string) error {
 	keys := make(set, len(list))
 
 	// Add Sync/Replaced action for each new item.
+	action := f.replaceAction()
 	for _, item := range list {
 		key, err := f.KeyOf(item)
 		if err != nil {
 			return KeyError{item, err}
 		}
 		keys.insert(key)
-		if err := f.queueActionInternalLocked(f.replaceAction(), Replaced, item); err != nil {
+		if err := f.queueActionInternalLocked(action, Replaced, item); err != nil {
 			return fmt.Errorf("couldn't enqueue object: %w", err)
 		}
 	}
