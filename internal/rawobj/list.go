@@ -523,15 +523,23 @@ func (lp *listParser) item(index int, tm *typeMeta, depth int) (*Object, error) 
 // list's apiVersion differs from itemsAPIVersion, and its own kind where
 // the items' kind differs.
 func (lp *listParser) handedOutKeepTypes(itemsAPIVersion, itemsListKind string, l *List) bool {
-	needAPIVersion := itemsAPIVersion != l.APIVersion
-	needKind := itemKind(itemsListKind) != itemKind(l.Kind)
+	old := newTypeMeta(itemsAPIVersion, itemKind(itemsListKind))
+	tm := newTypeMeta(l.APIVersion, itemKind(l.Kind))
 	kept := 0
 	for _, had := range lp.had {
-		if (!needAPIVersion || had&hadAPIVersion != 0) && (!needKind || had&hadKind != 0) {
+		if keepsType(had, &old, &tm) {
 			kept++
 		}
 	}
 	return kept == lp.handedOut
+}
+
+// keepsType reports whether an item typed with old stays as it is when
+// retyped with tm, had telling (as an entry of listParser.had, or 0) which
+// of apiVersion and kind it had of its own: its own members are kept, and
+// the inserted ones only change where old and tm differ.
+func keepsType(had uint64, old, tm *typeMeta) bool {
+	return (had&hadAPIVersion != 0 || old.apiVersion == tm.apiVersion) && (had&hadKind != 0 || old.kind == tm.kind)
 }
 
 // retype gives the items of l the apiVersion and kind that l has now, as
@@ -547,11 +555,10 @@ func (lp *listParser) retype(l *List, itemsAPIVersion, itemsListKind string) err
 		if len(had) > 0 && had[0]>>hadBits == uint64(i) {
 			flags, had = had[0], had[1:]
 		}
-		hasAPIVersion, hasKind := flags&hadAPIVersion != 0, flags&hadKind != 0
-		if (hasAPIVersion || old.apiVersion == tm.apiVersion) && (hasKind || old.kind == tm.kind) {
+		if keepsType(flags, &old, &tm) {
 			continue // the same members are inserted
 		}
-		n, err := retypeItem(o, hasAPIVersion, hasKind, &old, &tm, lp.opts.KeepManagedFields)
+		n, err := retypeItem(o, flags&hadAPIVersion != 0, flags&hadKind != 0, &old, &tm, lp.opts.KeepManagedFields)
 		if err != nil {
 			return fmt.Errorf("items[%d]: %w", i, err)
 		}
