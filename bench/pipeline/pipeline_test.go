@@ -75,18 +75,10 @@ func decodeAll(tb testing.TB, data []byte) []event {
 	var out []event
 	dec := rawobj.NewDecoder(bytes.NewReader(data))
 	for {
-		frame, err := dec.Next()
+		typ, obj, _, err := dec.NextEvent(rawobj.ParseOptions{})
 		if errors.Is(err, io.EOF) {
 			return out
 		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-		typ, raw, err := rawobj.ParseEvent(frame, rawobj.ParseOptions{})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		obj, err := rawobj.Parse(raw, rawobj.ParseOptions{})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -151,19 +143,12 @@ func BenchmarkDecode(b *testing.B) {
 		b.ReportAllocs()
 		dec := rawobj.NewDecoder(bytes.NewReader(data))
 		for b.Loop() {
-			frame, err := dec.Next()
+			_, _, _, err := dec.NextEvent(rawobj.ParseOptions{})
 			if errors.Is(err, io.EOF) {
 				dec = rawobj.NewDecoder(bytes.NewReader(data))
-				frame, err = dec.Next()
+				_, _, _, err = dec.NextEvent(rawobj.ParseOptions{})
 			}
 			if err != nil {
-				b.Fatal(err)
-			}
-			_, raw, err := rawobj.ParseEvent(frame, rawobj.ParseOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := rawobj.Parse(raw, rawobj.ParseOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -411,19 +396,11 @@ func BenchmarkPipeline(b *testing.B) {
 		dec := rawobj.NewDecoder(bytes.NewReader(data))
 		b.ReportAllocs()
 		for b.Loop() {
-			frame, err := dec.Next()
+			_, obj, _, err := dec.NextEvent(rawobj.ParseOptions{})
 			if errors.Is(err, io.EOF) {
 				dec = rawobj.NewDecoder(bytes.NewReader(data))
-				frame, err = dec.Next()
+				_, obj, _, err = dec.NextEvent(rawobj.ParseOptions{})
 			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			_, raw, err := rawobj.ParseEvent(frame, rawobj.ParseOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			obj, err := rawobj.Parse(raw, rawobj.ParseOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
