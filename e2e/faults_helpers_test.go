@@ -442,44 +442,47 @@ func (w *writer) create(ctx context.Context, name string) error {
 		data["payload"] = w.payload
 	}
 	cm, err := w.client.CoreV1().ConfigMaps(w.ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}, metav1.CreateOptions{})
-	if unclear(err) {
-		// Only this writer writes name: if it exists with our data, the
-		// create was made.
-		if got, _ := w.readBack(name); got != nil && got.Data["n"] == n {
-			cm, err = got, nil
-		}
-	}
-	if apierrors.IsAlreadyExists(err) {
-		w.mu.Lock()
-		w.exists[name] = true
-		w.mu.Unlock()
-	}
-	if err != nil {
-		return w.failed(err)
-	}
-	w.record(name, "create", cm.ResourceVersion)
-	return nil
+	return w.finish(name, "create", n, cm, err)
 }
 
 func (w *writer) update(ctx context.Context, name string) error {
 	n := strconv.Itoa(w.next())
 	patch := fmt.Sprintf(`{"data":{"n":%q}}`, n)
 	cm, err := w.client.CoreV1().ConfigMaps(w.ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	return w.finish(name, "update", n, cm, err)
+}
+
+// finish settles the create or update op of name that wrote n: an unclear
+// outcome is decided by reading the object back (only this writer writes
+// name, so if it holds n the write was made), an AlreadyExists or NotFound
+// corrects what the writer believes exists, and a write made is logged.
+func (w *writer) finish(name, op, n string, cm *corev1.ConfigMap, err error) error {
 	if unclear(err) {
 		if got, _ := w.readBack(name); got != nil && got.Data["n"] == n {
 			cm, err = got, nil
 		}
 	}
-	if apierrors.IsNotFound(err) {
+	w.noteExists(name, err)
+	if err != nil {
+		return w.failed(err)
+	}
+	w.record(name, op, cm.ResourceVersion)
+	return nil
+}
+
+// noteExists corrects what the writer believes of name after a write that
+// failed with AlreadyExists or NotFound.
+func (w *writer) noteExists(name string, err error) {
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		w.mu.Lock()
+		w.exists[name] = true
+		w.mu.Unlock()
+	case apierrors.IsNotFound(err):
 		w.mu.Lock()
 		w.exists[name] = false
 		w.mu.Unlock()
 	}
-	if err != nil {
-		return w.failed(err)
-	}
-	w.record(name, "update", cm.ResourceVersion)
-	return nil
 }
 
 // remove deletes name and logs the deletion's resourceVersion, read from
@@ -491,11 +494,7 @@ func (w *writer) remove(ctx context.Context, name string) error {
 			raw, err = nil, nil
 		}
 	}
-	if apierrors.IsNotFound(err) {
-		w.mu.Lock()
-		w.exists[name] = false
-		w.mu.Unlock()
-	}
+	w.noteExists(name, err)
 	if err != nil {
 		return w.failed(err)
 	}
