@@ -224,7 +224,7 @@ func watchStream10k() []byte {
 }
 
 // BenchmarkWatchStream10kEventObject is BenchmarkWatchStream10k with
-// ParseEventObject instead of ParseEvent and Parse: one scan less.
+// parseEventObject instead of ParseEvent and Parse: one scan less.
 func BenchmarkWatchStream10kEventObject(b *testing.B) {
 	data := watchStream10k()
 	b.SetBytes(int64(len(data)))
@@ -239,7 +239,7 @@ func BenchmarkWatchStream10kEventObject(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, _, _, err := ParseEventObject(frame, ParseOptions{}); err != nil {
+			if _, _, _, err := parseEventObject(frame, 0, ParseOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}

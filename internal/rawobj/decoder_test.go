@@ -28,7 +28,7 @@ var readers = []struct {
 func decodeAll(r io.Reader, maxSize int) ([]string, error) {
 	d := NewDecoder(r)
 	if maxSize > 0 {
-		d.SetMaxValueSize(maxSize)
+		d.max = maxSize
 	}
 	var vals []string
 	for {

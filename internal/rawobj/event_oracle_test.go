@@ -17,9 +17,9 @@ import (
 // validating twice would cost a third of the time. opts is accepted for
 // symmetry with Parse and is not used.
 //
-// ParseEvent was how watch events were parsed before ParseEventObject did
+// ParseEvent was how watch events were parsed before parseEventObject did
 // the work of ParseEvent and Parse in one pass; it is kept as the oracle of
-// ParseEventObject and Decoder.NextEvent in the tests.
+// parseEventObject and Decoder.NextEvent in the tests.
 func ParseEvent(frame []byte, opts ParseOptions) (eventType string, object []byte, err error) {
 	_ = opts
 	s := scanner{data: frame}

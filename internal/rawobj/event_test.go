@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// eventSummary is everything ParseEventObject returns, for comparisons.
+// eventSummary is everything parseEventObject returns, for comparisons.
 type eventSummary struct {
 	Type   string
 	HasObj bool
@@ -35,7 +35,7 @@ func summarizeEvent(typ string, obj *Object, status []byte, err error) eventSumm
 	return e
 }
 
-// oracleEventObject is what ParseEventObject stands for: ParseEvent, then
+// oracleEventObject is what parseEventObject stands for: ParseEvent, then
 // Parse for the types with an object, a validity check for ERROR.
 func oracleEventObject(frame []byte, opts ParseOptions) (string, *Object, []byte, error) {
 	typ, raw, err := ParseEvent(frame, opts)
@@ -99,9 +99,9 @@ func TestParseEventObject(t *testing.T) {
 			t.Run(fmt.Sprintf("%d/%+v", i, opts), func(t *testing.T) {
 				in := []byte(frame)
 				want := summarizeEvent(oracleEventObject(in, opts))
-				typ, obj, status, err := ParseEventObject(in, opts)
+				typ, obj, status, err := parseEventObject(in, 0, opts)
 				if got := summarizeEvent(typ, obj, status, err); !reflect.DeepEqual(got, want) {
-					t.Fatalf("ParseEventObject(%.200q)\n got %+v %v\nwant %+v", in, got, err, want)
+					t.Fatalf("parseEventObject(%.200q)\n got %+v %v\nwant %+v", in, got, err, want)
 				}
 				if status != nil && cap(status) != len(status) {
 					t.Error("status can be appended into the frame")
@@ -143,24 +143,24 @@ func TestParseEventObjectErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			typ, obj, status, err := ParseEventObject([]byte(tc.in), ParseOptions{})
+			typ, obj, status, err := parseEventObject([]byte(tc.in), 0, ParseOptions{})
 			if err == nil || err.Error() != tc.want || typ != tc.typ || obj != nil || status != nil {
 				t.Errorf("got %q %v %q, error %v; want %q, error %q", typ, obj, status, err, tc.typ, tc.want)
 			}
 		})
 	}
-	_, _, _, err := ParseEventObject([]byte(`{"type":"ADDED","object":{"metadata":{}}}`), ParseOptions{})
+	_, _, _, err := parseEventObject([]byte(`{"type":"ADDED","object":{"metadata":{}}}`), 0, ParseOptions{})
 	if !errors.Is(err, ErrNoName) {
 		t.Errorf("does not wrap ErrNoName: %v", err)
 	}
-	typ, obj, status, err := ParseEventObject([]byte(`{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}}`), ParseOptions{})
+	typ, obj, status, err := parseEventObject([]byte(`{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}}`), 0, ParseOptions{})
 	var st metav1.Status
 	if err != nil || typ != "ERROR" || obj != nil || json.Unmarshal(status, &st) != nil || st.Code != 410 {
 		t.Errorf("status: %q %v %q %v", typ, obj, status, err)
 	}
 }
 
-// FuzzParseEventObject checks ParseEventObject against ParseEvent and Parse.
+// FuzzParseEventObject checks parseEventObject against ParseEvent and Parse.
 func FuzzParseEventObject(f *testing.F) {
 	for _, frame := range eventFrames() {
 		if len(frame) < 4096 {
@@ -170,13 +170,13 @@ func FuzzParseEventObject(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frame []byte, keep bool) {
 		opts := ParseOptions{KeepManagedFields: keep}
 		in := bytes.Clone(frame)
-		typ, obj, status, err := ParseEventObject(frame, opts)
+		typ, obj, status, err := parseEventObject(frame, 0, opts)
 		if !bytes.Equal(in, frame) {
-			t.Fatal("ParseEventObject modified its input")
+			t.Fatal("parseEventObject modified its input")
 		}
 		if !json.Valid(frame) {
 			// ParseEvent does not validate an object value that a later
-			// "object" member replaces; ParseEventObject rejects it.
+			// "object" member replaces; parseEventObject rejects it.
 			if err == nil {
 				t.Fatalf("accepted invalid JSON %q", frame)
 			}
@@ -184,7 +184,7 @@ func FuzzParseEventObject(f *testing.F) {
 		}
 		want := summarizeEvent(oracleEventObject(frame, opts))
 		if got := summarizeEvent(typ, obj, status, err); !reflect.DeepEqual(got, want) {
-			t.Fatalf("ParseEventObject(%q)\n got %+v %v\nwant %+v", frame, got, err, want)
+			t.Fatalf("parseEventObject(%q)\n got %+v %v\nwant %+v", frame, got, err, want)
 		}
 	})
 }
@@ -194,7 +194,7 @@ func FuzzParseEventObject(f *testing.F) {
 func decodeEvents(r io.Reader, maxSize int, opts ParseOptions) ([]string, error) {
 	d := NewDecoder(r)
 	if maxSize > 0 {
-		d.SetMaxValueSize(maxSize)
+		d.max = maxSize
 	}
 	var out []string
 	for {
@@ -214,11 +214,11 @@ func decodeEvents(r io.Reader, maxSize int, opts ParseOptions) ([]string, error)
 	}
 }
 
-// oracleEvents decodes a stream with Next and ParseEventObject.
+// oracleEvents decodes a stream with Next and parseEventObject.
 func oracleEvents(r io.Reader, maxSize int, opts ParseOptions) ([]string, error) {
 	d := NewDecoder(r)
 	if maxSize > 0 {
-		d.SetMaxValueSize(maxSize)
+		d.max = maxSize
 	}
 	var out []string
 	for {
@@ -273,7 +273,7 @@ func TestNextEvent(t *testing.T) {
 					want, wantErr := oracleEvents(strings.NewReader(in), maxSize, ParseOptions{})
 					got, err := decodeEvents(rd.wrap(strings.NewReader(in)), maxSize, ParseOptions{})
 					if !reflect.DeepEqual(got, want) || !sameError(err, wantErr) {
-						t.Fatalf("NextEvent:\n%s\n%v\nNext and ParseEventObject:\n%s\n%v", strings.Join(got, "\n"), err, strings.Join(want, "\n"), wantErr)
+						t.Fatalf("NextEvent:\n%s\n%v\nNext and parseEventObject:\n%s\n%v", strings.Join(got, "\n"), err, strings.Join(want, "\n"), wantErr)
 					}
 				})
 			}
@@ -295,7 +295,7 @@ func TestNextEvent(t *testing.T) {
 	}
 }
 
-// FuzzNextEvent checks NextEvent against Next and ParseEventObject, with
+// FuzzNextEvent checks NextEvent against Next and parseEventObject, with
 // the reads split in two ways.
 func FuzzNextEvent(f *testing.F) {
 	for _, in := range eventStreams() {
@@ -310,7 +310,7 @@ func FuzzNextEvent(f *testing.F) {
 		for _, r := range []io.Reader{bytes.NewReader(data), iotest.OneByteReader(bytes.NewReader(data)), iotest.HalfReader(bytes.NewReader(data))} {
 			got, err := decodeEvents(r, 0, ParseOptions{})
 			if !reflect.DeepEqual(got, want) || !sameError(err, wantErr) {
-				t.Fatalf("stream %q\nNextEvent:\n%s\n%v\nNext and ParseEventObject:\n%s\n%v", data, strings.Join(got, "\n"), err, strings.Join(want, "\n"), wantErr)
+				t.Fatalf("stream %q\nNextEvent:\n%s\n%v\nNext and parseEventObject:\n%s\n%v", data, strings.Join(got, "\n"), err, strings.Join(want, "\n"), wantErr)
 			}
 		}
 	})

@@ -129,7 +129,7 @@ func TestParseVersusUnstructured(t *testing.T) {
 				}
 				checkTime(t, "managedFields time", m.Time, tm)
 			}
-			if got, want := o.InitialEventsEnd, u.GetAnnotations()[InitialEventsEndAnnotation] == "true"; got != want {
+			if got, want := o.InitialEventsEnd, u.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"; got != want {
 				t.Errorf("InitialEventsEnd %v, unstructured says %v", got, want)
 			}
 		})

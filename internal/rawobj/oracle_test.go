@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // meta is what Parse extracts, as computed by the oracle.
@@ -74,7 +76,7 @@ func oracleMeta(obj map[string]any) meta {
 		}
 	}
 	ann, _ := md["annotations"].(map[string]any)
-	m.InitialEventsEnd = str(ann[InitialEventsEndAnnotation]) == "true"
+	m.InitialEventsEnd = str(ann[metav1.InitialEventsAnnotationKey]) == "true"
 	return m
 }
 

@@ -1,12 +1,13 @@
 package rawobj
 
+// The JSON scanner: it validates JSON as encoding/json does and reads the
+// few values Parse extracts (strings, int64), without allocating.
+
 import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"strconv"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -16,9 +17,8 @@ import (
 const maxDepth = 10000
 
 // SyntaxError reports input that is not valid JSON (RFC 8259). Offset is the
-// byte offset of the problem in the data given to Parse, ParseList or
-// ParseEventObject, or in the stream read by ParseListFrom, ParseListEach
-// or a Decoder.
+// byte offset of the problem in the data given to Parse or ParseList, or in
+// the stream read by ParseListFrom, ParseListEach or a Decoder.
 type SyntaxError struct {
 	Offset int64
 	Msg    string
@@ -160,6 +160,16 @@ func (s *scanner) scanString() (flags int, err error) {
 			return 0, s.syntaxError("invalid control character " + quoteByte(c) + " in string")
 		}
 	}
+}
+
+// strRef locates a decoded string value in the scanned data: its content
+// without quotes is data[start:end]. A zero strRef is "" (absent or null).
+type strRef struct {
+	start, end int
+	flags      int // strEscaped or 0, from scanString
+	// decode is set by build when the content must be decoded (escapes or
+	// invalid UTF-8) rather than used as is.
+	decode bool
 }
 
 // specialBytes returns a mask with the high bit set in (at least) the
@@ -407,105 +417,76 @@ func (s *scanner) memberEnd() (end bool, err error) {
 	}
 }
 
-// appendUnescaped appends the decoded content of a JSON string (without
-// quotes, already validated by scanString) to dst, exactly as encoding/json
-// decodes it: escapes resolved, invalid surrogates and invalid UTF-8 bytes
-// replaced by U+FFFD. The result is at most 3*len(raw) bytes long.
-func appendUnescaped(dst, raw []byte) []byte {
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		switch {
-		case c == '\\':
-			switch raw[i+1] {
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				r := getu4(raw[i:])
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if r2 := getu4(raw[i:]); r2 >= 0 {
-						if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
-							i += 6
-							dst = utf8.AppendRune(dst, dec)
-							continue
-						}
-					}
-					r = unicode.ReplacementChar
-				}
-				dst = utf8.AppendRune(dst, r)
-				continue
-			default: // '"', '\\', '/'
-				dst = append(dst, raw[i+1])
-			}
-			i += 2
-		case c < utf8.RuneSelf:
-			dst = append(dst, c)
-			i++
-		default:
-			r, size := utf8.DecodeRune(raw[i:])
-			dst = utf8.AppendRune(dst, r)
-			i += size
+// stringValue consumes a string or null at pos.
+func (p *scanner) stringValue(what string) (strRef, error) {
+	switch p.peek() {
+	case '"':
+		start := p.pos
+		flags, err := p.scanString()
+		if err != nil {
+			return strRef{}, err
 		}
+		return strRef{start: start + 1, end: p.pos - 1, flags: flags}, nil
+	case 'n':
+		return strRef{}, p.scanLiteral("null")
+	default:
+		if p.pos >= len(p.data) {
+			return strRef{}, p.unexpected()
+		}
+		return strRef{}, fmt.Errorf("%s at offset %d is not a string", what, p.offset(p.pos))
 	}
-	return dst
 }
 
-// getu4 decodes \uXXXX at the start of b, or returns -1.
-func getu4(b []byte) rune {
-	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
-		return -1
-	}
-	var r rune
-	for _, c := range b[2:6] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
+// int64Value consumes an integer that fits int64, or null (0), at pos.
+func (p *scanner) int64Value(what string) (int64, error) {
+	c := p.peek()
+	switch {
+	case c == 'n':
+		return 0, p.scanLiteral("null")
+	case c == '-' || '0' <= c && c <= '9':
+		start := p.pos
+		if err := p.scanNumber(); err != nil {
+			return 0, err
 		}
-		r = r*16 + rune(c)
+		v, ok := parseInt64(p.data[start:p.pos])
+		if !ok {
+			return 0, fmt.Errorf("%s at offset %d is not a 64-bit integer", what, p.offset(start))
+		}
+		return v, nil
+	default:
+		if p.pos >= len(p.data) {
+			return 0, p.unexpected()
+		}
+		return 0, fmt.Errorf("%s at offset %d is not a number", what, p.offset(p.pos))
 	}
-	return r
 }
 
-// appendQuoted appends s as a JSON string. It escapes '"', '\\' and control
-// characters only (no HTML escaping); invalid UTF-8 is replaced by U+FFFD.
-func appendQuoted(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, "\ufffd"...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
+// parseInt64 parses a JSON number that is an integer in int64 range
+// (no fraction, no exponent).
+func parseInt64(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
 	}
-	return append(dst, '"')
+	if len(b) == 0 {
+		return 0, false
+	}
+	const limit = uint64(1) << 63
+	var u uint64
+	for _, c := range b {
+		if c < '0' || c > '9' || u > limit/10 {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+		if u > limit {
+			return 0, false
+		}
+	}
+	if neg {
+		return -int64(u), true // u == limit wraps to MinInt64, as wanted
+	}
+	if u == limit {
+		return 0, false
+	}
+	return int64(u), true
 }
