@@ -72,3 +72,8 @@ type DeletedFinalStateUnknown struct {
 	Key string
 	Obj any
 }
+
+// DeltaTypes returns every delta type, in the order help texts list them.
+func DeltaTypes() []DeltaType {
+	return []DeltaType{Added, Updated, Deleted, Replaced, Sync}
+}

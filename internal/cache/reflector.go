@@ -513,7 +513,7 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 			return nil
 		}
 		switch {
-		case isExpiredError(err):
+		case IsExpired(err):
 			// Don't set LastSyncResourceVersionUnavailable - LIST call with
 			// ResourceVersion=RV already has a semantic that it returns
 			// data at least as fresh as provided RV. So first try to LIST
@@ -688,7 +688,7 @@ func (r *Reflector) list(ctx context.Context) error {
 		r.replacement, rep = nil, nil
 		items, listRV, paginated, err = r.listPages(ctx, options, nil)
 	}
-	if isExpiredError(err) || isTooLargeResourceVersionError(err) {
+	if IsExpired(err) || isTooLargeResourceVersionError(err) {
 		// The watch cache of the server is behind (too large) or our RV
 		// was compacted away (expired): relist from the most recent
 		// state with resourceVersion "".
@@ -948,7 +948,7 @@ func (r *Reflector) watchListRetriable(ctx context.Context, err error) bool {
 		r.reportError(fmt.Errorf("streaming list of %s: %w", r.typeDescription, err))
 		return r.waitBackoff(ctx)
 	}
-	if isExpiredError(err) || isTooLargeResourceVersionError(err) {
+	if IsExpired(err) || isTooLargeResourceVersionError(err) {
 		r.setIsLastSyncResourceVersionUnavailable(true)
 		return true
 	}
@@ -1020,7 +1020,9 @@ func (r *Reflector) setIsLastSyncResourceVersionUnavailable(isUnavailable bool) 
 	r.isLastSyncResourceVersionUnavailable = isUnavailable
 }
 
-func isExpiredError(err error) bool {
+// IsExpired reports whether err says a resourceVersion is too old to list
+// or watch from (410 Gone, reason Expired): a relist follows.
+func IsExpired(err error) bool {
 	// In Kubernetes 1.17 and earlier, the api server returns both
 	// apierrors.StatusReasonExpired and apierrors.StatusReasonGone for HTTP
 	// 410 (Gone) status code responses. In 1.18 the kube server is more

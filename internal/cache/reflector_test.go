@@ -188,7 +188,7 @@ func TestReflectorRelistAfterExpiredMakesTombstones(t *testing.T) {
 	if got := fx.drain(t); !reflect.DeepEqual(got, []string{"[Updated a@11]"}) {
 		t.Errorf("watch pops = %v", got)
 	}
-	if n := fx.errs.matching(isExpiredError); n != 1 {
+	if n := fx.errs.matching(IsExpired); n != 1 {
 		t.Errorf("expired reported %d times, want 1", n)
 	}
 	must(t, r.list(ctx))

@@ -21,8 +21,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
 )
 
@@ -60,7 +60,8 @@ stderr.`
   kubectl deltas cm --count=10 --timeout=30s`
 )
 
-// Exit codes of S6.
+// Exit codes: 0 for a normal end (--count, --timeout, --until-synced, the
+// reader went away), 1 for an error, 130 when interrupted.
 const (
 	exitOK          = 0
 	exitError       = 1
@@ -119,12 +120,11 @@ type DeltasOptions struct {
 	args              []string
 	namespace         string
 	explicitNamespace bool
-	printTypes        map[cache.DeltaType]bool
 	chunkSizeSet      bool
-	printer           printer.Printer
-	printerOptions    printer.Options
-	cachedConfig      *rest.Config
-	diffConfig        *diffConfig
+	// printer prints the records; stage makes them from popped deltas.
+	printer      printer.Printer
+	stage        *record.Stage
+	cachedConfig *rest.Config
 
 	genericiooptions.IOStreams
 }
@@ -186,7 +186,7 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVarP(&o.allNamespaces, "all-namespaces", "A", o.allNamespaces, "Watch the resources in all namespaces.")
 	flags.StringVarP(&o.labelSelector, "selector", "l", o.labelSelector, "Label selector to filter on, supports '=', '==', '!=', 'in', 'notin' (e.g. -l key1=value1,key2=value2). Evaluated by the server.")
 	flags.StringVar(&o.fieldSelector, "field-selector", o.fieldSelector, "Field selector to filter on, supports '=', '==', and '!=' (e.g. --field-selector metadata.name=demo). Evaluated by the server.")
-	flags.StringSliceVar(&o.types, "types", o.types, "Print only these delta types: Added,Updated,Deleted,Replaced,Sync (default: all).")
+	flags.StringSliceVar(&o.types, "types", o.types, "Print only these delta types: "+record.TypeList()+" (default: all).")
 	flags.BoolVar(&o.watchOnly, "watch-only", o.watchOnly, "Do not print the initial list (it is still listed, to know the starting state).")
 	flags.DurationVar(&o.resync, "resync", o.resync, "Emit Sync deltas for every known object this often (0 = never).")
 	flags.IntVar(&o.count, "count", o.count, "Exit (0) after printing this many deltas (0 = no limit).")
@@ -214,7 +214,7 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 		return printer.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("types", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"Added", "Updated", "Deleted", "Replaced", "Sync"}, cobra.ShellCompDirectiveNoFileComp
+		return record.TypeNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("color", fixedCompletion("auto", "always", "never"))
 	_ = cmd.RegisterFlagCompletionFunc("watch-list", fixedCompletion("auto", "true", "false"))
@@ -284,25 +284,38 @@ func isUsageError(msg string) bool {
 	return false
 }
 
-// Complete derives the settings that the flags imply (delta types, color,
-// printer and diff options). It reads no file and sends no request.
+// Complete derives what the flags imply: the record stage (delta types,
+// diff options) and the printer, which reads the template file of
+// --output=…-file. It sends no request and leaves the kubeconfig alone:
+// flag mistakes are reported before any server is touched.
 func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.args = args
 	o.chunkSizeSet = cmd.Flags().Changed("chunk-size")
 
-	// The namespace comes from the kubeconfig, which is read in Run: flag
-	// mistakes are reported first, before any file or server is touched.
-	var err error
-	o.printTypes, err = parseDeltaTypes(o.types)
+	types, err := record.ParseTypes(o.types)
 	if err != nil {
 		return err
 	}
-
+	o.stage, err = record.NewStage(record.Options{
+		Types:          types,
+		WatchOnly:      o.watchOnly,
+		RelistAll:      o.relist == "all",
+		ShowSecretData: o.showSecretData,
+		Diff: record.DiffOptions{
+			Show:         o.diff,
+			ChangedOnly:  o.changedOnly,
+			IgnoreStatus: !o.status,
+			IgnorePaths:  o.ignorePaths,
+		},
+	})
+	if err != nil {
+		return err
+	}
 	color, err := resolveColor(o.color, o.Out)
 	if err != nil {
 		return err
 	}
-	o.printerOptions = printer.Options{
+	o.printer, err = printer.New(printer.Options{
 		Format:        o.output,
 		AllNamespaces: o.allNamespaces,
 		Timestamps:    o.timestamps,
@@ -310,35 +323,8 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 		Color:         color,
 		ShowManager:   o.showManager,
 		Diff:          o.diff,
-	}
-	o.diffConfig, err = newDiffConfig(o.diff, o.changedOnly, o.status, o.ignorePaths)
+	})
 	return err
-}
-
-// parseDeltaTypes reads --types, case-insensitively.
-func parseDeltaTypes(types []string) (map[cache.DeltaType]bool, error) {
-	all := []cache.DeltaType{cache.Added, cache.Updated, cache.Deleted, cache.Replaced, cache.Sync}
-	out := map[cache.DeltaType]bool{}
-	if len(types) == 0 {
-		for _, t := range all {
-			out[t] = true
-		}
-		return out, nil
-	}
-	for _, s := range types {
-		s = strings.TrimSpace(s)
-		found := false
-		for _, t := range all {
-			if strings.EqualFold(s, string(t)) {
-				out[t] = true
-				found = true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("invalid --types value %q: must be one or more of Added,Updated,Deleted,Replaced,Sync", s)
-		}
-	}
-	return out, nil
 }
 
 // resolveColor turns --color into a yes or no.
@@ -363,7 +349,8 @@ func resolveColor(mode string, out io.Writer) (bool, error) {
 	}
 }
 
-// Validate checks flag values and combinations. It sends no request.
+// Validate checks flag values and combinations. It reads no file and sends
+// no request.
 func (o *DeltasOptions) Validate() error {
 	if len(o.args) == 0 {
 		return errors.New(`you must specify the type of resource to watch. Use "kubectl api-resources" for a complete list of supported resources`)
@@ -405,13 +392,5 @@ func (o *DeltasOptions) Validate() error {
 			return errors.New("--status=false only applies to diffs: add --diff or --changed-only")
 		}
 	}
-	if err := validateSelectors(o.labelSelector, o.fieldSelector); err != nil {
-		return err
-	}
-	p, err := printer.New(o.printerOptions)
-	if err != nil {
-		return err
-	}
-	o.printer = p
-	return nil
+	return validateSelectors(o.labelSelector, o.fieldSelector)
 }

@@ -2,14 +2,17 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 )
 
 // preflight checks, before anything is printed, what would otherwise fail
@@ -21,13 +24,18 @@ import (
 // A server that cannot be reached is an error here, not an outage to ride
 // out: discovery may have been answered from kubectl's disk cache, so this
 // is the first request that proves the server is there.
-func (o *DeltasOptions) preflight(ctx context.Context, client rest.Interface, targets []watchTarget) error {
+func (o *DeltasOptions) preflight(ctx context.Context, config *rest.Config, client rest.Interface, targets []informer.Target) error {
+	authz, err := authorizationv1client.NewForConfig(config)
+	if err != nil {
+		return fmt.Errorf("failed to construct an authorization client: %w", err)
+	}
+	reviews := authz.SelfSubjectAccessReviews()
 	limit := o.startupLimit()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	checkedNamespaces := map[string]bool{}
 	for _, t := range targets {
-		if ns := t.namespace; ns != "" && !checkedNamespaces[ns] {
+		if ns := t.Namespace; ns != "" && !checkedNamespaces[ns] {
 			checkedNamespaces[ns] = true
 			err := client.Get().AbsPath("/api/v1/namespaces", ns).Do(ctx).Error()
 			switch {
@@ -41,7 +49,7 @@ func (o *DeltasOptions) preflight(ctx context.Context, client rest.Interface, ta
 			}
 		}
 		for _, verb := range []string{"list", "watch"} {
-			allowed, reason, ok := accessReview(ctx, client, t, verb)
+			allowed, reason, ok := accessReview(ctx, reviews, t, verb)
 			if ok && !allowed {
 				return forbiddenError(t, verb, reason)
 			}
@@ -52,31 +60,21 @@ func (o *DeltasOptions) preflight(ctx context.Context, client rest.Interface, ta
 
 // accessReview asks the server whether the current user may verb the
 // target. ok is false when the server could not answer.
-func accessReview(ctx context.Context, client rest.Interface, t watchTarget, verb string) (allowed bool, reason string, ok bool) {
-	gvr := t.mapping.Resource
-	review := authorizationv1.SelfSubjectAccessReview{
+func accessReview(ctx context.Context, reviews authorizationv1client.SelfSubjectAccessReviewInterface, t informer.Target, verb string) (allowed bool, reason string, ok bool) {
+	review := &authorizationv1.SelfSubjectAccessReview{
 		Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Namespace: t.namespace,
+				Namespace: t.Namespace,
 				Verb:      verb,
-				Group:     gvr.Group,
-				Version:   gvr.Version,
-				Resource:  gvr.Resource,
-				Name:      t.name,
+				Group:     t.Resource.Group,
+				Version:   t.Resource.Version,
+				Resource:  t.Resource.Resource,
+				Name:      t.Name,
 			},
 		},
 	}
-	review.APIVersion, review.Kind = "authorization.k8s.io/v1", "SelfSubjectAccessReview"
-	body, err := json.Marshal(review)
+	answer, err := reviews.Create(ctx, review, metav1.CreateOptions{})
 	if err != nil {
-		return false, "", false
-	}
-	raw, err := client.Post().AbsPath("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews").Body(body).Do(ctx).Raw()
-	if err != nil {
-		return false, "", false
-	}
-	var answer authorizationv1.SelfSubjectAccessReview
-	if err := json.Unmarshal(raw, &answer); err != nil {
 		return false, "", false
 	}
 	return answer.Status.Allowed, answer.Status.Reason, true
@@ -84,13 +82,13 @@ func accessReview(ctx context.Context, client rest.Interface, t watchTarget, ver
 
 // forbiddenError reads like the server's Forbidden message, with the
 // command to check the rights.
-func forbiddenError(t watchTarget, verb, reason string) error {
-	gvr := t.mapping.Resource
+func forbiddenError(t informer.Target, verb, reason string) error {
+	gvr := t.Resource
 	where := "at the cluster scope"
 	nsFlag := " -A"
-	if t.namespace != "" {
-		where = fmt.Sprintf("in the namespace %q", t.namespace)
-		nsFlag = " -n " + t.namespace
+	if t.Namespace != "" {
+		where = fmt.Sprintf("in the namespace %q", t.Namespace)
+		nsFlag = " -n " + t.Namespace
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s is forbidden: cannot %s resource %q in API group %q %s", gvr.GroupResource(), verb, gvr.Resource, gvr.Group, where)

@@ -10,12 +10,14 @@ import (
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 )
 
 // resolve maps the arguments to watch targets through discovery, bounded
 // by --request-timeout (or startupTimeout) so that an unreachable server is
 // an error, not a hang.
-func (o *DeltasOptions) resolve(ctx context.Context) ([]watchTarget, error) {
+func (o *DeltasOptions) resolve(ctx context.Context) ([]informer.Target, error) {
 	args, err := parseArgs(o.args)
 	if err != nil {
 		return nil, err
@@ -30,7 +32,7 @@ func (o *DeltasOptions) resolve(ctx context.Context) ([]watchTarget, error) {
 	}
 	limit := o.startupLimit()
 	type result struct {
-		targets []watchTarget
+		targets []informer.Target
 		err     error
 	}
 	done := make(chan result, 1)
@@ -72,27 +74,20 @@ func (o *DeltasOptions) noAnswerError(limit time.Duration) error {
 	return fmt.Errorf("the server %s did not answer within %s; check that it is reachable, or raise --request-timeout", o.serverName(), limit)
 }
 
-// requestTimeout parses --request-timeout ("0" or "" means none).
+// requestTimeout is --request-timeout as the REST config has it (0 means
+// none).
 func (o *DeltasOptions) requestTimeout() time.Duration {
-	if o.configFlags.Timeout == nil || *o.configFlags.Timeout == "" || *o.configFlags.Timeout == "0" {
-		return 0
-	}
-	d, err := time.ParseDuration(*o.configFlags.Timeout)
+	config, err := o.restConfig()
 	if err != nil {
-		// A bare number means seconds, as in kubectl.
-		var secs int
-		if _, serr := fmt.Sscanf(*o.configFlags.Timeout, "%d", &secs); serr == nil {
-			return time.Duration(secs) * time.Second
-		}
 		return 0
 	}
-	return d
+	return config.Timeout
 }
 
 // serverName is the server URL of the current configuration, for
 // messages; never credentials.
 func (o *DeltasOptions) serverName() string {
-	config, err := o.configFlags.ToRESTConfig()
+	config, err := o.restConfig()
 	if err != nil || config.Host == "" {
 		return "(unknown server)"
 	}
@@ -118,8 +113,8 @@ func (o *DeltasOptions) connectionError(err error) error {
 	case errors.As(err, &netErr), utilnet.IsProbableEOF(err), utilnet.IsConnectionReset(err):
 		return fmt.Errorf("unable to reach the server %s: %w; check --server, --context and --kubeconfig", o.serverName(), err)
 	}
-	if isFatal(err) {
-		return fatalError(err)
+	if informer.IsFatal(err) {
+		return informer.ExplainFatal(err)
 	}
 	return err
 }

@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 )
 
 // resourceArg is one requested resource type with an optional name, as
@@ -73,19 +75,6 @@ func validateSelectors(labelSelector, fieldSelector string) error {
 	return nil
 }
 
-// watchTarget is one pipeline to run: a resource, in a namespace (or all),
-// optionally one object by name.
-type watchTarget struct {
-	mapping   *meta.RESTMapping
-	namespace string
-	name      string
-}
-
-// key identifies targets that share one Reflector and FIFO.
-func (t watchTarget) key() string {
-	return t.mapping.Resource.String() + "|" + t.namespace + "|" + t.name
-}
-
 // mappingFor resolves a type argument as kubectl does: resource (plural,
 // singular, short name), then kind, with an optional .version.group.
 func mappingFor(mapper meta.RESTMapper, arg string) (*meta.RESTMapping, error) {
@@ -125,32 +114,32 @@ func mappingFor(mapper meta.RESTMapper, arg string) (*meta.RESTMapping, error) {
 
 // resolveTargets maps the arguments to pipelines, merging arguments that
 // name the same resource ("cm,configmaps") into one.
-func resolveTargets(mapper meta.RESTMapper, args []resourceArg, namespace string, allNamespaces bool) ([]watchTarget, error) {
-	var targets []watchTarget
+func resolveTargets(mapper meta.RESTMapper, args []resourceArg, namespace string, allNamespaces bool) ([]informer.Target, error) {
+	var targets []informer.Target
 	seen := map[string]bool{}
 	for _, a := range args {
 		mapping, err := mappingFor(mapper, a.typ)
 		if err != nil {
 			return nil, err
 		}
-		t := watchTarget{mapping: mapping, name: a.name}
+		t := informer.Target{Resource: mapping.Resource, Kind: mapping.GroupVersionKind, Name: a.name}
 		if mapping.Scope.Name() == meta.RESTScopeNameNamespace && !allNamespaces {
-			t.namespace = namespace
+			t.Namespace = namespace
 		}
-		if seen[t.key()] {
+		if seen[t.ID()] {
 			continue
 		}
-		seen[t.key()] = true
+		seen[t.ID()] = true
 		targets = append(targets, t)
 	}
 	return targets, nil
 }
 
 // distinctResources counts the different resources among targets.
-func distinctResources(targets []watchTarget) int {
+func distinctResources(targets []informer.Target) int {
 	set := map[string]bool{}
 	for _, t := range targets {
-		set[t.mapping.Resource.String()] = true
+		set[t.Resource.String()] = true
 	}
 	return len(set)
 }

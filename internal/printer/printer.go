@@ -53,6 +53,14 @@ type Printer interface {
 	Print(w io.Writer, r *Record) error
 }
 
+// MultiTyper is implemented by printers whose lines name each object's
+// kind only when several resources are watched (Options.MultiType). The
+// caller, which learns the resources after building the printer, says so
+// before the first record.
+type MultiTyper interface {
+	SetMultiType(multi bool)
+}
+
 // The values of -o/--output; a template format takes its argument after "=".
 const (
 	formatText              = "text"

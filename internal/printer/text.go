@@ -65,6 +65,9 @@ func newTextPrinter(o Options) *textPrinter {
 	return &textPrinter{o: o}
 }
 
+// SetMultiType implements MultiTyper.
+func (p *textPrinter) SetMultiType(multi bool) { p.o.MultiType = multi }
+
 func (p *textPrinter) Print(w io.Writer, r *Record) error {
 	p.buf = p.appendRecord(p.buf[:0], r)
 	_, err := w.Write(p.buf)

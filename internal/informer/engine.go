@@ -1,0 +1,299 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+)
+
+// ErrInterrupted is returned by Run when its context was cancelled (a
+// signal): the Sink was flushed, whole records only.
+var ErrInterrupted = errors.New("interrupted")
+
+// ErrOutputClosed is wrapped by a Sink's error when the reader of the
+// output went away (EPIPE): Run ends normally.
+var ErrOutputClosed = errors.New("output closed")
+
+// Sink takes the batches of a running Engine, one at a time, on Run's
+// goroutine.
+type Sink interface {
+	// Handle takes one popped batch. done ends the run normally (a count
+	// was reached, say).
+	Handle(b Batch) (done bool, err error)
+	// Flush writes out what Handle buffered. Run calls it whenever no
+	// batch is waiting, and before it returns.
+	Flush() error
+}
+
+// RunOptions are the stop conditions of one Run.
+type RunOptions struct {
+	// Timeout, if positive, ends the run normally after this long.
+	Timeout time.Duration
+	// UntilSynced ends the run normally once every informer's initial list
+	// has been handed to the Sink.
+	UntilSynced bool
+	// OutputClosed, if not nil, is closed when the reader of the output
+	// went away: the run ends at once, normally, without a flush.
+	OutputClosed <-chan struct{}
+}
+
+// Engine runs a set of informers and merges their batches into one stream,
+// in the order they are popped.
+type Engine struct {
+	cfg    Config
+	health *health
+
+	// batches carries every informer's popped batches to Run; synced
+	// carries wake-ups when an informer's FIFO synced or an informer was
+	// removed; fatal carries the first unrecoverable error.
+	batches chan Batch
+	synced  chan struct{}
+	fatal   chan error
+
+	// lock guards informers, order, runCtx and done.
+	lock sync.Mutex
+	// informers holds the live informers by Target.ID; order is their IDs
+	// in the order they were added.
+	informers map[string]*Informer
+	order     []string
+	// runCtx is the context informers run in while Run runs; nil before.
+	runCtx context.Context
+	// done is set when Run has returned: no informer starts again.
+	done bool
+}
+
+// New returns an Engine with no informers. errOut receives the one-line
+// warnings of outages and notes; nil discards them.
+func New(cfg Config, errOut io.Writer) *Engine {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	if errOut == nil {
+		errOut = io.Discard
+	}
+	return &Engine{
+		cfg:       cfg,
+		health:    newHealth(errOut, cfg.Clock.Now),
+		batches:   make(chan Batch, 64),
+		synced:    make(chan struct{}, 1),
+		fatal:     make(chan error, 1),
+		informers: map[string]*Informer{},
+	}
+}
+
+// Add adds the informer of t and, while Run runs, starts it. A target
+// whose ID is already watched is an error.
+func (e *Engine) Add(t Target) (*Informer, error) {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+	id := t.ID()
+	if _, ok := e.informers[id]; ok {
+		return nil, fmt.Errorf("%s is already watched", describe(t))
+	}
+	if e.done {
+		return nil, fmt.Errorf("cannot watch %s: the stream has ended", describe(t))
+	}
+	inf := newInformer(t, &e.cfg, e.reflectorError, e.health.recovered)
+	e.informers[id] = inf
+	e.order = append(e.order, id)
+	if e.runCtx != nil {
+		inf.start(e.runCtx, e.batches, e.synced, e.fail)
+	}
+	return inf, nil
+}
+
+// Remove stops the informer of the target with this ID and waits for its
+// goroutines. Batches it popped before are still handed to the Sink. It
+// reports whether there was such an informer.
+func (e *Engine) Remove(id string) bool {
+	e.lock.Lock()
+	inf, ok := e.informers[id]
+	if ok {
+		delete(e.informers, id)
+		e.order = slices.DeleteFunc(e.order, func(s string) bool { return s == id })
+	}
+	e.lock.Unlock()
+	if !ok {
+		return false
+	}
+	inf.stop()
+	e.health.forget(inf)
+	poke(e.synced)
+	return true
+}
+
+// Informers returns the live informers in the order they were added.
+func (e *Engine) Informers() []*Informer {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+	out := make([]*Informer, 0, len(e.order))
+	for _, id := range e.order {
+		out = append(out, e.informers[id])
+	}
+	return out
+}
+
+// fail reports an unrecoverable error; the first one wins.
+func (e *Engine) fail(err error) {
+	select {
+	case e.fatal <- err:
+	default:
+	}
+}
+
+// reflectorError sorts a reflector's report: fatal, a note, or part of an
+// outage.
+func (e *Engine) reflectorError(inf *Informer, err error) {
+	var fallback *cache.WatchListFallbackError
+	switch {
+	case errors.As(err, &fallback):
+		e.health.note(err)
+	case IsFatal(err):
+		e.fail(ExplainFatal(err))
+	case cache.IsExpired(err):
+		// A relist follows; its tombstones and Replaced deltas say what
+		// happened while the watch was down.
+	default:
+		e.health.failed(inf, err)
+	}
+}
+
+// Run starts the informers and hands their batches to sink until a stop
+// condition: it returns nil for a normal end (sink done, timeout, synced,
+// output closed), ErrInterrupted when ctx is cancelled, or the first fatal
+// error. Every informer has stopped, and its goroutines returned, when Run
+// returns. Run can be called once.
+func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
+	e.lock.Lock()
+	if e.runCtx != nil || e.done {
+		e.lock.Unlock()
+		return errors.New("informer engine: Run called twice")
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	e.runCtx = runCtx
+	for _, id := range e.order {
+		e.informers[id].start(runCtx, e.batches, e.synced, e.fail)
+	}
+	e.lock.Unlock()
+	defer e.stopAll(cancel)
+
+	var timeout <-chan time.Time
+	if opts.Timeout > 0 {
+		timer := e.cfg.Clock.NewTimer(opts.Timeout)
+		defer timer.Stop()
+		timeout = timer.C()
+	}
+	l := loop{e: e, sink: sink, untilSynced: opts.UntilSynced}
+	for {
+		select {
+		case b := <-e.batches:
+			done, err := l.handle(b)
+			if err != nil || done {
+				return l.finish(err)
+			}
+			if len(e.batches) == 0 {
+				if err := sink.Flush(); err != nil {
+					return l.finish(err)
+				}
+			}
+			if l.synced() {
+				return l.finish(nil)
+			}
+		case <-e.synced:
+			if l.synced() {
+				return l.finish(nil)
+			}
+		case err := <-e.fatal:
+			_ = sink.Flush()
+			return err
+		case <-timeout:
+			return l.finish(nil)
+		case <-opts.OutputClosed:
+			// The reader went away: a normal end, nothing left to say.
+			return nil
+		case <-ctx.Done():
+			_ = sink.Flush()
+			return ErrInterrupted
+		}
+	}
+}
+
+// stopAll cancels every informer and waits for all of them; no informer
+// starts after it.
+func (e *Engine) stopAll(cancel context.CancelFunc) {
+	cancel()
+	e.lock.Lock()
+	e.done = true
+	infs := make([]*Informer, 0, len(e.informers))
+	for _, inf := range e.informers {
+		infs = append(infs, inf)
+	}
+	e.lock.Unlock()
+	for _, inf := range infs {
+		inf.stop()
+	}
+}
+
+// loop is the state of Run's goroutine.
+type loop struct {
+	e           *Engine
+	sink        Sink
+	untilSynced bool
+}
+
+// handle hands b to the sink and counts what it handled of the initial
+// list.
+func (l *loop) handle(b Batch) (bool, error) {
+	if b.Initial {
+		b.Informer.handledInitial++
+	}
+	return l.sink.Handle(b)
+}
+
+// synced reports whether the run ends because every informer's initial
+// list is out.
+func (l *loop) synced() bool {
+	if !l.untilSynced {
+		return false
+	}
+	l.e.lock.Lock()
+	defer l.e.lock.Unlock()
+	for _, inf := range l.e.informers {
+		if !inf.initialDone() {
+			return false
+		}
+	}
+	return true
+}
+
+// finish flushes after a normal end; a reader that went away is a normal
+// end too.
+func (l *loop) finish(err error) error {
+	if err == nil {
+		err = l.sink.Flush()
+	}
+	if err == nil || errors.Is(err, ErrOutputClosed) {
+		return nil
+	}
+	return err
+}
+
+// describe names a target in messages: "configmaps in namespace demo".
+func describe(t Target) string {
+	s := t.Resource.GroupResource().String()
+	if t.Name != "" {
+		s += " " + t.Name
+	}
+	if t.Namespace != "" {
+		s += " in namespace " + t.Namespace
+	}
+	return s
+}

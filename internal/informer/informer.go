@@ -1,0 +1,294 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+)
+
+// Target names the collection one informer lists and watches.
+type Target struct {
+	// Resource is the collection; Kind is the kind of its objects.
+	Resource schema.GroupVersionResource
+	Kind     schema.GroupVersionKind
+	// Namespace, or "" for cluster-scoped resources and all namespaces.
+	Namespace string
+	// Name, when set, narrows the collection to the object of that name.
+	Name string
+}
+
+// ID identifies the informer of t within an Engine: two targets with the
+// same ID share one informer.
+func (t Target) ID() string {
+	return t.Resource.String() + "|" + t.Namespace + "|" + t.Name
+}
+
+// Informer is the pipeline of one Target: Reflector → DeltaFIFO → Pop →
+// Store. The Store is the FIFO's knownObjects; the consumer updates it under
+// the FIFO's lock as it pops, as client-go's processDeltas does, so that a
+// relist's Replace sees exactly what has been popped.
+type Informer struct {
+	target    Target
+	store     cache.Indexer
+	fifo      *cache.DeltaFIFO
+	reflector *cache.Reflector
+
+	// cancel stops the reflector and the consumer; wg counts the
+	// informer's goroutines. Both are set by start, under the Engine's
+	// lock, and are nil for an informer that was never started.
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	// poppedInitial counts the batches popped with isInInitialList; the
+	// consumer writes it under the FIFO lock. handledInitial counts those
+	// the Engine's loop has handed to the Sink and is touched by the loop
+	// only. The initial list is fully out when the FIFO has synced and the
+	// two agree.
+	poppedInitial  atomic.Int64
+	handledInitial int64
+}
+
+// Target returns what the informer watches.
+func (inf *Informer) Target() Target { return inf.target }
+
+// Store returns the informer's Store: the objects popped so far, by key. It
+// is safe for concurrent reads.
+func (inf *Informer) Store() cache.Indexer { return inf.store }
+
+// LastSyncResourceVersion is the resourceVersion the informer has last
+// observed (list, event or bookmark).
+func (inf *Informer) LastSyncResourceVersion() string {
+	return inf.reflector.LastSyncResourceVersion()
+}
+
+// newInformer builds the pipeline of t; nothing runs until start.
+func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), healthyHandler func(*Informer)) *Informer {
+	indexers := cfg.Indexers
+	if indexers == nil {
+		indexers = cache.Indexers{}
+	}
+	inf := &Informer{
+		target: t,
+		store:  cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, indexers),
+	}
+	inf.fifo = cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{
+		KnownObjects:          knownStore{Indexer: inf.store, resume: cfg.ResumeFrom != ""},
+		EmitDeltaTypeReplaced: true,
+		MaxUpdatedBacklog:     cfg.MaxUpdatedBacklog,
+	})
+	name := t.Resource.GroupResource().String()
+	var backoff cache.BackoffManager
+	if cfg.NewBackoff != nil {
+		backoff = cfg.NewBackoff()
+	}
+	inf.reflector = cache.NewReflector(cfg.NewListerWatcher(t), inf.fifo, cache.ReflectorOptions{
+		Name:                   name,
+		TypeDescription:        name,
+		ExpectedType:           &rawobj.Object{},
+		ResyncPeriod:           cfg.ResyncPeriod,
+		MinWatchTimeout:        cfg.MinWatchTimeout,
+		WatchListPageSize:      cfg.PageSize,
+		UseWatchList:           cfg.WatchList,
+		InitialResourceVersion: cfg.ResumeFrom,
+		ErrorHandler:           func(err error) { errorHandler(inf, err) },
+		HealthyHandler:         func() { healthyHandler(inf) },
+		Clock:                  cfg.Clock,
+		Backoff:                backoff,
+	})
+	return inf
+}
+
+// start runs the informer's goroutines until ctx ends or stop is called:
+// the reflector, the consumer that hands popped batches to out, and a
+// waiter that pokes synced once the FIFO has synced.
+func (inf *Informer) start(ctx context.Context, out chan<- Batch, synced chan<- struct{}, fail func(error)) {
+	ctx, inf.cancel = context.WithCancel(ctx)
+	inf.wg.Go(func() { inf.reflector.Run(ctx) })
+	inf.wg.Go(func() { inf.consume(ctx, out, fail) })
+	inf.wg.Go(func() {
+		select {
+		case <-inf.fifo.Synced():
+			poke(synced)
+		case <-ctx.Done():
+		}
+	})
+}
+
+// stop ends the informer's goroutines and waits for them. The FIFO is
+// closed, so that a consumer blocked in Pop returns.
+func (inf *Informer) stop() {
+	if inf.cancel != nil {
+		inf.cancel()
+	}
+	inf.fifo.Close()
+	inf.wg.Wait()
+}
+
+// poke sends on a one-slot wake-up channel without blocking: a pending
+// wake-up already says "look again".
+func poke(c chan<- struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// consume pops the FIFO until it is closed or ctx ends, and hands each
+// batch to out. The FIFO is the buffer: while the output is slow, this
+// goroutine waits on out and the reflector keeps reading the watch into the
+// FIFO.
+func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(error)) {
+	for {
+		var b Batch
+		_, err := inf.fifo.Pop(func(deltas cache.Deltas, initial bool) error {
+			items, err := inf.process(deltas)
+			if err != nil {
+				return err
+			}
+			if initial {
+				inf.poppedInitial.Add(1)
+			}
+			b = Batch{Informer: inf, Items: items, Initial: initial}
+			return nil
+		})
+		if errors.Is(err, cache.ErrFIFOClosed) {
+			return
+		}
+		if err != nil {
+			fail(fmt.Errorf("internal error processing %s: %w", inf.target.Resource.Resource, err))
+			return
+		}
+		select {
+		case out <- b:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// process applies popped deltas to the Store and describes them. It runs
+// under the FIFO's lock and does no I/O.
+func (inf *Informer) process(deltas cache.Deltas) ([]Item, error) {
+	items := make([]Item, 0, len(deltas))
+	for _, d := range deltas {
+		it := Item{Delta: d}
+		switch d.Type {
+		case cache.Sync, cache.Replaced, cache.Added, cache.Updated:
+			obj, ok := d.Object.(*rawobj.Object)
+			if !ok {
+				return nil, fmt.Errorf("unexpected object %T in a %s delta", d.Object, d.Type)
+			}
+			it.Object, it.Key = obj, cache.ObjectKey(obj)
+			old, exists, err := inf.store.GetByKey(it.Key)
+			if err != nil {
+				return nil, err
+			}
+			if exists {
+				it.Old = old.(*rawobj.Object)
+				err = inf.store.Update(obj)
+			} else {
+				err = inf.store.Add(obj)
+			}
+			if err != nil {
+				return nil, err
+			}
+			it.Unchanged = d.Type == cache.Replaced && it.Old != nil &&
+				it.Old.ResourceVersion == obj.ResourceVersion && it.Old.UID == obj.UID
+		case cache.Deleted:
+			switch o := d.Object.(type) {
+			case cache.DeletedFinalStateUnknown:
+				it.Tombstone, it.Key = true, o.Key
+				if o.Obj != nil {
+					obj, ok := o.Obj.(*rawobj.Object)
+					if !ok {
+						return nil, fmt.Errorf("unexpected object %T in a tombstone", o.Obj)
+					}
+					it.Object = obj
+				}
+			case *rawobj.Object:
+				it.Object, it.Key = o, cache.ObjectKey(o)
+			default:
+				return nil, fmt.Errorf("unexpected object %T in a Deleted delta", d.Object)
+			}
+			if old, exists, _ := inf.store.GetByKey(it.Key); exists {
+				it.Old = old.(*rawobj.Object)
+			}
+			if err := inf.store.Delete(d.Object); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("unknown delta type %q", d.Type)
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// initialDone reports whether every batch of the initial list has been
+// handed to the Sink. Called by the Engine's loop only.
+func (inf *Informer) initialDone() bool {
+	// HasSynced takes the FIFO lock, so a Pop that is processing the last
+	// initial batch has finished (and counted it) when it returns true.
+	return inf.fifo.HasSynced() && inf.poppedInitial.Load() == inf.handledInitial
+}
+
+// knownStore is the Store as the FIFO's knownObjects. When resuming from a
+// resourceVersion the Store starts empty, so the FIFO would drop a Deleted
+// event for an object it never saw (a delete of an unknown key is a no-op);
+// there, unknown keys answer with an error, which makes the FIFO queue the
+// delete anyway.
+type knownStore struct {
+	cache.Indexer
+	resume bool
+}
+
+var errUnknownInResume = errors.New("object not seen since the stream was resumed")
+
+// GetByKey implements cache.KeyListerGetter.
+func (k knownStore) GetByKey(key string) (any, bool, error) {
+	obj, exists, err := k.Indexer.GetByKey(key)
+	if err == nil && !exists && k.resume {
+		return nil, false, errUnknownInResume
+	}
+	return obj, exists, err
+}
+
+// Config is what every informer of an Engine shares.
+type Config struct {
+	// NewListerWatcher makes the ListerWatcher of a target. Required.
+	NewListerWatcher func(Target) cache.ListerWatcher
+	// ResyncPeriod, if non-zero, queues a Sync delta for every known object
+	// that often.
+	ResyncPeriod time.Duration
+	// PageSize is the list page size: 0 lets the reflector choose, a
+	// positive value is always used, a negative one lists in one request.
+	PageSize int64
+	// WatchList gets the initial state with a streaming list (a watch with
+	// sendInitialEvents), falling back to list and watch when refused.
+	WatchList bool
+	// ResumeFrom, if set, skips the initial list: watches start from this
+	// resourceVersion, and deletes of never-seen objects are kept.
+	ResumeFrom string
+	// MaxUpdatedBacklog folds runs of queued Updated deltas of one key
+	// longer than this into the newest (0 keeps all).
+	MaxUpdatedBacklog int
+	// MinWatchTimeout is the shortest server-side watch timeout; 0 means the
+	// reflector's default.
+	MinWatchTimeout time.Duration
+	// Indexers are the Store's indices; nil means none.
+	Indexers cache.Indexers
+	// Clock is the time source of the reflectors, the outage warnings and
+	// Run's timeout. Defaults to the real clock.
+	Clock clock.Clock
+	// NewBackoff, if set, makes each reflector's backoff (tests).
+	NewBackoff func() cache.BackoffManager
+}

@@ -1,0 +1,108 @@
+package informer
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+)
+
+func mustParse(t *testing.T, js string) *rawobj.Object {
+	t.Helper()
+	o, err := rawobj.Parse([]byte(js), rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func cm(t *testing.T, name, rv, uid, data string) *rawobj.Object {
+	t.Helper()
+	return mustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+name+`","namespace":"ns","resourceVersion":"`+rv+`","uid":"`+uid+`"},"data":{"k":"`+data+`"}}`)
+}
+
+func TestInformerProcess(t *testing.T) {
+	store := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
+	inf := &Informer{store: store}
+	a1, a2 := cm(t, "a", "1", "u1", "x"), cm(t, "a", "2", "u1", "y")
+	items, err := inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}})
+	if err != nil || len(items) != 1 || items[0].Old != nil || items[0].Unchanged {
+		t.Fatalf("initial: %+v, %v", items, err)
+	}
+	// A relist (or a list started again) with the same resourceVersion
+	// is unchanged.
+	items, _ = inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}})
+	if !items[0].Unchanged || items[0].Old != a1 {
+		t.Errorf("relist of an unchanged object: %+v", items[0])
+	}
+	items, _ = inf.process(cache.Deltas{{Type: cache.Updated, Object: a2}, {Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: "ns/a", Obj: a2}}})
+	if items[0].Old != a1 || items[1].Old != a2 || !items[1].Tombstone || items[1].Key != "ns/a" {
+		t.Errorf("update+tombstone: %+v", items)
+	}
+	if len(store.ListKeys()) != 0 {
+		t.Errorf("store after delete: %v", store.ListKeys())
+	}
+	if _, err := inf.process(cache.Deltas{{Type: cache.Added, Object: "nope"}}); err == nil {
+		t.Error("a foreign object was accepted")
+	}
+}
+
+func TestKnownStoreResume(t *testing.T) {
+	store := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
+	if _, _, err := (knownStore{Indexer: store, resume: true}).GetByKey("ns/x"); !errors.Is(err, errUnknownInResume) {
+		t.Errorf("resume: unknown key gave %v", err)
+	}
+	if _, exists, err := (knownStore{Indexer: store}).GetByKey("ns/x"); exists || err != nil {
+		t.Errorf("normal: unknown key gave %v %v", exists, err)
+	}
+	// In resume mode a Deleted of an object never seen is still queued.
+	fifo := cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KnownObjects: knownStore{Indexer: store, resume: true}})
+	if err := fifo.Delete(cm(t, "x", "5", "u", "v")); err != nil || fifo.Len() != 1 {
+		t.Errorf("resume delete: %v, queue %d", err, fifo.Len())
+	}
+}
+
+func TestHealthOneWarningPerOutage(t *testing.T) {
+	var errOut bytes.Buffer
+	now := time.Unix(0, 0)
+	h := newHealth(&errOut, func() time.Time { return now })
+	a, b := &Informer{}, &Informer{}
+	h.recovered(a) // healthy already: silent
+	h.failed(a, errors.New("dial tcp: connection refused"))
+	h.failed(a, errors.New("dial tcp: connection refused"))
+	h.failed(b, errors.New("dial tcp: connection refused"))
+	now = now.Add(3 * time.Second)
+	h.recovered(a)
+	h.recovered(b)
+	h.failed(a, errors.New("503"))
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "warning: dial tcp") || lines[1] != "info: connection restored after 3s" || !strings.HasPrefix(lines[2], "warning: 503") {
+		t.Errorf("stderr:\n%s", errOut.String())
+	}
+}
+
+func TestFatalErrors(t *testing.T) {
+	gr := schema.GroupResource{Resource: "configmaps"}
+	forbidden := apierrors.NewForbidden(gr, "", errors.New("no"))
+	if !IsFatal(forbidden) || !strings.Contains(ExplainFatal(forbidden).Error(), "kubectl auth can-i") {
+		t.Errorf("forbidden: %v", ExplainFatal(forbidden))
+	}
+	unauthorized := apierrors.NewUnauthorized("expired")
+	if !IsFatal(unauthorized) || !strings.Contains(ExplainFatal(unauthorized).Error(), "log in again") {
+		t.Errorf("unauthorized: %v", ExplainFatal(unauthorized))
+	}
+	if IsFatal(apierrors.NewServiceUnavailable("x")) || IsFatal(apierrors.NewTooManyRequests("x", 1)) {
+		t.Error("a retriable error is fatal")
+	}
+	gone := apierrors.NewGone("gone") //nolint:staticcheck // servers before 1.18 sent 410 Gone
+	if !cache.IsExpired(apierrors.NewResourceExpired("old")) || !cache.IsExpired(gone) {
+		t.Error("expired not recognized")
+	}
+}

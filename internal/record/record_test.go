@@ -1,0 +1,144 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+)
+
+func mustParse(t *testing.T, js string) *rawobj.Object {
+	t.Helper()
+	o, err := rawobj.Parse([]byte(js), rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func cm(t *testing.T, name, rv, uid, data string) *rawobj.Object {
+	t.Helper()
+	return mustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+name+`","namespace":"ns","resourceVersion":"`+rv+`","uid":"`+uid+`"},"data":{"k":"`+data+`"}}`)
+}
+
+func TestParseTypes(t *testing.T) {
+	got, err := ParseTypes([]string{"added", " Deleted"})
+	if err != nil || !reflect.DeepEqual(got, []cache.DeltaType{cache.Added, cache.Deleted}) {
+		t.Errorf("got %v, %v", got, err)
+	}
+	if _, err := ParseTypes([]string{"Modified"}); err == nil || !strings.Contains(err.Error(), `invalid --types value "Modified": must be one or more of Added,Updated,Deleted,Replaced,Sync`) {
+		t.Errorf("error = %v", err)
+	}
+	if got := TypeNames(); !reflect.DeepEqual(got, []string{"Added", "Updated", "Deleted", "Replaced", "Sync"}) {
+		t.Errorf("TypeNames() = %v", got)
+	}
+}
+
+func TestChangeManager(t *testing.T) {
+	withManagers := func(entries string) *rawobj.Object {
+		return mustParse(t, `{"metadata":{"name":"a","managedFields":[`+entries+`]}}`)
+	}
+	create := `{"manager":"kubectl-create","operation":"Update","time":"2026-01-01T00:00:00Z"}`
+	edit := `{"manager":"kubectl-edit","operation":"Update","time":"2026-01-02T00:00:00Z"}`
+	editLater := `{"manager":"kubectl-edit","operation":"Update","time":"2026-01-03T00:00:00Z"}`
+	cases := []struct {
+		name          string
+		old, obj      *rawobj.Object
+		manager, oper string
+	}{
+		{"added: newest entry", nil, withManagers(create + "," + edit), "kubectl-edit", "Update"},
+		{"new manager", withManagers(create), withManagers(create + "," + edit), "kubectl-edit", "Update"},
+		{"moved time", withManagers(create + "," + edit), withManagers(create + "," + editLater), "kubectl-edit", "Update"},
+		{"same object", withManagers(create), withManagers(create), "", ""},
+		{"same second, fields changed", withManagers(create + "," + edit), withManagers(create + "," + strings.Replace(edit, "}", `,"fieldsV1":{"f:data":{}}}`, 1)), "kubectl-edit", "Update"},
+	}
+	// Same manager, same second, same fields, but a new resourceVersion:
+	// the newest entry, unless two tie.
+	rv := func(v, entries string) *rawobj.Object {
+		return mustParse(t, `{"metadata":{"name":"a","resourceVersion":"`+v+`","managedFields":[`+entries+`]}}`)
+	}
+	cases = append(cases,
+		struct {
+			name          string
+			old, obj      *rawobj.Object
+			manager, oper string
+		}{"newest as last resort", rv("1", create+","+edit), rv("2", create+","+edit), "kubectl-edit", "Update"},
+		struct {
+			name          string
+			old, obj      *rawobj.Object
+			manager, oper string
+		}{"tie", rv("1", create+","+strings.Replace(edit, "kubectl-edit", "other", 1)+","+edit), rv("2", create+","+strings.Replace(edit, "kubectl-edit", "other", 1)+","+edit), "", ""},
+	)
+	for _, tc := range cases {
+		m, op := changeManager(tc.old, tc.obj)
+		if m != tc.manager || op != tc.oper {
+			t.Errorf("%s: got %q %q, want %q %q", tc.name, m, op, tc.manager, tc.oper)
+		}
+	}
+}
+
+func TestRedactSecretJSON(t *testing.T) {
+	in := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"password\":\"aHVudGVyMg==\"}}","other":"kept"}},"data":{"password":"aHVudGVyMg=="},"stringData":{"token":"t0k3n"},"type":"Opaque"}`
+	out, err := redactSecretJSON([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"aHVudGVyMg==", "t0k3n"} {
+		if bytes.Contains(out, []byte(secret)) {
+			t.Errorf("redacted JSON still holds %q: %s", secret, out)
+		}
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["data"].(map[string]any)["password"] != redactedValue || got["metadata"].(map[string]any)["annotations"].(map[string]any)["other"] != "kept" {
+		t.Errorf("redacted: %s", out)
+	}
+	if _, err := redactSecretJSON([]byte("{")); err == nil {
+		t.Error("invalid JSON accepted")
+	}
+}
+
+func TestDiffConfig(t *testing.T) {
+	dc, err := newDiffer(DiffOptions{Show: true, ChangedOnly: true, IgnoreStatus: true, IgnorePaths: []string{"metadata.labels.x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/metadata/resourceVersion", "/metadata/managedFields", "/metadata/generation", "/status", "metadata.labels.x"}
+	if !reflect.DeepEqual(dc.ignore, want) {
+		t.Errorf("ignore = %v, want %v", dc.ignore, want)
+	}
+	old := mustParse(t, `{"metadata":{"name":"a","resourceVersion":"1","labels":{"x":"1"}},"status":{"phase":"A"},"spec":{"replicas":1}}`)
+	obj := mustParse(t, `{"metadata":{"name":"a","resourceVersion":"2","labels":{"x":"2"}},"status":{"phase":"B"},"spec":{"replicas":3}}`)
+	changes, err := dc.compute(old, obj, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Path != "/spec/replicas" {
+		t.Errorf("changes = %+v, want only /spec/replicas", changes)
+	}
+	upd := &informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: old, Object: obj}
+	if !dc.applies(upd, false) {
+		t.Error("an update is not diffed")
+	}
+	added := &informer.Item{Delta: cache.Delta{Type: cache.Added}, Object: obj}
+	if dc.applies(added, false) {
+		t.Error("an add is diffed")
+	}
+	relist := &informer.Item{Delta: cache.Delta{Type: cache.Replaced}, Old: old, Object: obj}
+	if !dc.applies(relist, false) || dc.applies(relist, true) {
+		t.Error("relist Replaced of a changed object must be diffed, initial ones not")
+	}
+	secret := mustParse(t, `{"metadata":{"name":"s"},"data":{"password":"YQ=="}}`)
+	secret2 := mustParse(t, `{"metadata":{"name":"s"},"data":{"password":"Yg=="}}`)
+	changes, _ = dc.compute(secret, secret2, true)
+	if len(changes) != 1 || !changes[0].Redacted || changes[0].Old != nil || changes[0].Value != nil {
+		t.Errorf("secret diff not redacted: %+v", changes)
+	}
+}

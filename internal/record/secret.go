@@ -1,0 +1,75 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+)
+
+// A Secret's values are never printed unless --show-secret-data: the
+// values of data and stringData, and the last-applied-configuration
+// annotation, which holds the whole applied Secret. Keys stay, so readers
+// see which entries exist. Both the printed object (redactSecretJSON) and
+// diffs (isSecretValuePath) follow this one rule.
+
+// lastAppliedAnnotation is where kubectl apply keeps the applied object.
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// redactedValue replaces every redacted Secret value.
+const redactedValue = "<redacted>"
+
+// isSecret reports whether t is core/v1 Secrets.
+func isSecret(t informer.Target) bool {
+	return t.Resource.Group == "" && t.Resource.Resource == "secrets"
+}
+
+// isSecretValuePath reports whether a path of a Secret holds a value that
+// is redacted: data and stringData (and everything below), and the
+// last-applied annotation. It is diff.Options.Redact for Secrets.
+func isSecretValuePath(path []string) bool {
+	switch len(path) {
+	case 1:
+		return path[0] == "data" || path[0] == "stringData"
+	case 3:
+		return path[0] == "metadata" && path[1] == "annotations" && path[2] == lastAppliedAnnotation
+	}
+	return false
+}
+
+// redactSecretJSON returns a Secret's JSON with its values redacted.
+func redactSecretJSON(raw []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, fmt.Errorf("unable to redact a Secret: %w", err)
+	}
+	redactSecretMap(obj)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(obj); err != nil {
+		return nil, fmt.Errorf("unable to redact a Secret: %w", err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// redactSecretMap redacts a decoded Secret in place.
+func redactSecretMap(obj map[string]any) {
+	for _, field := range []string{"data", "stringData"} {
+		if m, ok := obj[field].(map[string]any); ok {
+			for k := range m {
+				m[k] = redactedValue
+			}
+		}
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			if _, ok := ann[lastAppliedAnnotation]; ok {
+				ann[lastAppliedAnnotation] = redactedValue
+			}
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package record
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"syscall"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+)
+
+// outputBuffer is the size of the output's buffer; the Engine flushes it
+// whenever no popped batch is waiting.
+const outputBuffer = 64 << 10
+
+// Sink prints the records of an informer.Engine's batches. It implements
+// informer.Sink and, like it, is used from the Engine's goroutine only.
+type Sink struct {
+	stage   *Stage
+	printer printer.Printer
+	out     *bufio.Writer
+	now     func() time.Time
+	// limit is how many records to print before the run ends (0: no
+	// limit); printed counts them.
+	limit   int
+	printed int
+	// record is reused for every delta.
+	record printer.Record
+}
+
+// NewSink returns a Sink printing to w with p. limit, if positive, ends the
+// run after that many records. now stamps the records; nil means
+// time.Now.
+func NewSink(stage *Stage, p printer.Printer, w io.Writer, limit int, now func() time.Time) *Sink {
+	if now == nil {
+		now = time.Now
+	}
+	return &Sink{stage: stage, printer: p, out: bufio.NewWriterSize(w, outputBuffer), now: now, limit: limit}
+}
+
+// Handle implements informer.Sink: it prints the deltas of b that pass the
+// filters, and is done once the limit is reached.
+func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
+	now := s.now()
+	t := b.Informer.Target()
+	for i := range b.Items {
+		keep, err := s.stage.Fill(&s.record, t, &b.Items[i], b.Initial, now)
+		if err != nil {
+			return false, err
+		}
+		if !keep {
+			continue
+		}
+		if err := s.printer.Print(s.out, &s.record); err != nil {
+			return false, writeError(err)
+		}
+		s.printed++
+		if s.limit > 0 && s.printed >= s.limit {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Flush implements informer.Sink.
+func (s *Sink) Flush() error {
+	return writeError(s.out.Flush())
+}
+
+// Printed is how many records were printed.
+func (s *Sink) Printed() int { return s.printed }
+
+// writeError names a failed write; a reader that went away (EPIPE) is
+// informer.ErrOutputClosed, a normal end.
+func writeError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.EPIPE):
+		return fmt.Errorf("%w: %w", informer.ErrOutputClosed, err)
+	}
+	return fmt.Errorf("writing output: %w", err)
+}

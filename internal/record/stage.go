@@ -1,0 +1,151 @@
+// Package record turns the deltas an informer pops into the records that
+// printers print: it applies the delta filters (--types, --watch-only,
+// --relist, --changed-only), redacts Secrets, computes field-level diffs
+// and names the field manager of each change. Sink feeds the records of a
+// running informer.Engine to a printer.
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+)
+
+// Options select which deltas become records and what the records carry.
+type Options struct {
+	// Types are the delta types printed; nil or empty means all.
+	Types []cache.DeltaType
+	// WatchOnly drops the deltas of the initial list.
+	WatchOnly bool
+	// RelistAll keeps Replaced deltas of objects a relist found unchanged.
+	RelistAll bool
+	// ShowSecretData keeps the values of Secrets.
+	ShowSecretData bool
+	// Diff configures field-level diffs.
+	Diff DiffOptions
+}
+
+// Stage turns popped deltas into records. It keeps no state between
+// deltas and is safe for concurrent use.
+type Stage struct {
+	types          map[cache.DeltaType]bool
+	watchOnly      bool
+	relistAll      bool
+	showSecretData bool
+	diff           *differ
+}
+
+// NewStage checks o and returns its Stage.
+func NewStage(o Options) (*Stage, error) {
+	d, err := newDiffer(o.Diff)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stage{
+		types:          map[cache.DeltaType]bool{},
+		watchOnly:      o.WatchOnly,
+		relistAll:      o.RelistAll,
+		showSecretData: o.ShowSecretData,
+		diff:           d,
+	}
+	types := o.Types
+	if len(types) == 0 {
+		types = cache.DeltaTypes()
+	}
+	for _, t := range types {
+		s.types[t] = true
+	}
+	return s, nil
+}
+
+// ParseTypes reads delta type names, case-insensitively, as --types takes
+// them.
+func ParseTypes(names []string) ([]cache.DeltaType, error) {
+	var out []cache.DeltaType
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		found := false
+		for _, t := range cache.DeltaTypes() {
+			if strings.EqualFold(name, string(t)) {
+				out = append(out, t)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("invalid --types value %q: must be one or more of %s", name, TypeList())
+		}
+	}
+	return out, nil
+}
+
+// TypeList is the delta types for help and error texts:
+// "Added,Updated,Deleted,Replaced,Sync".
+func TypeList() string {
+	return strings.Join(TypeNames(), ",")
+}
+
+// TypeNames is the delta types' names, for shell completion.
+func TypeNames() []string {
+	var names []string
+	for _, t := range cache.DeltaTypes() {
+		names = append(names, string(t))
+	}
+	return names
+}
+
+// Fill describes it, a delta of an informer watching t, as rec. keep is
+// false when the filters drop the delta; rec is then meaningless.
+func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, initial bool, now time.Time) (keep bool, err error) {
+	if !s.types[it.Delta.Type] || (s.watchOnly && initial) || (it.Unchanged && !s.relistAll) {
+		return false, nil
+	}
+	*rec = printer.Record{
+		Type:              string(it.Delta.Type),
+		Time:              now,
+		Initial:           initial,
+		APIVersion:        t.Kind.GroupVersion().String(),
+		Kind:              t.Kind.Kind,
+		Resource:          t.Resource.Resource,
+		FinalStateUnknown: it.Tombstone,
+		Coalesced:         it.Delta.Coalesced,
+	}
+	secret := isSecret(t) && !s.showSecretData
+	if it.Object == nil {
+		rec.Namespace, rec.Name, _ = cache.SplitMetaNamespaceKey(it.Key)
+		rec.Object = json.RawMessage("null")
+		return true, nil
+	}
+	obj := it.Object
+	rec.Namespace, rec.Name = obj.Namespace, obj.Name
+	rec.UID, rec.ResourceVersion = obj.UID, obj.ResourceVersion
+	if it.Delta.Type != cache.Deleted {
+		rec.Manager, rec.Operation = changeManager(it.Old, obj)
+	}
+	rec.Object = obj.JSON
+	if secret {
+		if rec.Object, err = redactSecretJSON(obj.JSON); err != nil {
+			return false, err
+		}
+	}
+	if s.diff.applies(it, initial) {
+		changes, err := s.diff.compute(it.Old, obj, secret)
+		if err != nil {
+			return false, err
+		}
+		if s.diff.changedOnly && it.Delta.Type == cache.Updated && len(changes) == 0 {
+			return false, nil
+		}
+		if s.diff.show {
+			rec.Changes = changes
+		}
+	}
+	return true, nil
+}
+
+// Diffs reports whether records carry diffs (--diff).
+func (s *Stage) Diffs() bool { return s.diff.show }
