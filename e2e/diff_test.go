@@ -89,15 +89,8 @@ func TestDiffJSONPatchAppliesToOldObject(t *testing.T) {
 			t.Fatalf("record %+v", cur)
 		}
 		want := normalized(t, cur.Object)
-		got, err := diff.Apply(normalized(t, prev.Object), cur.Changes)
-		if err != nil {
-			t.Fatalf("applying %+v: %v", cur.Changes, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("patch %s applied to the old object:\n got  %v\n want %v", p, got, want)
-		}
-		// The same with what a script gets, `jq .changes`, applied by an
-		// independent RFC 6902 implementation.
+		// What a script gets, `jq .changes`, applied by an independent
+		// RFC 6902 implementation.
 		jq := exec.Command("jq", "-c", ".changes")
 		jq.Stdin = strings.NewReader(line)
 		changes, err := jq.Output()

@@ -37,9 +37,11 @@ type Options struct {
 // float64, int64, json.Number or any other Go integer or float kind;
 // numbers compare by value, so int64(1) equals float64(1)).
 //
-// The result is an RFC 6902 patch: applied in order to oldObj (see Apply)
-// it yields newObj, unless Ignore or Redact removed something. The order is
-// deterministic: map keys in sorted order, list elements by index. Rules:
+// The result is an RFC 6902 patch (whose operations, in JSON, also carry
+// the replaced or removed value as "old", which patch libraries ignore):
+// applied in order to oldObj it yields newObj, unless Ignore or Redact
+// removed something. The order is deterministic: map keys in sorted order,
+// list elements by index. Rules:
 //
 //   - a key present on one side only is an add or remove of its whole
 //     value; null and a missing key differ;

@@ -3,11 +3,14 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 )
 
 // decode parses a JSON document the way encoding/json does by default.
@@ -76,19 +79,39 @@ func compact(t testing.TB, s string) string {
 	return b.String()
 }
 
-// checkApply asserts that ops turn oldV into newV.
+// checkApply asserts that ops, as the JSON Patch a script reads from a
+// record's "changes", turn oldV into newV when an independent RFC 6902
+// implementation (evanphx/json-patch) applies them; the "old" member of
+// the operations is not part of RFC 6902, and the library ignores it. The
+// library patches objects and arrays only, so both documents are wrapped
+// as {"doc": …} and every path gets the prefix /doc: an operation on the
+// whole document (path "") is one on that member.
 func checkApply(t testing.TB, oldV, newV any, ops []Operation) {
 	t.Helper()
-	before := marshalOps(t, []Operation{{Op: OpAdd, Path: "", Value: oldV}})
-	got, err := Apply(oldV, ops)
+	wrapped := make([]Operation, len(ops))
+	for i, op := range ops {
+		op.Path = "/doc" + op.Path
+		wrapped[i] = op
+	}
+	patchJSON := marshalOps(t, wrapped)
+	patch, err := jsonpatch.DecodePatch([]byte(patchJSON))
 	if err != nil {
-		t.Fatalf("Apply(old, %s): %v", marshalOps(t, ops), err)
+		t.Fatalf("%s is not a JSON Patch: %v", patchJSON, err)
 	}
-	if g, w := normalize(t, got), normalize(t, newV); !reflect.DeepEqual(g, w) {
-		t.Fatalf("Apply(old, %s) = %#v, want %#v", marshalOps(t, ops), g, w)
+	doc, err := json.Marshal(map[string]any{"doc": oldV})
+	if err != nil {
+		t.Fatalf("marshal %#v: %v", oldV, err)
 	}
-	if after := marshalOps(t, []Operation{{Op: OpAdd, Path: "", Value: oldV}}); after != before {
-		t.Fatalf("Apply modified its input: %s, was %s", after, before)
+	out, err := patch.Apply(doc)
+	if err != nil {
+		t.Fatalf("applying %s to %s: %v", patchJSON, doc, err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("the patched document %s: %v", out, err)
+	}
+	if g, w := normalize(t, got["doc"]), normalize(t, newV); !reflect.DeepEqual(g, w) {
+		t.Fatalf("applying %s to %s gives %s, want %#v", patchJSON, doc, out, w)
 	}
 }
 
@@ -523,8 +546,9 @@ func TestComputeLargeConfigMap(t *testing.T) {
 		data[fmt.Sprintf("key-%04d", i)] = fmt.Sprintf("value %d", i)
 	}
 	oldV := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": data}
-	newV := deepCopy(oldV).(map[string]any)
-	newV["data"].(map[string]any)["key-0500"] = "changed"
+	newData := maps.Clone(data)
+	newData["key-0500"] = "changed"
+	newV := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": newData}
 	got := Compute(oldV, newV, Options{})
 	want := []Operation{{Op: OpReplace, Path: "/data/key-0500", Old: "value 500", Value: "changed"}}
 	if !reflect.DeepEqual(got, want) {

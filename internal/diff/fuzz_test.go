@@ -27,6 +27,11 @@ var fuzzSeeds = [][2]string{
 		`{"metadata":{"labels":{"app.kubernetes.io/name":"b"}},"spec":{"containers":[{"name":"side"},{"name":"app","image":"a:2","env":[{"name":"Y"},{"name":"X","value":"2"}]}]}}`},
 }
 
+// FuzzDiffApply checks Compute on pairs of JSON documents: its operations,
+// applied as a JSON Patch by an independent implementation, turn the old
+// document into the new one (also after a round trip through their JSON
+// form, and with numbers decoded as json.Number), and redaction, ignored
+// paths and the text rendering keep their promises.
 func FuzzDiffApply(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s[0], s[1])
