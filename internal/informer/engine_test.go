@@ -1,0 +1,589 @@
+package informer_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
+)
+
+// These tests run the Engine as the command does, with the record stage
+// and the text printer, on fake ListerWatchers: a scripted list, and watches
+// whose events the test sends. Nothing sleeps: the tests wait on what the
+// engine does (a watch opened, a batch handled) and move a fake clock.
+
+// testTimeout bounds every wait; it only matters when a test fails.
+const testTimeout = 30 * time.Second
+
+var (
+	configMaps = informer.Target{
+		Resource:  schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		Kind:      schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
+		Namespace: "ns",
+	}
+	secrets = informer.Target{
+		Resource:  schema.GroupVersionResource{Version: "v1", Resource: "secrets"},
+		Kind:      schema.GroupVersionKind{Version: "v1", Kind: "Secret"},
+		Namespace: "ns",
+	}
+)
+
+func object(t *testing.T, kind, name, rv string) *rawobj.Object {
+	t.Helper()
+	js := fmt.Sprintf(`{"apiVersion":"v1","kind":%q,"metadata":{"name":%q,"namespace":"ns","resourceVersion":%q,"uid":"uid-%s"}}`, kind, name, rv, name)
+	o, err := rawobj.Parse([]byte(js), rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// fakeLW lists what list returns and hands every watch it opens to the
+// test through watches.
+type fakeLW struct {
+	list    func() (*rawobj.List, error)
+	watches chan *watch.FakeWatcher
+}
+
+func newFakeLW(list func() (*rawobj.List, error)) *fakeLW {
+	return &fakeLW{list: list, watches: make(chan *watch.FakeWatcher, 16)}
+}
+
+func listOf(rv string, items ...*rawobj.Object) func() (*rawobj.List, error) {
+	return func() (*rawobj.List, error) {
+		return &rawobj.List{ResourceVersion: rv, Items: items}, nil
+	}
+}
+
+func (f *fakeLW) List(context.Context, metav1.ListOptions) (k8sruntime.Object, error) {
+	l, err := f.list()
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (f *fakeLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	w := watch.NewFake()
+	f.watches <- w
+	return w, nil
+}
+
+// nextWatch waits for the reflector to open a watch.
+func (f *fakeLW) nextWatch(t *testing.T) *watch.FakeWatcher {
+	t.Helper()
+	select {
+	case w := <-f.watches:
+		return w
+	case <-time.After(testTimeout):
+		t.Fatal("no watch was opened")
+		return nil
+	}
+}
+
+// syncBuffer is an output the test may read while the engine writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	// err, if set, is returned by every Write (EPIPE for a reader that went
+	// away).
+	err error
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) lines() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := strings.TrimSpace(b.buf.String())
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// notifySink passes batches to the record Sink and tells the test after
+// each one was handled.
+type notifySink struct {
+	*record.Sink
+	handled chan informer.Batch
+}
+
+func (s *notifySink) Handle(b informer.Batch) (bool, error) {
+	done, err := s.Sink.Handle(b)
+	s.handled <- b
+	return done, err
+}
+
+// harness is one Engine under test with its output.
+type harness struct {
+	t      *testing.T
+	engine *informer.Engine
+	lws    map[string]*fakeLW
+	out    *syncBuffer
+	errOut *syncBuffer
+	sink   *notifySink
+	clock  *clocktesting.FakeClock
+}
+
+type harnessOptions struct {
+	stage record.Options
+	limit int
+	multi bool
+	// backoff, if set, makes the reflectors' backoffs.
+	backoff func() cache.BackoffManager
+}
+
+// gatedBackoff makes backoffs whose delays end when gate is closed.
+func gatedBackoff(gate <-chan struct{}) func() cache.BackoffManager {
+	return func() cache.BackoffManager { return gateBackoff{gate: gate} }
+}
+
+type gateBackoff struct{ gate <-chan struct{} }
+
+func (b gateBackoff) Backoff() clock.Timer { return &gateTimer{gate: b.gate} }
+
+// gateTimer fires when its gate is closed.
+type gateTimer struct {
+	gate <-chan struct{}
+	once sync.Once
+	c    chan time.Time
+}
+
+func (g *gateTimer) C() <-chan time.Time {
+	g.once.Do(func() {
+		g.c = make(chan time.Time, 1)
+		go func() {
+			<-g.gate
+			g.c <- time.Time{}
+		}()
+	})
+	return g.c
+}
+func (g *gateTimer) Stop() bool               { return true }
+func (g *gateTimer) Reset(time.Duration) bool { return true }
+
+func newHarness(t *testing.T, o harnessOptions, lws map[informer.Target]*fakeLW) *harness {
+	t.Helper()
+	h := &harness{
+		t:      t,
+		lws:    map[string]*fakeLW{},
+		out:    &syncBuffer{},
+		errOut: &syncBuffer{},
+		clock:  clocktesting.NewFakeClock(time.Unix(1000, 0)),
+	}
+	for target, lw := range lws {
+		h.lws[target.ID()] = lw
+	}
+	h.engine = informer.New(informer.Config{
+		NewListerWatcher: func(t informer.Target) cache.ListerWatcher { return h.lws[t.ID()] },
+		Clock:            h.clock,
+		NewBackoff:       o.backoff,
+	}, h.errOut)
+	stage, err := record.NewStage(o.stage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := printer.New(printer.Options{Format: "text", MultiType: o.multi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.sink = &notifySink{
+		Sink:    record.NewSink(stage, p, h.out, o.limit, h.clock.Now),
+		handled: make(chan informer.Batch, 1024),
+	}
+	return h
+}
+
+func (h *harness) add(target informer.Target, lw *fakeLW) {
+	h.t.Helper()
+	h.lws[target.ID()] = lw
+	if _, err := h.engine.Add(target); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// run starts Run in the background; the returned channel yields its error.
+func (h *harness) run(ctx context.Context, opts informer.RunOptions) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- h.engine.Run(ctx, h.sink, opts) }()
+	return done
+}
+
+// waitBatches waits until n more batches were handled.
+func (h *harness) waitBatches(n int) []informer.Batch {
+	h.t.Helper()
+	var got []informer.Batch
+	for len(got) < n {
+		select {
+		case b := <-h.sink.handled:
+			got = append(got, b)
+		case <-time.After(testTimeout):
+			h.t.Fatalf("handled %d batches, want %d; output so far: %q", len(got), n, h.out.lines())
+		}
+	}
+	return got
+}
+
+// wait returns the error of a Run started with run.
+func (h *harness) wait(done <-chan error) error {
+	h.t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(testTimeout):
+		h.t.Fatalf("Run did not return; output: %q", h.out.lines())
+		return nil
+	}
+}
+
+func (h *harness) wantLines(want ...string) {
+	h.t.Helper()
+	got := h.out.lines()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		h.t.Errorf("output:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// checkNoLeak fails if a goroutine of the engine, the reflector or the
+// fake watchers is still running. Run and Remove wait for the goroutines
+// they own, so no waiting is needed here.
+func checkNoLeak(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	for _, g := range strings.Split(stacks, "\n\n") {
+		if strings.Contains(g, "internal/informer.") && !strings.Contains(g, "_test.go") ||
+			strings.Contains(g, "internal/cache.") {
+			t.Errorf("goroutine left behind:\n%s", g)
+		}
+	}
+}
+
+func TestRunCount(t *testing.T) {
+	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2"), object(t, "ConfigMap", "c", "3")))
+	h := newHarness(t, harnessOptions{limit: 2}, map[informer.Target]*fakeLW{configMaps: lw})
+	if _, err := h.engine.Add(configMaps); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.wait(h.run(context.Background(), informer.RunOptions{})); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	h.wantLines("Replaced: a", "Replaced: b")
+	checkNoLeak(t)
+}
+
+func TestRunUntilSynced(t *testing.T) {
+	t.Run("objects", func(t *testing.T) {
+		lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
+		h := newHarness(t, harnessOptions{}, map[informer.Target]*fakeLW{configMaps: lw})
+		h.add(configMaps, lw)
+		if err := h.wait(h.run(context.Background(), informer.RunOptions{UntilSynced: true})); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		h.wantLines("Replaced: a", "Replaced: b")
+		checkNoLeak(t)
+	})
+	t.Run("empty list", func(t *testing.T) {
+		lw := newFakeLW(listOf("10"))
+		h := newHarness(t, harnessOptions{}, nil)
+		h.add(configMaps, lw)
+		if err := h.wait(h.run(context.Background(), informer.RunOptions{UntilSynced: true})); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		h.wantLines()
+	})
+	t.Run("every informer", func(t *testing.T) {
+		// The second informer's list fails until the test lets it through:
+		// the run must not end when only the first one has synced.
+		gate := make(chan struct{})
+		slow := newFakeLW(func() (*rawobj.List, error) {
+			select {
+			case <-gate:
+				return &rawobj.List{ResourceVersion: "5", Items: []*rawobj.Object{object(t, "Secret", "s", "4")}}, nil
+			default:
+				return nil, apierrors.NewServiceUnavailable("not yet")
+			}
+		})
+		fast := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+		h := newHarness(t, harnessOptions{multi: true, backoff: gatedBackoff(gate)}, nil)
+		h.add(configMaps, fast)
+		h.add(secrets, slow)
+		done := h.run(context.Background(), informer.RunOptions{UntilSynced: true})
+		h.waitBatches(1)
+		select {
+		case err := <-done:
+			t.Fatalf("Run returned %v before the second informer synced", err)
+		default:
+		}
+		// The failed list waits out its backoff until the gate opens; then
+		// the retry lists.
+		close(gate)
+		if err := h.wait(done); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		h.wantLines("Replaced: configmap a", "Replaced: secret s")
+		if !strings.Contains(strings.Join(h.errOut.lines(), "\n"), "warning: failed to list secrets: not yet; retrying") {
+			t.Errorf("stderr: %q", h.errOut.lines())
+		}
+		checkNoLeak(t)
+	})
+}
+
+func TestRunWatchOnlyAndTypes(t *testing.T) {
+	cases := []struct {
+		name  string
+		stage record.Options
+		want  []string
+	}{
+		{"watch-only", record.Options{WatchOnly: true}, []string{"Updated: a", "Deleted: b", "Added: c"}},
+		{"types", record.Options{Types: []cache.DeltaType{cache.Deleted, cache.Added}}, []string{"Deleted: b", "Added: c"}},
+		{"all", record.Options{}, []string{"Replaced: a", "Replaced: b", "Updated: a", "Deleted: b", "Added: c"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
+			h := newHarness(t, harnessOptions{stage: tc.stage}, nil)
+			h.add(configMaps, lw)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := h.run(ctx, informer.RunOptions{})
+			w := lw.nextWatch(t)
+			h.waitBatches(2)
+			w.Modify(object(t, "ConfigMap", "a", "11"))
+			w.Delete(object(t, "ConfigMap", "b", "12"))
+			w.Add(object(t, "ConfigMap", "c", "13"))
+			h.waitBatches(3)
+			cancel()
+			if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
+				t.Fatalf("Run: %v, want ErrInterrupted", err)
+			}
+			h.wantLines(tc.want...)
+			checkNoLeak(t)
+		})
+	}
+}
+
+func TestRunTimeout(t *testing.T) {
+	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	h := newHarness(t, harnessOptions{}, nil)
+	h.add(configMaps, lw)
+	done := h.run(context.Background(), informer.RunOptions{Timeout: 30 * time.Second})
+	h.waitBatches(1)
+	h.clock.Step(29 * time.Second)
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned %v before its timeout", err)
+	default:
+	}
+	h.clock.Step(time.Second)
+	if err := h.wait(done); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	h.wantLines("Replaced: a")
+	checkNoLeak(t)
+}
+
+func TestRunFatalReflectorError(t *testing.T) {
+	lw := newFakeLW(func() (*rawobj.List, error) {
+		return nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("no rights"))
+	})
+	ok := newFakeLW(listOf("10", object(t, "Secret", "s", "1")))
+	h := newHarness(t, harnessOptions{}, nil)
+	h.add(secrets, ok)
+	h.add(configMaps, lw)
+	err := h.wait(h.run(context.Background(), informer.RunOptions{}))
+	if err == nil || !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "kubectl auth can-i") {
+		t.Fatalf("Run: %v, want the Forbidden error with a hint", err)
+	}
+	checkNoLeak(t)
+}
+
+func TestRunOutputClosed(t *testing.T) {
+	t.Run("reader gone while idle", func(t *testing.T) {
+		lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+		h := newHarness(t, harnessOptions{}, nil)
+		h.add(configMaps, lw)
+		closed := make(chan struct{})
+		done := h.run(context.Background(), informer.RunOptions{OutputClosed: closed})
+		h.waitBatches(1)
+		close(closed)
+		if err := h.wait(done); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		checkNoLeak(t)
+	})
+	t.Run("EPIPE on write", func(t *testing.T) {
+		lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+		h := newHarness(t, harnessOptions{}, nil)
+		h.out.err = syscall.EPIPE
+		h.add(configMaps, lw)
+		if err := h.wait(h.run(context.Background(), informer.RunOptions{})); err != nil {
+			t.Fatalf("Run: %v, want a normal end", err)
+		}
+		checkNoLeak(t)
+	})
+	t.Run("other write error", func(t *testing.T) {
+		lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+		h := newHarness(t, harnessOptions{}, nil)
+		h.out.err = syscall.ENOSPC
+		h.add(configMaps, lw)
+		err := h.wait(h.run(context.Background(), informer.RunOptions{}))
+		if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "writing output") {
+			t.Fatalf("Run: %v, want a write error", err)
+		}
+	})
+}
+
+func TestRunInterruptFlushesWholeRecords(t *testing.T) {
+	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	h := newHarness(t, harnessOptions{}, nil)
+	h.add(configMaps, lw)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := h.run(ctx, informer.RunOptions{})
+	w := lw.nextWatch(t)
+	h.waitBatches(1)
+	w.Add(object(t, "ConfigMap", "b", "11"))
+	h.waitBatches(1)
+	cancel()
+	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
+		t.Fatalf("Run: %v, want ErrInterrupted", err)
+	}
+	h.wantLines("Replaced: a", "Added: b")
+	if !w.IsStopped() {
+		t.Error("the watch was not stopped")
+	}
+	checkNoLeak(t)
+}
+
+func TestRunMergesInformers(t *testing.T) {
+	cms := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	scs := newFakeLW(listOf("20", object(t, "Secret", "s", "2")))
+	h := newHarness(t, harnessOptions{multi: true}, nil)
+	h.add(configMaps, cms)
+	h.add(secrets, scs)
+	if _, err := h.engine.Add(configMaps); err == nil {
+		t.Error("a second informer of the same target was accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := h.run(ctx, informer.RunOptions{})
+	cw, sw := cms.nextWatch(t), scs.nextWatch(t)
+	h.waitBatches(2)
+	// Events of one informer keep their order; the merge interleaves
+	// informers in the order their batches are popped.
+	cw.Add(object(t, "ConfigMap", "b", "11"))
+	h.waitBatches(1)
+	sw.Modify(object(t, "Secret", "s", "21"))
+	h.waitBatches(1)
+	cw.Delete(object(t, "ConfigMap", "a", "12"))
+	h.waitBatches(1)
+	cancel()
+	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
+		t.Fatalf("Run: %v", err)
+	}
+	got := h.out.lines()
+	if len(got) != 5 {
+		t.Fatalf("output %q", got)
+	}
+	initial := strings.Join(got[:2], "\n")
+	if !strings.Contains(initial, "Replaced: configmap a") || !strings.Contains(initial, "Replaced: secret s") {
+		t.Errorf("initial lines %q", got[:2])
+	}
+	if strings.Join(got[2:], "\n") != "Added: configmap b\nUpdated: secret s\nDeleted: configmap a" {
+		t.Errorf("watch lines %q", got[2:])
+	}
+	checkNoLeak(t)
+}
+
+func TestAddAndRemoveWhileRunning(t *testing.T) {
+	cms := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	h := newHarness(t, harnessOptions{multi: true}, nil)
+	h.add(configMaps, cms)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := h.run(ctx, informer.RunOptions{})
+	cw := cms.nextWatch(t)
+	h.waitBatches(1)
+
+	// An informer added mid-stream lists and watches at once; its initial
+	// list is marked initial.
+	scs := newFakeLW(listOf("20", object(t, "Secret", "s", "2")))
+	h.add(secrets, scs)
+	sw := scs.nextWatch(t)
+	if b := h.waitBatches(1)[0]; !b.Initial || b.Informer.Target() != secrets {
+		t.Errorf("batch of the added informer: initial=%v target=%v", b.Initial, b.Informer.Target())
+	}
+	if n := len(h.engine.Informers()); n != 2 {
+		t.Errorf("%d informers, want 2", n)
+	}
+
+	// Removing one stops its reflector and watch, waits for its
+	// goroutines, and leaves the other streaming.
+	if !h.engine.Remove(configMaps.ID()) {
+		t.Fatal("Remove found no informer")
+	}
+	if h.engine.Remove(configMaps.ID()) {
+		t.Error("a second Remove found the informer again")
+	}
+	if !cw.IsStopped() {
+		t.Error("the removed informer's watch is still open")
+	}
+	sw.Add(object(t, "Secret", "t", "21"))
+	h.waitBatches(1)
+	infs := h.engine.Informers()
+	if len(infs) != 1 || infs[0].Target() != secrets {
+		t.Errorf("informers after Remove: %v", infs)
+	}
+	// The removed target can be watched again.
+	again := newFakeLW(listOf("30", object(t, "ConfigMap", "a", "3")))
+	h.add(configMaps, again)
+	again.nextWatch(t)
+	h.waitBatches(1)
+	cancel()
+	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
+		t.Fatalf("Run: %v", err)
+	}
+	h.wantLines("Replaced: configmap a", "Replaced: secret s", "Added: secret t", "Replaced: configmap a")
+	if _, err := h.engine.Add(configMaps); err == nil {
+		t.Error("Add after the run ended was accepted")
+	}
+	checkNoLeak(t)
+}
+
+func TestRunTwice(t *testing.T) {
+	h := newHarness(t, harnessOptions{}, nil)
+	h.add(configMaps, newFakeLW(listOf("10")))
+	if err := h.wait(h.run(context.Background(), informer.RunOptions{UntilSynced: true})); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.engine.Run(context.Background(), h.sink, informer.RunOptions{}); err == nil {
+		t.Error("a second Run was accepted")
+	}
+}
