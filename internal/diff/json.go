@@ -127,7 +127,10 @@ func decodeValue(raw json.RawMessage) (any, error) {
 }
 
 // convertNumbers replaces the json.Numbers of v, in place, by int64 or
-// float64 where they hold the same value.
+// float64 where they hold the same value. It is not apimachinery's
+// util/json conversion (which the template printers use, as kubectl does):
+// that one turns every non-integer into a float64, which would change
+// values a decoded operation must carry exactly.
 func convertNumbers(v any) any {
 	switch x := v.(type) {
 	case map[string]any:

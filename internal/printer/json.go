@@ -24,9 +24,9 @@ func (p *jsonPrinter) Print(w io.Writer, r *Record) error {
 	return err
 }
 
-// AppendJSON appends the record's JSON form (S3), without a trailing
-// newline, and returns the extended buffer. Keys come in the documented
-// order:
+// AppendJSON appends the record's JSON form (schema v1, documented in the
+// README), without a trailing newline, and returns the extended buffer.
+// Keys come in the documented order:
 //
 //	type, time, initial, apiVersion, kind, resource, namespace, name, uid,
 //	resourceVersion, [finalStateUnknown], [coalesced], [manager],

@@ -590,7 +590,7 @@ func TestWideWidthsOnlyGrow(t *testing.T) {
 }
 
 func TestTemplateFuncs(t *testing.T) {
-	r := &Record{Type: "Added", Name: "demo", Object: object(`{"data":{"k":"aGVsbG8="},"list":[1,null]}`)}
+	r := &Record{Type: "Added", Name: "demo", Object: object(`{"data":{"k":"aGVsbG8="},"list":[1,null],"f":1.5,"big":12345678901234567890}`)}
 	tests := []struct {
 		name, tmpl, want string
 	}{
@@ -598,6 +598,7 @@ func TestTemplateFuncs(t *testing.T) {
 		{"exists", `{{exists .object "data" "k"}} {{exists .object "data" "x"}} {{exists .object "list" 0}} {{exists .object "list" 1}} {{exists .object "list" 2}}`, "true false true false false"},
 		{"missing key", `{{.object.nope}}`, "<no value>"},
 		{"integers", `{{index .object.list 0}} {{printf "%T" (index .object.list 0)}}`, "1 int64"},
+		{"floats", `{{.object.f}} {{printf "%T %T" .object.f .object.big}}`, "1.5 float64 float64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

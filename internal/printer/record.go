@@ -10,9 +10,8 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 )
 
-// Record is one popped delta as every printer sees it: the S3 record of the
-// specification. Field order of the JSON form is fixed and documented in the
-// README:
+// Record is one popped delta as every printer sees it. The field order of
+// its JSON form (schema v1) is fixed and documented in the README:
 //
 //	type, time, initial, apiVersion, kind, resource, namespace, name, uid,
 //	resourceVersion, [finalStateUnknown], [coalesced], [manager, operation],

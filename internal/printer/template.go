@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/template"
 
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/util/jsonpath"
 )
 
@@ -17,44 +17,18 @@ import (
 // against the record as a generic JSON value: the decoded output of
 // AppendJSON, so their field names are the JSON record's (.type,
 // .object.metadata.name, .changes[0].path). Numbers decode as int64 when
-// integral and float64 otherwise, as kubectl's unstructured objects do.
+// integral and float64 otherwise, with the decoder of kubectl's
+// unstructured objects.
 
 // recordValue returns the record as a generic JSON value, reusing buf for
 // its encoding.
 func recordValue(buf []byte, r *Record) (map[string]any, []byte, error) {
 	buf = AppendJSON(buf[:0], r)
-	dec := json.NewDecoder(bytes.NewReader(buf))
-	dec.UseNumber()
 	var v map[string]any
-	if err := dec.Decode(&v); err != nil {
+	if err := utiljson.Unmarshal(buf, &v); err != nil {
 		return nil, buf, fmt.Errorf("cannot decode the %s record of %s: %w", r.Type, r.Name, err)
 	}
-	convertNumbers(v)
 	return v, buf, nil
-}
-
-// convertNumbers replaces, in place, the json.Numbers of a decoded value by
-// int64 or float64.
-func convertNumbers(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return i
-		}
-		if f, err := v.Float64(); err == nil {
-			return f
-		}
-		return string(v)
-	case map[string]any:
-		for k, e := range v {
-			v[k] = convertNumbers(e)
-		}
-	case []any:
-		for i, e := range v {
-			v[i] = convertNumbers(e)
-		}
-	}
-	return v
 }
 
 // newJSONPath parses a JSONPath template as kubectl's jsonpath printer does:
