@@ -55,14 +55,6 @@ func (d Deltas) Newest() *Delta {
 	return nil
 }
 
-// copyDeltas returns a shallow copy of d; that is, it copies the slice but
-// not the objects in the slice.
-func copyDeltas(d Deltas) Deltas {
-	d2 := make(Deltas, len(d))
-	copy(d2, d)
-	return d2
-}
-
 // DeletedFinalStateUnknown is placed into a DeltaFIFO in the case where an
 // object was deleted but the watch deletion event was missed while
 // disconnected from the apiserver. In this case we don't know the final

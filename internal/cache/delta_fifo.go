@@ -18,13 +18,6 @@ var ErrZeroLengthDeltasObject = errors.New("0 length Deltas object; can't get ke
 // initial list) and was popped before the queue reported synced.
 type PopProcessFunc func(deltas Deltas, isInInitialList bool) error
 
-// TransformFunc transforms an object before it is queued: stripping fields
-// nobody reads saves memory. It may mutate the object in place, and it must
-// be idempotent: the streaming-list path transforms objects twice. It is
-// not applied to DeletedFinalStateUnknown tombstones nor to Sync deltas
-// (whose objects come from knownObjects and were transformed already).
-type TransformFunc func(any) (any, error)
-
 // DeltaFIFOOptions is the configuration parameters for DeltaFIFO. All are
 // optional.
 type DeltaFIFOOptions struct {
@@ -45,9 +38,6 @@ type DeltaFIFOOptions struct {
 	// the Replaced DeltaType. Without it, Replace() emits Sync deltas, as
 	// client-go did before the Replaced type was added.
 	EmitDeltaTypeReplaced bool
-
-	// Transformer, if set, is applied to objects before they are queued.
-	Transformer TransformFunc
 
 	// MaxUpdatedBacklog, when positive, bounds the run of consecutive
 	// Updated deltas queued for one key: when an Updated would make the run
@@ -130,10 +120,6 @@ type DeltaFIFO struct {
 	// DeltaType when Replace() is called.
 	emitDeltaTypeReplaced bool
 
-	// transformer is called for each item before it is queued (except
-	// tombstones and Sync deltas).
-	transformer TransformFunc
-
 	// maxUpdatedBacklog bounds runs of consecutive Updated deltas per key;
 	// 0 means unbounded.
 	maxUpdatedBacklog int
@@ -172,7 +158,6 @@ func NewDeltaFIFOWithOptions(opts DeltaFIFOOptions) *DeltaFIFO {
 		keyFunc:               opts.KeyFunction,
 		knownObjects:          opts.KnownObjects,
 		emitDeltaTypeReplaced: opts.EmitDeltaTypeReplaced,
-		transformer:           opts.Transformer,
 		maxUpdatedBacklog:     opts.MaxUpdatedBacklog,
 	}
 	f.cond.L = &f.lock
@@ -293,35 +278,12 @@ func (f *DeltaFIFO) Delete(obj any) error {
 	return f.queueActionLocked(Deleted, obj)
 }
 
-// queueActionLocked appends to the delta list for the object. Caller must
-// lock first.
+// queueActionLocked appends a delta of actionType to the object's list of
+// deltas, queueing its key if it was not queued. Caller must lock first.
 func (f *DeltaFIFO) queueActionLocked(actionType DeltaType, obj any) error {
-	return f.queueActionInternalLocked(actionType, actionType, obj)
-}
-
-// queueActionInternalLocked appends to the delta list for the object. The
-// actionType is emitted and must honor emitDeltaTypeReplaced. The
-// internalActionType is only used within this function and must ignore
-// emitDeltaTypeReplaced, so that Replace() transforms its objects even when
-// it emits Sync. Caller must lock first.
-func (f *DeltaFIFO) queueActionInternalLocked(actionType, internalActionType DeltaType, obj any) error {
 	id, err := f.KeyOf(obj)
 	if err != nil {
 		return KeyError{obj, err}
-	}
-
-	// Every object comes through this code path once, so this is a good
-	// place to call the transform func. Tombstones were transformed when
-	// they were live, and Sync objects come from knownObjects, which only
-	// holds transformed objects; transforming them again would race with
-	// readers of the store.
-	if f.transformer != nil {
-		if _, isTombstone := obj.(DeletedFinalStateUnknown); !isTombstone && internalActionType != Sync {
-			obj, err = f.transformer(obj)
-			if err != nil {
-				return err
-			}
-		}
 	}
 
 	oldDeltas, queued := f.items[id]
@@ -470,7 +432,7 @@ func (f *DeltaFIFO) Replace(list []any, _ string) error {
 			return KeyError{item, err}
 		}
 		keys.insert(key)
-		if err := f.queueActionInternalLocked(action, Replaced, item); err != nil {
+		if err := f.queueActionLocked(action, item); err != nil {
 			return fmt.Errorf("couldn't enqueue object: %w", err)
 		}
 	}
@@ -600,16 +562,11 @@ func (r *fifoReplacement) Add(objs []any) error {
 		restarted := r.added.has(key) && !r.keys.has(key)
 		r.keys.insert(key)
 		if deltas := f.items[key]; restarted && len(deltas) > 0 && deltas[len(deltas)-1].Type == action {
-			if f.transformer != nil {
-				if obj, err = f.transformer(obj); err != nil {
-					return err
-				}
-			}
 			deltas[len(deltas)-1].Object = obj
 			continue
 		}
 		r.added.insert(key)
-		if err := f.queueActionInternalLocked(action, Replaced, obj); err != nil {
+		if err := f.queueActionLocked(action, obj); err != nil {
 			return fmt.Errorf("couldn't enqueue object: %w", err)
 		}
 	}

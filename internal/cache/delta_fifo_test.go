@@ -394,79 +394,6 @@ func TestDeltaFIFOKeyOf(t *testing.T) {
 	}
 }
 
-// ★ TestDeltaFIFO_transformer: a transformer runs once per object and never
-// on tombstones.
-func TestDeltaFIFOTransformer(t *testing.T) {
-	calls := map[*testObj]int{}
-	transform := func(obj any) (any, error) {
-		o, ok := obj.(*testObj)
-		if !ok {
-			t.Errorf("transformer called with %T", obj)
-			return obj, nil
-		}
-		calls[o]++
-		return o, nil
-	}
-	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{Transformer: transform})
-	foo10, bar11, foo12, foo15, bar16 := mkObj("foo", 10), mkObj("bar", 11), mkObj("foo", 12), mkObj("foo", 15), mkObj("bar", 16)
-	must(t, f.Add(foo10))
-	must(t, f.Add(bar11))
-	must(t, f.Update(foo12))
-	must(t, f.Delete(foo15))
-	must(t, f.Replace([]any{}, "0"))
-	must(t, f.Add(bar16))
-	must(t, f.Replace([]any{}, "0"))
-	if want := []string{"foo", "bar"}; !reflect.DeepEqual(f.queue, want) {
-		t.Errorf("queue %v, want %v", f.queue, want)
-	}
-	for _, o := range []*testObj{foo10, bar11, foo12, foo15, bar16} {
-		if calls[o] != 1 {
-			t.Errorf("%s transformed %d times, want 1", describe(o), calls[o])
-		}
-	}
-	d, err := f.Pop(func(Deltas, bool) error { return nil })
-	must(t, err)
-	if got := describe(d.Newest().Object); got != "foo@15" {
-		t.Errorf("first pop newest %s, want foo@15", got)
-	}
-	d, err = f.Pop(func(Deltas, bool) error { return nil })
-	must(t, err)
-	if got := describe(d.Newest().Object); got != "DFSU{bar, bar@16}" {
-		t.Errorf("second pop newest %s, want DFSU{bar, bar@16}", got)
-	}
-}
-
-func TestDeltaFIFOTransformerError(t *testing.T) {
-	boom := errors.New("boom")
-	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{Transformer: func(any) (any, error) { return nil, boom }})
-	if err := f.Add(mkObj("a", 1)); !errors.Is(err, boom) {
-		t.Errorf("Add: %v, want boom", err)
-	}
-	if err := f.Replace([]any{mkObj("a", 1)}, "0"); !errors.Is(err, boom) {
-		t.Errorf("Replace: %v, want boom", err)
-	}
-	if f.Len() != 0 {
-		t.Errorf("queue holds %d keys after failed transforms", f.Len())
-	}
-}
-
-func TestDeltaFIFOResyncDoesNotTransform(t *testing.T) {
-	calls := 0
-	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{
-		KnownObjects: knownOf(mkObj("a", 1)),
-		Transformer:  func(o any) (any, error) { calls++; return o, nil },
-	})
-	must(t, f.Resync())
-	if calls != 0 {
-		t.Errorf("transformer ran %d times on Sync, want 0", calls)
-	}
-	// Replace transforms even when it emits Sync.
-	must(t, f.Replace([]any{mkObj("b", 1)}, "0"))
-	if calls != 1 {
-		t.Errorf("transformer ran %d times after Replace, want 1", calls)
-	}
-}
-
 // ★ TestDeltaFIFO_HasSyncedCorrectOnDeletion
 func TestDeltaFIFOHasSyncedCorrectOnDeletion(t *testing.T) {
 	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KnownObjects: knownOf(mkObj("foo", 5), mkObj("bar", 6), mkObj("baz", 7))})
@@ -703,10 +630,5 @@ func TestDeltasOldestNewest(t *testing.T) {
 	d := Deltas{{Type: Added, Object: mkObj("a", 1)}, {Type: Updated, Object: mkObj("a", 2)}}
 	if describe(d.Oldest().Object) != "a@1" || describe(d.Newest().Object) != "a@2" {
 		t.Errorf("Oldest/Newest = %s/%s", describe(d.Oldest().Object), describe(d.Newest().Object))
-	}
-	c := copyDeltas(d)
-	c[0].Type = Sync
-	if d[0].Type != Added {
-		t.Error("copyDeltas shares the backing array")
 	}
 }

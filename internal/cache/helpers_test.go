@@ -118,3 +118,8 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// newStore returns a Store without indices.
+func newStore(keyFunc KeyFunc) Store {
+	return NewIndexer(keyFunc, Indexers{})
+}

@@ -1,9 +1,5 @@
 package cache
 
-import (
-	"fmt"
-)
-
 // Indexer extends Store with multiple indices and restricts each accumulator
 // to simply hold the current object (and be empty after Delete).
 //
@@ -47,20 +43,6 @@ type Index map[string]set
 
 // Indices maps a name to an Index.
 type Indices map[string]Index
-
-// NamespaceIndex is the name of the index MetaNamespaceIndexFunc is usually
-// registered under.
-const NamespaceIndex string = "namespace"
-
-// MetaNamespaceIndexFunc is a default index function that indexes based on an
-// object's namespace. On error it returns [""] together with the error.
-func MetaNamespaceIndexFunc(obj any) ([]string, error) {
-	o, ok := obj.(Object)
-	if !ok {
-		return []string{""}, fmt.Errorf("%w: %v", errNoMeta, obj)
-	}
-	return []string{o.GetNamespace()}, nil
-}
 
 // set is a set of strings.
 type set map[string]struct{}

@@ -4,7 +4,6 @@ package cache
 // initial events in arrival order and lists the surviving objects in the
 // order their keys first appeared. It is used by one goroutine only.
 type orderedStore struct {
-	transformer TransformFunc
 	// index maps a key to its position in keys/objs.
 	index map[string]int
 	keys  []string
@@ -14,19 +13,14 @@ type orderedStore struct {
 
 var _ ReflectorStore = (*orderedStore)(nil)
 
-func newOrderedStore(transformer TransformFunc) *orderedStore {
-	return &orderedStore{transformer: transformer, index: map[string]int{}}
+func newOrderedStore() *orderedStore {
+	return &orderedStore{index: map[string]int{}}
 }
 
 func (s *orderedStore) Add(obj any) error {
 	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
 	if err != nil {
 		return KeyError{obj, err}
-	}
-	if s.transformer != nil {
-		if obj, err = s.transformer(obj); err != nil {
-			return err
-		}
 	}
 	if i, ok := s.index[key]; ok {
 		s.objs[i] = obj

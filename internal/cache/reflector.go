@@ -13,9 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
@@ -32,9 +30,6 @@ const (
 	// veryShortWatchThreshold: a watch that ends this fast without a single
 	// event points at a server problem, and is reported as an error.
 	veryShortWatchThreshold = time.Second
-	// internalErrorResetPeriod: after this long without an internal error,
-	// the budget of MaxInternalErrorRetryDuration starts over.
-	internalErrorResetPeriod = time.Minute
 )
 
 // InitialEventsEndAnnotation marks the bookmark with which the server ends
@@ -85,19 +80,6 @@ type Replacement interface {
 	Finish(resourceVersion string) error
 }
 
-// TransformingStore is a ReflectorStore that transforms objects before
-// storing them; the streaming list applies the same transformation to the
-// objects it collects before handing them to Replace.
-type TransformingStore interface {
-	ReflectorStore
-	Transformer() TransformFunc
-}
-
-// Transformer returns the queue's transform function (may be nil).
-func (f *DeltaFIFO) Transformer() TransformFunc {
-	return f.transformer
-}
-
 // VeryShortWatchError is returned when a watch ended almost at once without
 // delivering a single event: something is wrong with the server or the
 // connection, and a relist follows after a backoff.
@@ -134,8 +116,7 @@ type ReflectorOptions struct {
 	// errors.
 	TypeDescription string
 	// ExpectedType is an example of the objects the watch must deliver;
-	// events of another Go type (or, for Unstructured with a kind set,
-	// another GroupVersionKind) are skipped. Nil accepts anything.
+	// events of another Go type are skipped. Nil accepts anything.
 	ExpectedType runtime.Object
 	// ResyncPeriod, if non-zero, calls the store's Resync that often while
 	// watching.
@@ -155,11 +136,6 @@ type ReflectorOptions struct {
 	// starts watching from this resourceVersion. A later relist (after a
 	// 410, say) lists as usual.
 	InitialResourceVersion string
-	// MaxInternalErrorRetryDuration is how long internal errors of a watch
-	// are retried by re-watching at once rather than relisting. 0 disables.
-	MaxInternalErrorRetryDuration time.Duration
-	// ShouldResync, if set, is consulted at each resync tick.
-	ShouldResync func() bool
 	// ErrorHandler is called with every failure: failed lists, failed watch
 	// requests (also those retried after a backoff without a relist), and
 	// watches that ended with an error. Defaults to doing nothing.
@@ -196,9 +172,6 @@ type Reflector struct {
 	// expectedType is the Go type of the objects the watch must deliver;
 	// nil accepts any.
 	expectedType reflect.Type
-	// expectedGVK is the GroupVersionKind the watch must deliver; nil
-	// accepts any.
-	expectedGVK *schema.GroupVersionKind
 	// store is the destination of the list and watch.
 	store ReflectorStore
 	// listerWatcher is used to perform lists and watches.
@@ -208,8 +181,6 @@ type Reflector struct {
 	backoff BackoffManager
 	// resyncPeriod: 0 disables resync.
 	resyncPeriod time.Duration
-	// shouldResync is consulted at each resync tick (nil: always resync).
-	shouldResync func() bool
 	// clock allows tests to manipulate time.
 	clock clock.Clock
 	// rand returns floats in [0, 1) for the watch timeout jitter.
@@ -219,11 +190,9 @@ type Reflector struct {
 	// watchListPageSize forces the list page size when non-zero.
 	watchListPageSize int64
 	// useWatchList tries a streaming list before list+watch.
-	useWatchList bool
-	// maxInternalErrorRetryDuration bounds re-watching on internal errors.
-	maxInternalErrorRetryDuration time.Duration
-	errorHandler                  func(error)
-	healthyHandler                func()
+	useWatchList   bool
+	errorHandler   func(error)
+	healthyHandler func()
 
 	// paginatedResult records that a list at resourceVersion "0" came back
 	// paginated: the server (watch cache disabled, probably) honours
@@ -263,25 +232,23 @@ func NewReflector(lw ListerWatcher, store ReflectorStore, opts ReflectorOptions)
 		c = clock.RealClock{}
 	}
 	r := &Reflector{
-		name:                          opts.Name,
-		typeDescription:               opts.TypeDescription,
-		store:                         store,
-		listerWatcher:                 lw,
-		backoff:                       opts.Backoff,
-		resyncPeriod:                  opts.ResyncPeriod,
-		shouldResync:                  opts.ShouldResync,
-		clock:                         c,
-		rand:                          opts.Rand,
-		minWatchTimeout:               opts.MinWatchTimeout,
-		watchListPageSize:             opts.WatchListPageSize,
-		useWatchList:                  opts.UseWatchList,
-		maxInternalErrorRetryDuration: opts.MaxInternalErrorRetryDuration,
-		errorHandler:                  opts.ErrorHandler,
-		healthyHandler:                opts.HealthyHandler,
-		initialResourceVersion:        opts.InitialResourceVersion,
+		name:                   opts.Name,
+		typeDescription:        opts.TypeDescription,
+		store:                  store,
+		listerWatcher:          lw,
+		backoff:                opts.Backoff,
+		resyncPeriod:           opts.ResyncPeriod,
+		clock:                  c,
+		rand:                   opts.Rand,
+		minWatchTimeout:        opts.MinWatchTimeout,
+		watchListPageSize:      opts.WatchListPageSize,
+		useWatchList:           opts.UseWatchList,
+		errorHandler:           opts.ErrorHandler,
+		healthyHandler:         opts.HealthyHandler,
+		initialResourceVersion: opts.InitialResourceVersion,
 	}
 	if r.backoff == nil {
-		r.backoff = newExponentialBackoff(c, opts.Rand)
+		r.backoff = newDelayBackoff(c)
 	}
 	if r.rand == nil {
 		r.rand = rand.Float64
@@ -300,11 +267,6 @@ func NewReflector(lw ListerWatcher, store ReflectorStore, opts ReflectorOptions)
 	}
 	if opts.ExpectedType != nil {
 		r.expectedType = reflect.TypeOf(opts.ExpectedType)
-		if u, ok := opts.ExpectedType.(*unstructured.Unstructured); ok {
-			if gvk := u.GroupVersionKind(); !gvk.Empty() {
-				r.expectedGVK = &gvk
-			}
-		}
 	}
 	return r
 }
@@ -429,14 +391,12 @@ func (r *Reflector) startResync(ctx context.Context, resyncErrCh chan<- error) {
 			t.Stop()
 			return
 		}
-		if r.shouldResync == nil || r.shouldResync() {
-			if err := r.store.Resync(); err != nil {
-				select {
-				case resyncErrCh <- fmt.Errorf("resync of %s failed: %w", r.typeDescription, err):
-				default:
-				}
-				return
+		if err := r.store.Resync(); err != nil {
+			select {
+			case resyncErrCh <- fmt.Errorf("resync of %s failed: %w", r.typeDescription, err):
+			default:
 			}
+			return
 		}
 	}
 }
@@ -446,7 +406,6 @@ func (r *Reflector) startResync(ctx context.Context, resyncErrCh chan<- error) {
 // last resourceVersion, and returns (nil) when a relist is needed; it
 // returns an error only when the watch request itself failed.
 func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh chan error) error {
-	retry := newRetryWithDeadline(r.maxInternalErrorRetryDuration, apierrors.IsInternalError, r.clock)
 	defer func() {
 		if w != nil {
 			w.Stop()
@@ -504,7 +463,6 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 		// loop opens a new one.
 		w.Stop()
 		w = nil
-		retry.After(err)
 		if err == nil {
 			// The server closed the watch normally: re-watch.
 			continue
@@ -524,9 +482,6 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 			if !r.waitBackoff(ctx) {
 				return nil
 			}
-			continue
-		case apierrors.IsInternalError(err) && retry.ShouldRetry():
-			r.reportError(fmt.Errorf("watch of %s: %w", r.typeDescription, err))
 			continue
 		default:
 			r.reportError(fmt.Errorf("watch of %s ended with: %w", r.typeDescription, err))
@@ -598,12 +553,6 @@ loop:
 			if r.expectedType != nil {
 				if e, a := r.expectedType, reflect.TypeOf(event.Object); e != a {
 					r.reportError(fmt.Errorf("%s: expected type %v, but watch event object had type %v", r.name, e, a))
-					continue
-				}
-			}
-			if r.expectedGVK != nil {
-				if e, a := *r.expectedGVK, event.Object.GetObjectKind().GroupVersionKind(); e != a {
-					r.reportError(fmt.Errorf("%s: expected gvk %v, but watch event object had gvk %v", r.name, e, a))
 					continue
 				}
 			}
@@ -879,17 +828,13 @@ func extractList(list runtime.Object, items []any) ([]any, string, string, error
 // have been handed to the store with Replace. (nil, nil) means ctx was
 // cancelled. Any error makes the caller fall back to list and watch.
 func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
-	var transformer TransformFunc
-	if ts, ok := r.store.(TransformingStore); ok {
-		transformer = ts.Transformer()
-	}
 	for {
 		if ctx.Err() != nil {
 			return nil, nil
 		}
 		// The temporary store keeps the order in which the server sent the
 		// objects, so that the Replace deltas come out in list order.
-		tmp := newOrderedStore(transformer)
+		tmp := newOrderedStore()
 		resourceVersion := ""
 		options := metav1.ListOptions{
 			ResourceVersion:      r.rewatchResourceVersion(),

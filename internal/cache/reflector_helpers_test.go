@@ -221,7 +221,7 @@ type reflectorFixture struct {
 // feeding it.
 func newFixture(lw ListerWatcher, opts ReflectorOptions) (*Reflector, *reflectorFixture) {
 	fx := &reflectorFixture{
-		known:   NewStore(DeletionHandlingMetaNamespaceKeyFunc),
+		known:   newStore(DeletionHandlingMetaNamespaceKeyFunc),
 		backoff: &countingBackoff{},
 		errs:    &errorRecorder{},
 		clock:   clocktesting.NewFakeClock(time.Unix(1000, 0)),

@@ -13,7 +13,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -54,7 +53,7 @@ func deleted(o *testObj) watch.Event  { return watch.Event{Type: watch.Deleted, 
 // ★ TestReflectorWatchHandler: events of the wrong type are skipped, the
 // others applied, and the last event's resourceVersion wins.
 func TestReflectorWatchHandler(t *testing.T) {
-	store := NewStore(MetaNamespaceKeyFunc)
+	store := newStore(MetaNamespaceKeyFunc)
 	r, fx := newFixture(newScriptedLW(nil, nil), ReflectorOptions{})
 	must(t, store.Add(mkObj("foo", 1)))
 	must(t, store.Add(mkObj("bar", 2)))
@@ -79,36 +78,12 @@ func TestReflectorWatchHandler(t *testing.T) {
 	}
 }
 
-func TestReflectorWatchHandlerGVKCheck(t *testing.T) {
-	want := &unstructured.Unstructured{}
-	want.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"})
-	r, _ := newFixture(newScriptedLW(nil, nil), ReflectorOptions{ExpectedType: want})
-	store := NewStore(MetaNamespaceKeyFunc)
-	mk := func(kind, name string) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: kind})
-		u.SetName(name)
-		u.SetResourceVersion("7")
-		return u
-	}
-	w := watch.NewFakeWithChanSize(2, false)
-	w.Add(mk("Secret", "wrong"))
-	w.Add(mk("ConfigMap", "right"))
-	w.Stop()
-	if _, err := r.handleAnyWatch(context.Background(), time.Now(), w, store, "1", false, r.setLastSyncResourceVersion, nil); err != nil {
-		t.Fatal(err)
-	}
-	if keys := store.ListKeys(); !reflect.DeepEqual(keys, []string{"right"}) {
-		t.Errorf("store keys = %v, want [right]", keys)
-	}
-}
-
 // R8: a watch opened at "" or "0" does not take resourceVersions from its
 // synthetic Added events, only from the first other event on.
 func TestReflectorUntrustedAddedEvents(t *testing.T) {
 	for _, opened := range []string{"", "0"} {
 		r, _ := newFixture(newScriptedLW(nil, nil), ReflectorOptions{})
-		store := NewStore(MetaNamespaceKeyFunc)
+		store := newStore(MetaNamespaceKeyFunc)
 		r.setLastSyncResourceVersion("5")
 		w := closedWatch(added(mkObj("a", 9)), added(mkObj("b", 3)))
 		if _, err := r.handleAnyWatch(context.Background(), time.Now(), w, store, opened, false, r.setLastSyncResourceVersion, nil); err != nil {
@@ -309,8 +284,8 @@ func TestReflectorVeryShortWatchRelists(t *testing.T) {
 	}
 }
 
-// An internal error inside the stream relists (TestReflectorReplacesStore-
-// OnUnsafeDelete), unless MaxInternalErrorRetryDuration allows re-watching.
+// An internal error inside the stream relists (client-go's
+// TestReflectorReplacesStoreOnUnsafeDelete).
 func TestReflectorInternalErrorInStream(t *testing.T) {
 	internal := statusEvent(apierrors.NewInternalError(fmt.Errorf("StoreReadError")))
 	t.Run("relists", func(t *testing.T) {
@@ -328,20 +303,6 @@ func TestReflectorInternalErrorInStream(t *testing.T) {
 		must(t, r.list(ctx))
 		if got := fx.drain(t); !reflect.DeepEqual(got, []string{"[Deleted DFSU{ghost, ghost@1}]"}) {
 			t.Errorf("pops = %v, want the ghost's tombstone", got)
-		}
-	})
-	t.Run("re-watches within the retry window", func(t *testing.T) {
-		lw := newScriptedLW(
-			[]listResult{{list: mkList("1", "")}},
-			[]watchResult{{w: closedWatch(internal)}, {w: closedWatch(internal)}},
-		)
-		r, _ := newFixture(lw, ReflectorOptions{MaxInternalErrorRetryDuration: time.Minute})
-		runUntilExhausted(t, r, lw)
-		if n := len(lw.listOpts); n != 1 {
-			t.Errorf("%d lists, want 1", n)
-		}
-		if n := len(lw.watchOpts); n != 3 {
-			t.Errorf("%d watches, want 3", n)
 		}
 	})
 }
@@ -524,7 +485,7 @@ func TestReflectorWatchTimeout(t *testing.T) {
 		{time.Second, 0.5, 1},
 	}
 	for _, tc := range cases {
-		r := NewReflector(newScriptedLW(nil, nil), NewStore(MetaNamespaceKeyFunc), ReflectorOptions{MinWatchTimeout: tc.min, Rand: func() float64 { return tc.rand }})
+		r := NewReflector(newScriptedLW(nil, nil), newStore(MetaNamespaceKeyFunc), ReflectorOptions{MinWatchTimeout: tc.min, Rand: func() float64 { return tc.rand }})
 		if got := *r.watchTimeoutSeconds(); got != tc.wantSecond {
 			t.Errorf("min %v rand %v: timeout %d, want %d", tc.min, tc.rand, got, tc.wantSecond)
 		}
@@ -622,19 +583,6 @@ func TestReflectorStreamingList(t *testing.T) {
 			t.Errorf("RV = %q after Added-only events, want empty", got)
 		}
 	})
-	t.Run("transformer runs on the streamed objects", func(t *testing.T) {
-		calls := 0
-		known := NewStore(MetaNamespaceKeyFunc)
-		fifo := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KnownObjects: known, EmitDeltaTypeReplaced: true,
-			Transformer: func(o any) (any, error) { calls++; return o, nil }})
-		lw := newScriptedLW(nil, []watchResult{{w: closedWatch(added(mkObj("a", 1)), added(mkObj("b", 2)), bookmark("3", "true"), added(mkObj("c", 4)))}})
-		r := NewReflector(lw, fifo, ReflectorOptions{UseWatchList: true, Backoff: &countingBackoff{}, ExpectedType: &testObj{}})
-		runUntilExhausted(t, r, lw)
-		// 2 in the temporary store, 2 on Replace, 1 on the later Add.
-		if calls != 5 {
-			t.Errorf("transformer called %d times, want 5", calls)
-		}
-	})
 }
 
 // resyncStore records Resync calls on a channel and can fail them.
@@ -664,7 +612,7 @@ func waitForTimer(t *testing.T, c *clocktesting.FakeClock) {
 func TestReflectorResync(t *testing.T) {
 	t.Run("ticks call Resync", func(t *testing.T) {
 		c := clocktesting.NewFakeClock(time.Unix(0, 0))
-		store := &resyncStore{Store: NewStore(MetaNamespaceKeyFunc), calls: make(chan struct{}, 10)}
+		store := &resyncStore{Store: newStore(MetaNamespaceKeyFunc), calls: make(chan struct{}, 10)}
 		r := NewReflector(newScriptedLW(nil, nil), store, ReflectorOptions{ResyncPeriod: time.Second, Clock: c})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
@@ -685,7 +633,7 @@ func TestReflectorResync(t *testing.T) {
 	})
 	t.Run("a failed Resync ends the watch", func(t *testing.T) {
 		c := clocktesting.NewFakeClock(time.Unix(0, 0))
-		store := &resyncStore{Store: NewStore(MetaNamespaceKeyFunc), calls: make(chan struct{}, 10), err: fmt.Errorf("boom")}
+		store := &resyncStore{Store: newStore(MetaNamespaceKeyFunc), calls: make(chan struct{}, 10), err: fmt.Errorf("boom")}
 		errs := &errorRecorder{}
 		r := NewReflector(newScriptedLW(nil, nil), store, ReflectorOptions{ResyncPeriod: time.Second, Clock: c, ErrorHandler: errs.record})
 		done := make(chan error)
@@ -704,85 +652,31 @@ func TestReflectorResync(t *testing.T) {
 			t.Errorf("%d errors reported, want the resync failure", n)
 		}
 	})
-	t.Run("ShouldResync false skips", func(t *testing.T) {
-		c := clocktesting.NewFakeClock(time.Unix(0, 0))
-		store := &resyncStore{Store: NewStore(MetaNamespaceKeyFunc), calls: make(chan struct{}, 10)}
-		asked := make(chan struct{}, 10)
-		r := NewReflector(newScriptedLW(nil, nil), store, ReflectorOptions{ResyncPeriod: time.Second, Clock: c,
-			ShouldResync: func() bool { asked <- struct{}{}; return false }})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error)
-		go func() { done <- r.watchWithResync(ctx, watch.NewFake()) }()
-		waitForTimer(t, c)
-		c.Step(time.Second)
-		<-asked
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("watchWithResync after cancel: %v", err)
-		}
-		if len(store.calls) != 0 {
-			t.Error("Resync ran although ShouldResync said no")
-		}
-	})
 }
 
-func TestExponentialBackoff(t *testing.T) {
+func TestDefaultBackoff(t *testing.T) {
 	c := clocktesting.NewFakeClock(time.Unix(0, 0))
-	b := newExponentialBackoff(c, func() float64 { return 0 })
-	var got []time.Duration
+	b := newDelayBackoff(c)
+	// Each delay is the un-jittered one plus up to as much again: 800ms
+	// doubling, capped at 30s.
+	base := backoffInitial
 	for i := 0; i < 8; i++ {
-		got = append(got, b.delay())
+		d := b.delay()
+		if d < base || d >= 2*base {
+			t.Errorf("delay %d = %v, want in [%v, %v)", i, d, base, 2*base)
+		}
+		base = min(2*base, backoffCap)
 	}
-	want := []time.Duration{800 * time.Millisecond, 1600 * time.Millisecond, 3200 * time.Millisecond, 6400 * time.Millisecond,
-		12800 * time.Millisecond, 25600 * time.Millisecond, 30 * time.Second, 30 * time.Second}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("delays = %v, want %v", got, want)
+	// Two quiet minutes start over.
+	c.Step(backoffResetAfter + time.Second)
+	if d := b.delay(); d < backoffInitial || d >= 2*backoffInitial {
+		t.Errorf("after a quiet spell: %v, want in [%v, %v)", d, backoffInitial, 2*backoffInitial)
 	}
-	// Two quiet minutes after the last delay ended start over.
-	c.Step(30*time.Second + backoffResetAfter + time.Second)
-	if d := b.delay(); d != backoffInitial {
-		t.Errorf("after a quiet spell: %v, want %v", d, backoffInitial)
-	}
-	jittered := newExponentialBackoff(c, func() float64 { return 0.5 })
-	if d := jittered.delay(); d != 1200*time.Millisecond {
-		t.Errorf("jittered first delay %v, want 1.2s", d)
-	}
-	timer := jittered.Backoff()
+	timer := b.Backoff()
 	if !c.HasWaiters() {
 		t.Error("Backoff did not start a timer on the clock")
 	}
 	timer.Stop()
-}
-
-func TestRetryWithDeadline(t *testing.T) {
-	c := clocktesting.NewFakeClock(time.Unix(0, 0))
-	internal := apierrors.NewInternalError(fmt.Errorf("x"))
-	off := newRetryWithDeadline(0, apierrors.IsInternalError, c)
-	off.After(internal)
-	if off.ShouldRetry() {
-		t.Error("a zero deadline retried")
-	}
-	r := newRetryWithDeadline(30*time.Second, apierrors.IsInternalError, c)
-	retries := 0
-	for i := 0; i < 40; i++ {
-		r.After(internal)
-		if !r.ShouldRetry() {
-			break
-		}
-		retries++
-		c.Step(time.Second)
-	}
-	if retries != 31 {
-		t.Errorf("%d retries over 40s of errors with a 30s deadline, want 31", retries)
-	}
-	// Non-retryable errors are not recorded.
-	r2 := newRetryWithDeadline(time.Second, apierrors.IsInternalError, c)
-	r2.After(fmt.Errorf("other"))
-	c.Step(time.Hour)
-	r2.After(internal)
-	if !r2.ShouldRetry() {
-		t.Error("first internal error after a non-retryable one not retried")
-	}
 }
 
 func TestReflectorRunStopsOnCancel(t *testing.T) {
@@ -795,11 +689,11 @@ func TestReflectorRunStopsOnCancel(t *testing.T) {
 }
 
 func TestReflectorDefaults(t *testing.T) {
-	r := NewReflector(newScriptedLW(nil, nil), NewStore(MetaNamespaceKeyFunc), ReflectorOptions{ExpectedType: &testObj{}})
-	if r.Name() != "*cache.testObj" || r.minWatchTimeout != defaultMinWatchTimeout || r.expectedGVK != nil {
-		t.Errorf("defaults: name %q timeout %v gvk %v", r.Name(), r.minWatchTimeout, r.expectedGVK)
+	r := NewReflector(newScriptedLW(nil, nil), newStore(MetaNamespaceKeyFunc), ReflectorOptions{ExpectedType: &testObj{}})
+	if r.Name() != "*cache.testObj" || r.minWatchTimeout != defaultMinWatchTimeout {
+		t.Errorf("defaults: name %q timeout %v", r.Name(), r.minWatchTimeout)
 	}
-	if _, ok := r.backoff.(*exponentialBackoff); !ok {
+	if _, ok := r.backoff.(*delayBackoff); !ok {
 		t.Errorf("default backoff is %T", r.backoff)
 	}
 	short := &VeryShortWatchError{Name: "x"}

@@ -62,11 +62,6 @@ type cache struct {
 
 var _ Indexer = (*cache)(nil)
 
-// NewStore returns a Store implemented simply with a map and a lock.
-func NewStore(keyFunc KeyFunc) Store {
-	return NewIndexer(keyFunc, Indexers{})
-}
-
 // NewIndexer returns an Indexer implemented simply with a map and a lock.
 func NewIndexer(keyFunc KeyFunc, indexers Indexers) Indexer {
 	return &cache{

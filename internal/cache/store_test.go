@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -22,7 +23,7 @@ func keysOf(t *testing.T, objs []any) []string {
 
 func TestStoreCRUD(t *testing.T) {
 	for name, store := range map[string]Store{
-		"store":   NewStore(MetaNamespaceKeyFunc),
+		"store":   newStore(MetaNamespaceKeyFunc),
 		"indexer": NewIndexer(MetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}),
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -296,3 +297,17 @@ func (p plainObj) GetNamespace() string       { return p.ns }
 func (p plainObj) GetName() string            { return p.name }
 func (p plainObj) GetResourceVersion() string { return "" }
 func (p plainObj) GetUID() types.UID          { return "" }
+
+// NamespaceIndex is the name of the index MetaNamespaceIndexFunc is usually
+// registered under.
+const NamespaceIndex string = "namespace"
+
+// MetaNamespaceIndexFunc is the index function of these tests that indexes based on an
+// object's namespace. On error it returns [""] together with the error.
+func MetaNamespaceIndexFunc(obj any) ([]string, error) {
+	o, ok := obj.(Object)
+	if !ok {
+		return []string{""}, fmt.Errorf("%w: %v", errNoMeta, obj)
+	}
+	return []string{o.GetNamespace()}, nil
+}

@@ -365,7 +365,7 @@ func TestCompute(t *testing.T) {
 			name: "secret data changed, added and removed",
 			old:  `{"kind":"Secret","data":{"password":"b2xk","gone":"eA==","same":"eQ=="}}`,
 			new:  `{"kind":"Secret","data":{"password":"bmV3","token":"dA==","same":"eQ=="}}`,
-			opts: Options{Redact: RedactSecret},
+			opts: Options{Redact: redactSecretValues},
 			want: `[{"op":"remove","path":"/data/gone","redacted":true},
 				{"op":"replace","path":"/data/password","redacted":true},
 				{"op":"add","path":"/data/token","redacted":true}]`,
@@ -374,7 +374,7 @@ func TestCompute(t *testing.T) {
 			name: "secret data added as a whole is split per key",
 			old:  `{"kind":"Secret"}`,
 			new:  `{"kind":"Secret","data":{"b":"Yg==","a":"YQ=="},"stringData":{}}`,
-			opts: Options{Redact: RedactSecret},
+			opts: Options{Redact: redactSecretValues},
 			want: `[{"op":"add","path":"/data/a","redacted":true},
 				{"op":"add","path":"/data/b","redacted":true},
 				{"op":"add","path":"/stringData","redacted":true}]`,
@@ -383,14 +383,14 @@ func TestCompute(t *testing.T) {
 			name: "secret data removed as a whole is split per key",
 			old:  `{"kind":"Secret","data":{"a":"YQ=="}}`,
 			new:  `{"kind":"Secret"}`,
-			opts: Options{Redact: RedactSecret},
+			opts: Options{Redact: redactSecretValues},
 			want: `[{"op":"remove","path":"/data/a","redacted":true}]`,
 		},
 		{
 			name: "secret data type change",
 			old:  `{"data":null}`,
 			new:  `{"data":{"a":"YQ=="}}`,
-			opts: Options{Redact: RedactSecret},
+			opts: Options{Redact: redactSecretValues},
 			want: `[{"op":"replace","path":"/data","redacted":true}]`,
 		},
 		{
@@ -398,7 +398,7 @@ func TestCompute(t *testing.T) {
 			old:  `{"metadata":{"name":"s"}}`,
 			new: `{"metadata":{"name":"s","annotations":{"x":"1",
 				"kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"p\":\"c2VjcmV0\"}}"}}}`,
-			opts: Options{Redact: RedactSecret},
+			opts: Options{Redact: redactSecretValues},
 			want: `[{"op":"add","path":"/metadata/annotations","value":{}},
 				{"op":"add","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","redacted":true},
 				{"op":"add","path":"/metadata/annotations/x","value":"1"}]`,
@@ -408,7 +408,7 @@ func TestCompute(t *testing.T) {
 			old: `{"metadata":{"name":"s","annotations":{"x":"1",
 				"kubectl.kubernetes.io/last-applied-configuration":"{}"}}}`,
 			new:  `{"metadata":{"name":"s"}}`,
-			opts: Options{Redact: RedactSecret},
+			opts: Options{Redact: redactSecretValues},
 			want: `[{"op":"remove","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","redacted":true},
 				{"op":"remove","path":"/metadata/annotations/x","old":"1"},
 				{"op":"remove","path":"/metadata/annotations","old":{}}]`,
@@ -417,7 +417,7 @@ func TestCompute(t *testing.T) {
 			name: "redacted value inside a replaced value",
 			old:  `{"metadata":{"annotations":"x"}}`,
 			new:  `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}}}`,
-			opts: Options{Redact: RedactSecret},
+			opts: Options{Redact: redactSecretValues},
 			want: `[{"op":"replace","path":"/metadata/annotations","old":"x","value":{}},
 				{"op":"add","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","redacted":true}]`,
 		},
@@ -480,7 +480,7 @@ func TestCompute(t *testing.T) {
 			name: "unchanged secret data emits nothing",
 			old:  `{"data":{"a":"YQ=="},"metadata":{"labels":{"x":"1"}}}`,
 			new:  `{"data":{"a":"YQ=="},"metadata":{"labels":{"x":"2"}}}`,
-			opts: Options{Redact: RedactSecret},
+			opts: Options{Redact: redactSecretValues},
 			want: `[{"op":"replace","path":"/metadata/labels/x","old":"1","value":"2"}]`,
 		},
 	}
@@ -648,28 +648,6 @@ func TestLongestIncreasing(t *testing.T) {
 	}
 }
 
-func TestRedactSecret(t *testing.T) {
-	tests := []struct {
-		name string
-		path []string
-		want bool
-	}{
-		{name: "root", path: nil, want: false},
-		{name: "data", path: []string{"data"}, want: true},
-		{name: "stringData", path: []string{"stringData"}, want: true},
-		{name: "data key is under data", path: []string{"data", "password"}, want: false},
-		{name: "last-applied", path: []string{"metadata", "annotations", LastAppliedAnnotation}, want: true},
-		{name: "other annotation", path: []string{"metadata", "annotations", "x"}, want: false},
-		{name: "type", path: []string{"type"}, want: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := RedactSecret(tt.path); got != tt.want {
-				t.Errorf("RedactSecret(%q) = %v, want %v", tt.path, got, tt.want)
-			}
-		})
-	}
-}
 
 func TestComputeNilContainersAreNull(t *testing.T) {
 	tests := []struct {
@@ -689,4 +667,16 @@ func TestComputeNilContainersAreNull(t *testing.T) {
 			checkApply(t, tt.old, tt.new, got)
 		})
 	}
+}
+
+// redactSecretValues is a Redact function like the one used for Secrets:
+// data, stringData and the last-applied annotation.
+func redactSecretValues(path []string) bool {
+	switch len(path) {
+	case 1:
+		return path[0] == "data" || path[0] == "stringData"
+	case 3:
+		return path[0] == "metadata" && path[1] == "annotations" && path[2] == "kubectl.kubernetes.io/last-applied-configuration"
+	}
+	return false
 }

@@ -142,3 +142,26 @@ func TestDiffConfig(t *testing.T) {
 		t.Errorf("secret diff not redacted: %+v", changes)
 	}
 }
+
+func TestIsSecretValuePath(t *testing.T) {
+	tests := []struct {
+		name string
+		path []string
+		want bool
+	}{
+		{name: "root", path: nil, want: false},
+		{name: "data", path: []string{"data"}, want: true},
+		{name: "stringData", path: []string{"stringData"}, want: true},
+		{name: "data key is under data", path: []string{"data", "password"}, want: false},
+		{name: "last-applied", path: []string{"metadata", "annotations", lastAppliedAnnotation}, want: true},
+		{name: "other annotation", path: []string{"metadata", "annotations", "x"}, want: false},
+		{name: "type", path: []string{"type"}, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := isSecretValuePath(tt.path); got != tt.want {
+				t.Errorf("isSecretValuePath(%q) = %v, want %v", tt.path, got, tt.want)
+			}
+		})
+	}
+}
