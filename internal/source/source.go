@@ -11,9 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"path"
-	"strconv"
 	"sync"
 	"time"
 
@@ -99,52 +97,15 @@ func (lw *ListerWatcher) collectionPath() string {
 	return path.Join(parts...)
 }
 
-// query encodes the reflector's options plus the target's selectors. The
+// request is a GET of the collection with the reflector's options plus
+// the target's selectors, encoded by apimachinery's parameter codec. The
 // reflector's options are taken as they are: resourceVersion, limit,
 // timeout and bookmarks must reach the server.
-func (lw *ListerWatcher) query(opts metav1.ListOptions) url.Values {
-	q := url.Values{}
-	if lw.target.LabelSelector != "" {
-		q.Set("labelSelector", lw.target.LabelSelector)
-	}
-	if lw.target.FieldSelector != "" {
-		q.Set("fieldSelector", lw.target.FieldSelector)
-	}
-	if opts.Watch {
-		q.Set("watch", "true")
-	}
-	if opts.AllowWatchBookmarks {
-		q.Set("allowWatchBookmarks", "true")
-	}
-	if opts.ResourceVersion != "" {
-		q.Set("resourceVersion", opts.ResourceVersion)
-	}
-	if opts.ResourceVersionMatch != "" {
-		q.Set("resourceVersionMatch", string(opts.ResourceVersionMatch))
-	}
-	if opts.TimeoutSeconds != nil {
-		q.Set("timeoutSeconds", strconv.FormatInt(*opts.TimeoutSeconds, 10))
-	}
-	if opts.Limit > 0 {
-		q.Set("limit", strconv.FormatInt(opts.Limit, 10))
-	}
-	if opts.Continue != "" {
-		q.Set("continue", opts.Continue)
-	}
-	if opts.SendInitialEvents != nil {
-		q.Set("sendInitialEvents", strconv.FormatBool(*opts.SendInitialEvents))
-	}
-	return q
-}
-
 func (lw *ListerWatcher) request(opts metav1.ListOptions) *rest.Request {
-	req := lw.client.Get().AbsPath(lw.collectionPath())
-	for k, vs := range lw.query(opts) {
-		for _, v := range vs {
-			req = req.Param(k, v)
-		}
-	}
-	return req
+	opts.LabelSelector = lw.target.LabelSelector
+	opts.FieldSelector = lw.target.FieldSelector
+	return lw.client.Get().AbsPath(lw.collectionPath()).
+		SpecificallyVersionedParams(&opts, metav1.ParameterCodec, metav1.Unversioned)
 }
 
 // List performs one list request and returns a *rawobj.List. The body is
