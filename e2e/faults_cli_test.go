@@ -89,7 +89,8 @@ func shell(t *testing.T, kubeconfig string, limit time.Duration, script string) 
 	return out.String(), errOut.String(), took
 }
 
-// Scenario 7: pipes and signals (S6).
+// Scenario 7: pipes and signals: a reader that goes away is a normal end
+// (exit 0), SIGINT and SIGTERM exit 130 after whole records.
 func TestFaultPipesAndSignals(t *testing.T) {
 	t.Parallel()
 	c := sharedCluster()
@@ -120,7 +121,7 @@ func TestFaultPipesAndSignals(t *testing.T) {
 		ns := c.namespace(t)
 		must(t, newWriter(c.client, ns).create(bg, "only"))
 		// Nothing follows the first line: the plugin must notice the
-		// reader is gone without writing (S6: exit 0 at once).
+		// reader is gone without writing (exit 0 at once).
 		out, errOut, took := shell(t, kubeconfig, 60*time.Second, fmt.Sprintf(`kubectl deltas configmaps -n %s | head -1; echo "exit ${PIPESTATUS[0]}"`, ns))
 		if out != "Replaced: only\nexit 0\n" || errOut != "" {
 			t.Errorf("stdout %q stderr %q, want the first line, exit 0, no stderr", out, errOut)
@@ -235,7 +236,7 @@ func TestFaultPipesAndSignals(t *testing.T) {
 	})
 }
 
-// Scenario 8: bad input (S7). Each case exits 1 with an "error: " message
+// Scenario 8: bad input. Each case exits 1 with an "error: " message
 // that says what is wrong, prints nothing on stdout and no credential;
 // flag mistakes are found before any request (the proxy in front of the
 // server sees none).

@@ -24,7 +24,8 @@ func TestFaultNetwork(t *testing.T) {
 		args []string
 		// inject starts the fault and returns what ends it.
 		inject func(t *testing.T, p *faultProxy, d *deltasRun) (heal func())
-		// noRelist: S4 requires a re-watch from the last resourceVersion.
+		// noRelist: a broken connection is followed by a re-watch from the
+		// last resourceVersion, not a relist.
 		noRelist bool
 		// outages is the number of warnings expected; -1: at most one.
 		outages int
@@ -79,7 +80,8 @@ func TestFaultNetwork(t *testing.T) {
 			},
 			// The broken connection is found by the health check; the
 			// watch's resourceVersion is still in the server's window, so
-			// S4's re-watch applies as for a refused connection.
+			// The re-watch from the last resourceVersion applies as for a refused
+			// connection.
 			noRelist: true,
 			outages:  1,
 		},

@@ -21,7 +21,7 @@ import (
 // re-watch from the old resourceVersion gets 410 Gone, it relists, and the
 // relist prints exactly: Replaced for the changed and the new objects,
 // Deleted (finalStateUnknown) for the deleted ones, nothing for the
-// unchanged ones (S4) nor for the objects that came and went unseen.
+// unchanged ones nor for the objects that came and went unseen.
 func TestFaultCompactedWhileCutOff(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t)

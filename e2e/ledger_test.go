@@ -19,19 +19,19 @@ import (
 // records every rule the stream broke on the way. At the end its state must
 // equal what the server lists: nothing lost, nothing invented.
 //
-// The rules checked per record (S3, S4):
+// The rules checked per record:
 //   - every line is one complete JSON record with a known type;
 //   - per key, resourceVersions only move forward;
 //   - no resourceVersion is printed twice for a key, except by a Sync, a
 //     Deleted tombstone (finalStateUnknown carries the last known state), or
 //     — only when the run was asked --relist=all — a Replaced after a relist;
-//     by default a relist re-printing an unchanged object breaks S4;
+//     by default a relist must not re-print an unchanged object;
 //   - an Updated or Deleted names an object the stream has shown (no
 //     phantom), an Added one it has not (else a Deleted was lost);
 //   - a tombstone carries the last printed state of the object (or null);
 //   - initial records are Replaced and precede every change.
 
-// deltaRecord is the part of the S3 record the ledger reads.
+// deltaRecord is the part of the JSON record the ledger reads.
 type deltaRecord struct {
 	Type              string          `json:"type"`
 	Initial           bool            `json:"initial"`

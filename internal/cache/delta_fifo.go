@@ -363,14 +363,13 @@ func isDeletionDup(a, b *Delta) *Delta {
 
 // Pop blocks until the queue has some items, and then returns one. If
 // multiple items are ready, they are returned in the order in which they
-// were added/updated. The item is removed from the queue (and the store)
-// before it is returned, so if you don't successfully process it, you need
-// to add it back with AddIfNotPresent().
+// were added/updated. The item is removed from the queue before process is
+// called; an item that process fails on is not queued again.
 //
-// process function is called under lock, so it is safe to update data
-// structures in it that need to be in sync with the queue (e.g.
-// knownObjects). process should avoid expensive I/O operation so that other
-// queue operations, i.e. Add() and Get(), won't be blocked for too long.
+// process is called under the lock, so it is safe to update data structures
+// in it that need to be in sync with the queue (knownObjects). process
+// should avoid expensive I/O so that the producer's Add, Update, Delete and
+// Replace are not blocked for long.
 //
 // Pop returns the popped deltas and process's error, or ErrFIFOClosed when
 // the queue is closed and empty.

@@ -41,7 +41,7 @@ func runFIFOCases(t *testing.T, cases []fifoCase) {
 func TestDeltaFIFOEnqueueing(t *testing.T) {
 	runFIFOCases(t, []fifoCase{
 		{
-			// D5 with knownObjects nil: a delete of an unknown key is dropped.
+			// With knownObjects nil, a delete of an unknown key is dropped.
 			name: "no lister drops deletes of unqueued keys",
 			ops: func(t *testing.T, f *DeltaFIFO) {
 				must(t, f.Add(mkObj("foo", 10)))
@@ -53,7 +53,7 @@ func TestDeltaFIFOEnqueueing(t *testing.T) {
 			want: []string{"[Added foo@10]", "[Updated bar@15]", "[Added qux@17, Deleted qux@18]"},
 		},
 		{
-			// D5 with knownObjects: baz is known, so its delete is queued.
+			// With knownObjects, baz is known, so its delete is queued.
 			name:  "lister queues deletes of known keys",
 			known: knownOf(mkObj("baz", 1)),
 			ops: func(t *testing.T, f *DeltaFIFO) {
@@ -103,7 +103,7 @@ func TestDeltaFIFOEnqueueing(t *testing.T) {
 			want: []string{"[Added foo@10, Added foo@11, Added foo@13]", "[Added bar@1]", "[Added zab@30]"},
 		},
 		{
-			// D4: consecutive deletes collapse to the older real one.
+			// Consecutive deletes collapse to the older real one.
 			name: "dedup deletes keeps the older object",
 			ops: func(t *testing.T, f *DeltaFIFO) {
 				must(t, f.Add(mkObj("foo", 1)))
@@ -532,7 +532,7 @@ func TestDeltaFIFOCloseDrainsQueuedItems(t *testing.T) {
 	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{})
 	must(t, f.Add(mkObj("a", 1)))
 	f.Close()
-	// D10: Close does not gate producers.
+	// Close does not gate producers.
 	must(t, f.Add(mkObj("b", 1)))
 	if got := popAll(t, f); !reflect.DeepEqual(got, []string{"[Added a@1]", "[Added b@1]"}) {
 		t.Errorf("drained %q", got)

@@ -336,7 +336,7 @@ func (r *Reflector) ListAndWatch(ctx context.Context) error {
 		var err error
 		w, err = r.watchList(ctx)
 		if w == nil && err == nil {
-			// stopCh was closed
+			// ctx was cancelled.
 			return nil
 		}
 		if err != nil {
@@ -415,8 +415,8 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 	// openedRV is the resourceVersion the current watch started from.
 	openedRV := r.LastSyncResourceVersion()
 	for {
-		// give the stopCh a chance to stop the loop, even in case of
-		// continue statements further down on errors
+		// Give a cancelled ctx a chance to stop the loop, also after the
+		// continue statements below.
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -681,7 +681,9 @@ func (r *Reflector) list(ctx context.Context) error {
 // Replacement at once.
 const replaceBatchSize = 100
 
-// listPages lists with paging per R4 and returns the items, the list's
+// listPages lists, in pages of the configured size (or, at resourceVersion
+// "0" served from the watch cache, in one response unless the server pages
+// anyway), and returns the items, the list's
 // resourceVersion and whether more than one page came back. With rep, the
 // items go to rep as they arrive (through ListStreamer) and none are
 // returned; rep is restarted first, and again when the list starts over.

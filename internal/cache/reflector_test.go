@@ -78,7 +78,7 @@ func TestReflectorWatchHandler(t *testing.T) {
 	}
 }
 
-// R8: a watch opened at "" or "0" does not take resourceVersions from its
+// A watch opened at "" or "0" does not take resourceVersions from its
 // synthetic Added events, only from the first other event on.
 func TestReflectorUntrustedAddedEvents(t *testing.T) {
 	for _, opened := range []string{"", "0"} {

@@ -249,7 +249,7 @@ func TestAddIndexers(t *testing.T) {
 	index := NewIndexer(MetaNamespaceKeyFunc, nil)
 	must(t, index.Add(withUsers("one", "ernie")))
 	must(t, index.Add(mkNsObj("ns", "two", 1)))
-	// S7: existing items are indexed by new indexers.
+	// Existing items are indexed by new indexers.
 	must(t, index.AddIndexers(Indexers{NamespaceIndex: MetaNamespaceIndexFunc}))
 	got, err := index.IndexKeys(NamespaceIndex, "ns")
 	must(t, err)

@@ -139,7 +139,7 @@ func processTheirs(store clientgocache.Store, deltas clientgocache.Deltas) error
 
 // pop pops one key from each side and compares. The reference has no Len,
 // but it is closed from the start: a closed cache.DeltaFIFO still accepts items
-// and drains them (D10), and Pop on an empty closed queue returns
+// and drains them, and Pop on an empty closed queue returns
 // ErrFIFOClosed instead of blocking.
 func (d *differential) pop(t *testing.T) {
 	t.Helper()

@@ -648,7 +648,6 @@ func TestLongestIncreasing(t *testing.T) {
 	}
 }
 
-
 func TestComputeNilContainersAreNull(t *testing.T) {
 	tests := []struct {
 		name     string
