@@ -32,10 +32,6 @@ const (
 	veryShortWatchThreshold = time.Second
 )
 
-// InitialEventsEndAnnotation marks the bookmark with which the server ends
-// the initial events of a streaming list (sendInitialEvents).
-const InitialEventsEndAnnotation = "k8s.io/initial-events-end"
-
 // errorStopRequested is returned by the watch handlers when the context was
 // cancelled.
 var errorStopRequested = errors.New("stop requested")
@@ -610,7 +606,7 @@ type annotated interface {
 
 func hasInitialEventsEndAnnotation(obj runtime.Object) bool {
 	m, ok := obj.(annotated)
-	return ok && m.GetAnnotations()[InitialEventsEndAnnotation] == "true"
+	return ok && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
 }
 
 // list simply lists all items and records a resource version obtained from

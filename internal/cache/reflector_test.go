@@ -41,7 +41,7 @@ func bookmark(rv string, initialEnd string) watch.Event {
 	o := mkObj("", 0)
 	o.ResourceVersion = rv
 	if initialEnd != "" {
-		o.Annotations = map[string]string{InitialEventsEndAnnotation: initialEnd}
+		o.Annotations = map[string]string{metav1.InitialEventsAnnotationKey: initialEnd}
 	}
 	return watch.Event{Type: watch.Bookmark, Object: o}
 }
