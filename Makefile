@@ -35,6 +35,12 @@ GORELEASER_VERSION := v2.15.1
 GOLANGCI_LINT_VERSION := v2.15.0
 GORELEASER := $(TOOLS_BIN)/goreleaser-$(GORELEASER_VERSION)
 GOLANGCI_LINT := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+# krew's validate-krew-manifest and krew are pinned in the tools module
+# hack/tools (go.mod's tool lines; change the version there with
+# "go get -tool sigs.k8s.io/krew/cmd/krew@vX.Y.Z" in hack/tools).
+KREW_VERSION := $(shell awk '$$1 == "sigs.k8s.io/krew" {print $$2}' hack/tools/go.mod)
+VALIDATE_KREW_MANIFEST := $(TOOLS_BIN)/validate-krew-manifest-$(KREW_VERSION)
+KREW := $(TOOLS_BIN)/krew-$(KREW_VERSION)
 
 .DEFAULT_GOAL := help
 
@@ -117,8 +123,18 @@ $(GOLANGCI_LINT):
 	GOBIN=$(TOOLS_BIN)/.golangci-lint $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(TOOLS_BIN)/.golangci-lint/golangci-lint $@ && rm -rf $(TOOLS_BIN)/.golangci-lint
 
+$(VALIDATE_KREW_MANIFEST): hack/tools/go.mod hack/tools/go.sum
+	rm -rf $(TOOLS_BIN)/.validate-krew-manifest && mkdir -p $(TOOLS_BIN)/.validate-krew-manifest
+	cd hack/tools && GOBIN=$(TOOLS_BIN)/.validate-krew-manifest $(GO) install sigs.k8s.io/krew/cmd/validate-krew-manifest
+	mv $(TOOLS_BIN)/.validate-krew-manifest/validate-krew-manifest $@ && rm -rf $(TOOLS_BIN)/.validate-krew-manifest
+
+$(KREW): hack/tools/go.mod hack/tools/go.sum
+	rm -rf $(TOOLS_BIN)/.krew && mkdir -p $(TOOLS_BIN)/.krew
+	cd hack/tools && GOBIN=$(TOOLS_BIN)/.krew $(GO) install sigs.k8s.io/krew/cmd/krew
+	mv $(TOOLS_BIN)/.krew/krew $@ && rm -rf $(TOOLS_BIN)/.krew
+
 .PHONY: tools
-tools: $(GORELEASER) $(GOLANGCI_LINT) ## Install the pinned goreleaser and golangci-lint into hack/tools/bin
+tools: $(GORELEASER) $(GOLANGCI_LINT) $(VALIDATE_KREW_MANIFEST) $(KREW) ## Install the pinned goreleaser, golangci-lint and krew tools into hack/tools/bin
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Install the pinned golangci-lint into hack/tools/bin
@@ -137,9 +153,10 @@ release-check: $(GORELEASER) ## goreleaser check, then the krew manifest tests (
 	$(MAKE) validate-krew-manifest
 
 .PHONY: validate-krew-manifest
-validate-krew-manifest: ## Validate plugin.yaml against krew's rules and .krew.yaml, install it from a local archive (DIST=dist: from make dist's archives too)
-	$(if $(DIST),DELTAS_DIST=$(DIST)) $(GO) test -count=1 -run 'Manifest|Krew' ./hack/krew/
+validate-krew-manifest: $(VALIDATE_KREW_MANIFEST) $(KREW) ## krew's validate-krew-manifest on plugin.yaml, agreement with .krew.yaml and .goreleaser.yaml, krew install from local archives (DIST=dist: make dist's archives too)
+	DELTAS_VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) DELTAS_KREW=$(KREW) $(if $(DIST),DELTAS_DIST=$(DIST)) \
+		$(GO) test -count=1 -run 'Manifest|Krew' ./hack/krew/
 
 .PHONY: krew-manifest
-krew-manifest: ## Render plugin.yaml from .krew.yaml (TAG=v1.2.3 CHECKSUMS=checksums.txt after a release)
-	$(GO) run ./hack/krew/cmd/render-manifest $(if $(TAG),-tag $(TAG)) $(if $(CHECKSUMS),-checksums $(CHECKSUMS))
+krew-manifest: $(VALIDATE_KREW_MANIFEST) ## Render plugin.yaml from .krew.yaml and validate it (TAG=v1.2.3 CHECKSUMS=checksums.txt after a release)
+	$(GO) run ./hack/krew/cmd/render-manifest -validate-krew-manifest $(VALIDATE_KREW_MANIFEST) $(if $(TAG),-tag $(TAG)) $(if $(CHECKSUMS),-checksums $(CHECKSUMS))

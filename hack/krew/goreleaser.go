@@ -233,6 +233,13 @@ func (c *GoreleaserConfig) BuildArchive(root, outDir string, d TemplateData) (st
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
 	}
+	return c.PackArchive(root, outDir, d, bin)
+}
+
+// PackArchive packs the executable bin with the archive's files into
+// outDir, named and laid out as goreleaser makes the archive for d. It
+// returns the archive path.
+func (c *GoreleaserConfig) PackArchive(root, outDir string, d TemplateData, bin string) (string, error) {
 	entries, err := c.extraFiles(root, d)
 	if err != nil {
 		return "", err
@@ -250,7 +257,7 @@ func (c *GoreleaserConfig) BuildArchive(root, outDir string, d TemplateData) (st
 	case "zip":
 		err = writeZip(archive, entries, mtime)
 	default:
-		err = fmt.Errorf("unsupported archive format %q", c.ArchiveFormat(d.Os))
+		err = fmt.Errorf("unsupported archive format %q in .goreleaser.yaml", c.ArchiveFormat(d.Os))
 	}
 	return archive, err
 }

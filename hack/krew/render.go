@@ -14,7 +14,7 @@ import (
 // PlaceholderSha256 stands for the checksum of an archive that is not
 // released yet: valid for krew's format check and obviously not real. (Not
 // all zeros: unquoted, as the bot writes it, YAML would read a number.)
-var PlaceholderSha256 = strings.Repeat("deadbeef", 8)
+const PlaceholderSha256 = "deadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeef"
 
 // Sha256Func returns the sha256 of the archive at uri.
 type Sha256Func func(uri string) (string, error)
@@ -59,15 +59,27 @@ func Render(tmpl []byte, tag string, sha256For Sha256Func) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-var versionDigits = regexp.MustCompile(`\d+(\.\d+)+`)
-
 // versionFromTag is the bot's .Version of a URL: the dotted digits of the
 // tag.
 func versionFromTag(tag string) string {
-	if v := versionDigits.FindString(tag); v != "" {
+	if v := regexp.MustCompile(`\d+(\.\d+)+`).FindString(tag); v != "" {
 		return v
 	}
 	return tag
+}
+
+// isSha256Hex tells whether s is a sha256 in lower-case hexadecimal, as
+// checksums.txt and krew manifests write it.
+func isSha256Hex(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if ('0' > c || c > '9') && ('a' > c || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // ManifestHeader is the comment at the top of plugin.yaml.
@@ -93,7 +105,7 @@ func Checksums(r io.Reader) (map[string]string, error) {
 		if len(fields) == 0 {
 			continue
 		}
-		if len(fields) != 2 || !sha256Hex.MatchString(fields[0]) {
+		if len(fields) != 2 || !isSha256Hex(fields[0]) {
 			return nil, fmt.Errorf("invalid checksums line %q: want \"SHA256  NAME\"", sc.Text())
 		}
 		sums[path.Base(strings.TrimPrefix(fields[1], "*"))] = fields[0]

@@ -8,7 +8,9 @@
 //
 // The checksum of each archive comes from -checksums (goreleaser's
 // checksums.txt), else from the current plugin.yaml for the same uri, else,
-// with -placeholder, is a placeholder of zeros.
+// with -placeholder, is a placeholder (PlaceholderSha256). With
+// -validate-krew-manifest, krew's validator must accept the result before
+// it is written ("make krew-manifest" passes the pinned one).
 package main
 
 import (
@@ -34,6 +36,7 @@ func run() error {
 		tag           = flag.String("tag", "", "the release tag (default: the version of the current manifest)")
 		checksumsPath = flag.String("checksums", "", "a checksums.txt with the sha256 of the release archives")
 		placeholder   = flag.Bool("placeholder", false, "use placeholder checksums for archives without one (an unreleased version)")
+		validator     = flag.String("validate-krew-manifest", "", "krew's validate-krew-manifest, run on the result before it is written")
 	)
 	flag.Parse()
 
@@ -89,12 +92,13 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	p, err := krew.Parse(out)
-	if err != nil {
+	if _, err := krew.Parse(out); err != nil {
 		return err
 	}
-	if err := krew.Validate(p, "deltas"); err != nil {
-		return fmt.Errorf("the rendered manifest is invalid:\n%w", err)
+	if *validator != "" {
+		if _, err := (krew.Tools{Validator: *validator}).Validate(out, "deltas"); err != nil {
+			return fmt.Errorf("the rendered manifest is invalid, fix .krew.yaml: %w", err)
+		}
 	}
 	return os.WriteFile(*manifestPath, append([]byte(krew.ManifestHeader(usedPlaceholder)), out...), 0o644)
 }
