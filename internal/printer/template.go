@@ -241,7 +241,7 @@ func newCustomColumnsPrinterFromColumns(o Options, columns []customColumn) *cust
 	for i, c := range columns {
 		// Sized by the header even without one, so that --no-headers
 		// output aligns the same way; wide enough for a delta type.
-		mins[i] = max(len([]rune(c.header)), len("Replaced"))
+		mins[i] = max(len([]rune(c.header)), typeWidth())
 	}
 	return &customColumnsPrinter{
 		columns:   columns,

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 )
 
@@ -27,16 +28,16 @@ const (
 
 // typeColor is the color of a delta type word.
 func typeColor(t string) string {
-	switch t {
-	case "Added":
+	switch cache.DeltaType(t) {
+	case cache.Added:
 		return colorGreen
-	case "Updated":
+	case cache.Updated:
 		return colorYellow
-	case "Deleted":
+	case cache.Deleted:
 		return colorRed
-	case "Replaced":
+	case cache.Replaced:
 		return colorCyan
-	case "Sync":
+	case cache.Sync:
 		return colorFaint
 	}
 	return ""
@@ -137,4 +138,14 @@ func (p *textPrinter) endColor(b []byte, c string) []byte {
 		b = append(b, colorReset...)
 	}
 	return b
+}
+
+// typeWidth is the width of the longest delta type, the minimum width of a
+// TYPE column.
+func typeWidth() int {
+	w := 0
+	for _, t := range cache.DeltaTypes() {
+		w = max(w, len(t))
+	}
+	return w
 }

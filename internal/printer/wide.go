@@ -32,7 +32,7 @@ func newWidePrinter(o Options) *widePrinter {
 	}
 	// Minimum widths fit the usual values, so that the first rows rarely
 	// widen a column.
-	mins := []int{len(p.timeLayout), len("Replaced"), len("Deployment.apps"), len("kube-system"), 20, len("RESOURCEVERSION"), len("<unknown>")}
+	mins := []int{len(p.timeLayout), typeWidth(), len("Deployment.apps"), len("kube-system"), 20, len("RESOURCEVERSION"), len("<unknown>")}
 	n := 7
 	if o.Diff {
 		mins = append(mins, len("CHANGES"))
