@@ -6,10 +6,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func mustParse(t *testing.T, js string) *rawobj.Object {
@@ -19,11 +22,6 @@ func mustParse(t *testing.T, js string) *rawobj.Object {
 		t.Fatal(err)
 	}
 	return o
-}
-
-func cm(t *testing.T, name, rv, uid, data string) *rawobj.Object {
-	t.Helper()
-	return mustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+name+`","namespace":"ns","resourceVersion":"`+rv+`","uid":"`+uid+`"},"data":{"k":"`+data+`"}}`)
 }
 
 func TestParseTypes(t *testing.T) {
@@ -163,5 +161,97 @@ func TestIsSecretValuePath(t *testing.T) {
 				t.Errorf("isSecretValuePath(%q) = %v, want %v", tt.path, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestStageFill(t *testing.T) {
+	configMaps := informer.Target{
+		Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		Kind:     schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
+	}
+	secrets := informer.Target{
+		Resource: schema.GroupVersionResource{Version: "v1", Resource: "secrets"},
+		Kind:     schema.GroupVersionKind{Version: "v1", Kind: "Secret"},
+	}
+	old := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"},"data":{"k":"x"}}`)
+	obj := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u","managedFields":[{"manager":"kubectl-edit","operation":"Update","time":"2026-01-01T00:00:00Z"}]},"data":{"k":"y"}}`)
+	touched := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"},"data":{"k":"x"}}`)
+	secretOld := mustParse(t, `{"metadata":{"name":"s","namespace":"ns","resourceVersion":"1"},"data":{"password":"YQ=="}}`)
+	secretNew := mustParse(t, `{"metadata":{"name":"s","namespace":"ns","resourceVersion":"2"},"data":{"password":"Yg=="}}`)
+	now := time.Unix(1000, 0)
+	cases := []struct {
+		name    string
+		opts    Options
+		target  informer.Target
+		item    informer.Item
+		initial bool
+		keep    bool
+		check   func(t *testing.T, r *printer.Record)
+	}{
+		{name: "update", target: configMaps, item: informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: old, Object: obj}, keep: true,
+			check: func(t *testing.T, r *printer.Record) {
+				if r.Type != "Updated" || r.Kind != "ConfigMap" || r.APIVersion != "v1" || r.Resource != "configmaps" || r.Namespace != "ns" || r.Name != "a" ||
+					r.ResourceVersion != "2" || r.UID != "u" || r.Manager != "kubectl-edit" || !r.Time.Equal(now) || r.Changes != nil {
+					t.Errorf("record %+v", r)
+				}
+			}},
+		{name: "tombstone without a last state", target: configMaps, item: informer.Item{Delta: cache.Delta{Type: cache.Deleted}, Key: "ns/gone", Tombstone: true}, keep: true,
+			check: func(t *testing.T, r *printer.Record) {
+				if r.Namespace != "ns" || r.Name != "gone" || !r.FinalStateUnknown || string(r.Object) != "null" {
+					t.Errorf("record %+v", r)
+				}
+			}},
+		{name: "type filtered out", opts: Options{Types: []cache.DeltaType{cache.Deleted}}, target: configMaps,
+			item: informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: old, Object: obj}},
+		{name: "watch-only drops the initial list", opts: Options{WatchOnly: true}, target: configMaps, initial: true,
+			item: informer.Item{Delta: cache.Delta{Type: cache.Replaced}, Object: obj}},
+		{name: "unchanged relist dropped", target: configMaps, item: informer.Item{Delta: cache.Delta{Type: cache.Replaced}, Old: obj, Object: obj, Unchanged: true}},
+		{name: "--relist=all keeps it", opts: Options{RelistAll: true}, target: configMaps, keep: true,
+			item: informer.Item{Delta: cache.Delta{Type: cache.Replaced}, Old: obj, Object: obj, Unchanged: true}},
+		{name: "--changed-only drops a touch", opts: Options{Diff: DiffOptions{ChangedOnly: true}}, target: configMaps,
+			item: informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: old, Object: touched}},
+		{name: "--diff", opts: Options{Diff: DiffOptions{Show: true}}, target: configMaps, keep: true,
+			item: informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: old, Object: obj},
+			check: func(t *testing.T, r *printer.Record) {
+				if len(r.Changes) != 1 || r.Changes[0].Path != "/data/k" {
+					t.Errorf("changes %+v", r.Changes)
+				}
+			}},
+		{name: "Secret redacted in object and diff", opts: Options{Diff: DiffOptions{Show: true}}, target: secrets, keep: true,
+			item: informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: secretOld, Object: secretNew},
+			check: func(t *testing.T, r *printer.Record) {
+				if bytes.Contains(r.Object, []byte("Yg==")) || !bytes.Contains(r.Object, []byte(redactedValue)) {
+					t.Errorf("object %s", r.Object)
+				}
+				if len(r.Changes) != 1 || !r.Changes[0].Redacted || r.Changes[0].Value != nil {
+					t.Errorf("changes %+v", r.Changes)
+				}
+			}},
+		{name: "--show-secret-data", opts: Options{ShowSecretData: true}, target: secrets, keep: true,
+			item: informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: secretOld, Object: secretNew},
+			check: func(t *testing.T, r *printer.Record) {
+				if !bytes.Contains(r.Object, []byte("Yg==")) {
+					t.Errorf("object %s", r.Object)
+				}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stage, err := NewStage(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r printer.Record
+			keep, err := stage.Fill(&r, tc.target, &tc.item, tc.initial, now)
+			if err != nil || keep != tc.keep {
+				t.Fatalf("keep = %v, %v; want %v", keep, err, tc.keep)
+			}
+			if keep && tc.check != nil {
+				tc.check(t, &r)
+			}
+		})
+	}
+	if _, err := NewStage(Options{Diff: DiffOptions{IgnorePaths: []string{"/a/~2"}}}); err == nil || !strings.Contains(err.Error(), "invalid --ignore-path") {
+		t.Errorf("bad --ignore-path: %v", err)
 	}
 }
