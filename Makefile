@@ -53,16 +53,41 @@ build: ## Build bin/kubectl-deltas
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-deltas ./cmd/kubectl-deltas
 
 .PHONY: controlplane
-controlplane: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Build kube-apiserver, etcd and kubectl from the Go module proxy into bin/ (once)
+controlplane: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl $(BIN)/kube-controller-manager $(BIN)/kube-scheduler $(BIN)/kwok $(BIN)/kwok-stages.yaml ## Build the local control plane (kube-apiserver, etcd, kubectl, kube-controller-manager, kube-scheduler, kwok) from the Go module proxy into bin/ (once)
 
+# Kubernetes' binaries come from k8s.io/kubernetes, pinned in
+# hack/controlplane/go.mod; kwok from sigs.k8s.io/kwok, pinned in its own
+# module hack/kwok/go.mod because its dependencies differ.
 $(BIN)/kube-apiserver: hack/controlplane/go.mod hack/controlplane/go.sum
-	cd hack/controlplane && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(BIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
+	cd hack/controlplane && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+
+$(BIN)/kube-controller-manager: hack/controlplane/go.mod hack/controlplane/go.sum
+	cd hack/controlplane && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-controller-manager
+
+$(BIN)/kube-scheduler: hack/controlplane/go.mod hack/controlplane/go.sum
+	cd hack/controlplane && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-scheduler
 
 $(BIN)/kubectl: hack/controlplane/go.mod hack/controlplane/go.sum
-	cd hack/controlplane && $(GO) build -ldflags "$(KUBE_LDFLAGS) $(KUBECTL_LDFLAGS)" -o $(BIN)/kubectl k8s.io/kubernetes/cmd/kubectl
+	cd hack/controlplane && $(GO) build -ldflags "$(KUBE_LDFLAGS) $(KUBECTL_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kubectl
 
 $(BIN)/etcd: hack/controlplane/go.mod hack/controlplane/go.sum hack/controlplane/etcd/main.go
-	cd hack/controlplane && $(GO) build -o $(BIN)/etcd ./etcd
+	cd hack/controlplane && $(GO) build -o $@ ./etcd
+
+$(BIN)/kwok: hack/kwok/go.mod hack/kwok/go.sum
+	cd hack/kwok && $(GO) build -ldflags "-s -w" -o $@ sigs.k8s.io/kwok/cmd/kwok
+
+# kwok's node and pod stages (initialize and heartbeat nodes; make Pods
+# Ready, complete and delete them at once) ship in its module. kwok reads one
+# YAML stream, so they are joined with "---" lines: the files do not start
+# with one, and a plain cat would merge their documents.
+KWOK_STAGES := node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+	pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml
+$(BIN)/kwok-stages.yaml: hack/kwok/go.mod hack/kwok/go.sum
+	@mkdir -p $(BIN)
+	cd hack/kwok && $(GO) mod download sigs.k8s.io/kwok && \
+		dir=$$($(GO) list -m -f '{{.Dir}}' sigs.k8s.io/kwok) && test -n "$$dir" && \
+		for f in $(KWOK_STAGES); do echo '---'; cat "$$dir/kustomize/stage/$$f" || exit 1; echo; done > $@.tmp
+	mv $@.tmp $@
 
 .PHONY: demo
 demo: build controlplane ## Start a local control plane, watch ConfigMaps with kubectl deltas while a writer changes them

@@ -1,7 +1,9 @@
 // Command localcluster runs a local control plane (etcd and kube-apiserver on
-// 127.0.0.1) until SIGINT or SIGTERM, for the demo and manual tests.
+// 127.0.0.1) until SIGINT or SIGTERM, for the demo and manual tests. With
+// -nodes N it is a busy cluster: kube-controller-manager, kube-scheduler and
+// kwok run too, with N simulated nodes, so Deployments roll out on their own.
 //
-//	go run ./hack/localcluster -kubeconfig FILE [-user-kubeconfig FILE] [-- extra kube-apiserver flags]
+//	go run ./hack/localcluster -kubeconfig FILE [-user-kubeconfig FILE] [-nodes N] [-- extra kube-apiserver flags]
 //
 // It writes the admin kubeconfig to FILE (and alice's, an unprivileged user,
 // to the -user-kubeconfig FILE), prints one "ready: ..." line to stderr and
@@ -35,7 +37,7 @@ func run(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("localcluster", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: localcluster -kubeconfig FILE [-user-kubeconfig FILE] [-dir DIR] [-bin-dir DIR] [-v] [-- extra kube-apiserver flags]")
+		fmt.Fprintln(stderr, "usage: localcluster -kubeconfig FILE [-user-kubeconfig FILE] [-nodes N] [-dir DIR] [-bin-dir DIR] [-v] [-- extra kube-apiserver flags]")
 		fs.PrintDefaults()
 	}
 	kubeconfig := fs.String("kubeconfig", "", "write the admin kubeconfig to this `file` (required)")
@@ -44,6 +46,7 @@ func run(args []string, stderr io.Writer) error {
 	binDir := fs.String("bin-dir", "", "`directory` with the etcd and kube-apiserver binaries (default $"+controlplane.BinDirEnv+" or bin/ in the repository)")
 	timeout := fs.Duration("ready-timeout", 60*time.Second, "how long to wait for each server to become ready")
 	verbose := fs.Bool("v", false, "print progress lines to stderr")
+	nodes := fs.Int("nodes", 0, "run kube-controller-manager, kube-scheduler and kwok with this many simulated `nodes` (0: etcd and kube-apiserver only)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -63,6 +66,7 @@ func run(args []string, stderr io.Writer) error {
 		Dir:            *dir,
 		APIServerFlags: fs.Args(),
 		ReadyTimeout:   *timeout,
+		Nodes:          *nodes,
 	}
 	if *verbose {
 		opts.Log = stderr
@@ -84,7 +88,11 @@ func run(args []string, stderr io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stderr, "ready: kubeconfig %s (server %s)\n", *kubeconfig, cp.Server())
+	if *nodes > 0 {
+		fmt.Fprintf(stderr, "ready: kubeconfig %s (server %s, %d simulated nodes)\n", *kubeconfig, cp.Server(), *nodes)
+	} else {
+		fmt.Fprintf(stderr, "ready: kubeconfig %s (server %s)\n", *kubeconfig, cp.Server())
+	}
 
 	select {
 	case <-ctx.Done():

@@ -1,12 +1,16 @@
 // Package controlplane runs a real local Kubernetes control plane (etcd and
 // kube-apiserver, as separate processes listening on 127.0.0.1 only) for
-// end-to-end tests, fault tests and the demo.
+// end-to-end tests, fault tests, the demo and the benchmark.
 //
 // The binaries are built by "make controlplane" into the repository's bin/
-// directory (module hack/controlplane). Start picks free loopback ports,
-// writes tokens, a service-account key and kubeconfig files into a work
-// directory, starts both servers and waits until the API server really
-// serves requests.
+// directory (modules hack/controlplane and hack/kwok). Start picks free
+// loopback ports, writes tokens, a service-account key and kubeconfig files
+// into a work directory, starts both servers and waits until the API server
+// really serves requests.
+//
+// With Options.Nodes > 0 the control plane is a busy cluster: it also runs
+// kube-controller-manager, kube-scheduler and kwok with that many simulated
+// nodes, so that workloads roll out on their own (see busy.go).
 package controlplane
 
 import (
@@ -69,6 +73,52 @@ type Options struct {
 	Log io.Writer
 	// ReadyTimeout bounds each wait for a server to become ready. Default 60s.
 	ReadyTimeout time.Duration
+
+	// Nodes, when positive, makes a busy cluster: kube-controller-manager,
+	// kube-scheduler and kwok run too, with Nodes simulated nodes
+	// (kwok-node-0 …) that are Ready when Start returns. Zero: etcd and
+	// kube-apiserver only.
+	Nodes int
+	// ControllerManagerFlags, SchedulerFlags and KwokFlags are appended to
+	// those processes' command lines (busy clusters only), e.g.
+	// "--kube-api-qps=500".
+	ControllerManagerFlags []string
+	SchedulerFlags         []string
+	KwokFlags              []string
+}
+
+// requiredBinaries lists the files in the bin directory that Start with
+// opts runs.
+func requiredBinaries(opts Options) []string {
+	names := []string{apiserverBinary, etcdBinary}
+	if opts.Nodes > 0 {
+		names = append(names, controllerManagerBinary, schedulerBinary, kwokBinary)
+	}
+	return names
+}
+
+// Check reports whether the binaries Start(opts) needs are in place, with an
+// error that says to run "make controlplane" when they are not. Test mains
+// call it to stop with one clear line on a fresh clone.
+func Check(opts Options) error {
+	if opts.Nodes < 0 {
+		return fmt.Errorf("options: %d nodes: want 0 (no simulated nodes) or more", opts.Nodes)
+	}
+	binDir, err := resolveBinDir(opts.BinDir)
+	if err != nil {
+		return err
+	}
+	for _, name := range requiredBinaries(opts) {
+		if err := checkBinary(binDir, name); err != nil {
+			return err
+		}
+	}
+	if opts.Nodes > 0 {
+		if err := checkFile(binDir, kwokStagesFile); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ControlPlane is a running etcd and kube-apiserver pair.
@@ -79,6 +129,11 @@ type ControlPlane struct {
 	apiserverFlags []string
 	log            io.Writer
 	readyTimeout   time.Duration
+
+	nodes                  int
+	controllerManagerFlags []string
+	schedulerFlags         []string
+	kwokFlags              []string
 
 	etcdPort     int
 	etcdPeerPort int
@@ -91,10 +146,14 @@ type ControlPlane struct {
 
 	failed chan error
 
-	mu        sync.Mutex // guards etcd, apiserver, stopped
+	mu        sync.Mutex // guards the processes and stopped
 	etcd      *process
 	apiserver *process
-	stopped   bool
+	// controllerManager, scheduler and kwok run in busy clusters only.
+	controllerManager *process
+	scheduler         *process
+	kwok              *process
+	stopped           bool
 	// lifecycle serialises StartAPIServer, StopAPIServer and Stop.
 	lifecycle sync.Mutex
 }
@@ -103,22 +162,24 @@ type ControlPlane struct {
 // requests. ctx bounds the startup only; the servers run until Stop. On error
 // everything started so far is stopped again.
 func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
+	if err := Check(opts); err != nil {
+		return nil, err
+	}
 	binDir, err := resolveBinDir(opts.BinDir)
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range []string{apiserverBinary, etcdBinary} {
-		if err := checkBinary(binDir, name); err != nil {
-			return nil, err
-		}
-	}
 
 	cp := &ControlPlane{
-		binDir:         binDir,
-		apiserverFlags: append([]string(nil), opts.APIServerFlags...),
-		log:            opts.Log,
-		readyTimeout:   opts.ReadyTimeout,
-		failed:         make(chan error, 4),
+		binDir:                 binDir,
+		apiserverFlags:         slices.Clone(opts.APIServerFlags),
+		log:                    opts.Log,
+		readyTimeout:           opts.ReadyTimeout,
+		nodes:                  opts.Nodes,
+		controllerManagerFlags: slices.Clone(opts.ControllerManagerFlags),
+		schedulerFlags:         slices.Clone(opts.SchedulerFlags),
+		kwokFlags:              slices.Clone(opts.KwokFlags),
+		failed:                 make(chan error, 8),
 	}
 	if cp.readyTimeout <= 0 {
 		cp.readyTimeout = defaultReadyTimeout
@@ -160,6 +221,18 @@ func (cp *ControlPlane) start(ctx context.Context) error {
 	}
 	if err := cp.writeKubeconfigs(); err != nil {
 		return err
+	}
+	if cp.nodes > 0 {
+		busy := time.Now()
+		if err := cp.startBusy(ctx); err != nil {
+			return err
+		}
+		cp.mu.Lock()
+		for _, p := range []*process{cp.controllerManager, cp.scheduler, cp.kwok} {
+			p.arm()
+		}
+		cp.mu.Unlock()
+		cp.logf("kube-controller-manager, kube-scheduler and kwok ready with %d simulated nodes in %s", cp.nodes, time.Since(busy).Round(time.Millisecond))
 	}
 	cp.logf("control plane ready in %s: %s (work dir %s)", time.Since(begin).Round(time.Millisecond), cp.Server(), cp.dir)
 	return nil
@@ -370,9 +443,10 @@ func (cp *ControlPlane) APIServerPID() int {
 	return cp.apiserver.pid()
 }
 
-// Stop stops kube-apiserver and etcd (SIGTERM, then SIGKILL after a few
-// seconds) and removes the work directory if Start created it. It is
-// idempotent and safe to call from several goroutines.
+// Stop stops every process (SIGTERM, then SIGKILL after a few seconds):
+// first kwok, kube-scheduler and kube-controller-manager, then
+// kube-apiserver, then etcd. It removes the work directory if Start created
+// it. It is idempotent and safe to call from several goroutines.
 func (cp *ControlPlane) Stop() {
 	cp.lifecycle.Lock()
 	defer cp.lifecycle.Unlock()
@@ -383,9 +457,11 @@ func (cp *ControlPlane) Stop() {
 	}
 	cp.stopped = true
 	apiserver, etcd := cp.apiserver, cp.etcd
-	cp.apiserver, cp.etcd = nil, nil
+	busy := []*process{cp.kwok, cp.scheduler, cp.controllerManager}
+	cp.apiserver, cp.etcd, cp.kwok, cp.scheduler, cp.controllerManager = nil, nil, nil, nil, nil
 	cp.mu.Unlock()
 
+	cp.stopBusy(busy...)
 	if apiserver != nil {
 		apiserver.terminate(stopGrace)
 	}
@@ -400,8 +476,8 @@ func (cp *ControlPlane) Stop() {
 	cp.logf("control plane stopped")
 }
 
-// Failed delivers an error whenever etcd or kube-apiserver exits without
-// having been stopped through the harness.
+// Failed delivers an error whenever a process of the control plane exits
+// without having been stopped through the harness.
 func (cp *ControlPlane) Failed() <-chan error { return cp.failed }
 
 func (cp *ControlPlane) unexpectedExit(err error) {
@@ -438,11 +514,25 @@ func (cp *ControlPlane) UserKubeconfig() string { return cp.userKubeconfig }
 // Dir returns the work directory.
 func (cp *ControlPlane) Dir() string { return cp.dir }
 
-// LogTail returns the last n lines of the etcd and kube-apiserver logs, for
-// failure messages.
+// Nodes returns the names of the simulated nodes (none unless
+// Options.Nodes was set).
+func (cp *ControlPlane) Nodes() []string {
+	names := make([]string, cp.nodes)
+	for i := range names {
+		names[i] = nodeName(i)
+	}
+	return names
+}
+
+// LogTail returns the last n lines of each process's log, for failure
+// messages.
 func (cp *ControlPlane) LogTail(n int) string {
 	var b strings.Builder
-	for _, name := range []string{etcdLog, apiserverLog} {
+	logs := []string{etcdLog, apiserverLog}
+	if cp.nodes > 0 {
+		logs = append(logs, controllerManagerLog, schedulerLog, kwokLog)
+	}
+	for _, name := range logs {
 		tail, err := tailFile(cp.path(name), n)
 		if err != nil {
 			tail = fmt.Sprintf("(unreadable: %v)", err)
@@ -565,6 +655,16 @@ func modulePath(gomod []byte) string {
 		return rest
 	}
 	return ""
+}
+
+// checkFile requires a regular file name in binDir, which "make
+// controlplane" writes.
+func checkFile(binDir, name string) error {
+	info, err := os.Stat(filepath.Join(binDir, name))
+	if err != nil || !info.Mode().IsRegular() {
+		return fmt.Errorf("%s not found in %s: run \"make controlplane\" first", name, binDir)
+	}
+	return nil
 }
 
 func checkBinary(binDir, name string) error {

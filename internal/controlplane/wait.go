@@ -22,11 +22,37 @@ type probe struct {
 	check func(ctx context.Context) error
 }
 
+// watched is a process a wait gives up on when it exits, with the log
+// whose tail explains why.
+type watched struct {
+	p   *process
+	log string
+}
+
 // waitReady runs the probes in order, polling each until it passes, until
 // cp.readyTimeout has passed, ctx is done or p exits.
 func (cp *ControlPlane) waitReady(ctx context.Context, p *process, logName, readyWord string, probes []probe) error {
+	return cp.waitAll(ctx, p.name, readyWord, []watched{{p, logName}}, probes)
+}
+
+// waitAll runs the probes in order, polling each until it passes. It gives
+// up when cp.readyTimeout has passed (the error carries the last probe
+// error and the log tails of procs), when ctx is done, or when one of procs
+// exits. subject and readyWord only shape the messages ("kube-apiserver
+// did not become ready").
+func (cp *ControlPlane) waitAll(ctx context.Context, subject, readyWord string, procs []watched, probes []probe) error {
 	waitCtx, cancel := context.WithTimeout(ctx, cp.readyTimeout)
 	defer cancel()
+	exited := make(chan watched, len(procs))
+	for _, w := range procs {
+		go func() {
+			select {
+			case <-w.p.done:
+				exited <- w
+			case <-waitCtx.Done():
+			}
+		}()
+	}
 	var lastErr error
 	for _, pr := range probes {
 		for {
@@ -43,17 +69,25 @@ func (cp *ControlPlane) waitReady(ctx context.Context, p *process, logName, read
 			}
 
 			select {
-			case <-p.done:
-				_, waitErr := p.exited()
+			case w := <-exited:
+				_, waitErr := w.p.exited()
 				if waitErr == nil {
 					waitErr = errors.New("exit status 0")
 				}
-				return fmt.Errorf("%s exited before it became %s: %w (log tail: %s)", p.name, readyWord, waitErr, cp.logTail(logName))
+				what := subject
+				if what == w.p.name {
+					what = "it"
+				}
+				return fmt.Errorf("%s exited before %s became %s: %w (log tail: %s)", w.p.name, what, readyWord, waitErr, cp.logTail(w.log))
 			case <-waitCtx.Done():
 				if ctx.Err() != nil {
-					return fmt.Errorf("waiting for %s to become %s: %w (last error: %v)", p.name, readyWord, ctx.Err(), lastErr)
+					return fmt.Errorf("waiting for %s to become %s: %w (last error: %v)", subject, readyWord, ctx.Err(), lastErr)
 				}
-				return fmt.Errorf("%s did not become %s within %s: %w (log tail: %s)", p.name, readyWord, formatDuration(cp.readyTimeout), lastErr, cp.logTail(logName))
+				var tails strings.Builder
+				for _, w := range procs {
+					fmt.Fprintf(&tails, " (%s log tail: %s)", w.p.name, cp.logTail(w.log))
+				}
+				return fmt.Errorf("%s did not become %s within %s: %w%s", subject, readyWord, formatDuration(cp.readyTimeout), lastErr, tails.String())
 			case <-time.After(pollInterval):
 			}
 		}
