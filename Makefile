@@ -108,9 +108,9 @@ unit: need-jq ## Unit tests only (no control plane)
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /e2e -e /internal/controlplane)
 
 .PHONY: e2e-faults
-e2e-faults: controlplane ## Fault-injection end-to-end suite: apiserver kills, compaction, proxy faults, slow reader, signals, bad input, secrets
+e2e-faults: controlplane ## Fault-injection end-to-end suite: apiserver kills, compaction, proxy faults, slow reader, signals, bad input, secrets, rollouts on a busy cluster
 	$(GO) vet -tags faults ./e2e/
-	$(GO) test -race -tags faults -count=1 -timeout 20m -run '^TestFault' -v ./e2e/
+	$(GO) test -race -tags faults -count=1 -timeout 20m -run '^Test(Fault|Busy)' -v ./e2e/
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME (default 20s)

@@ -38,6 +38,12 @@ type env struct {
 	config  *rest.Config
 	client  kubernetes.Interface
 	dynamic dynamic.Interface
+
+	// busy is the busy cluster (controllers, scheduler, simulated nodes)
+	// of the rollout tests: started on first use, stopped with the rest.
+	busyOnce sync.Once
+	busy     *controlplane.ControlPlane
+	busyErr  error
 }
 
 var (
@@ -50,6 +56,11 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	// One line, not a failure per test, on a fresh clone.
+	if err := controlplane.Check(controlplane.Options{Nodes: 1}); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
 	e, cleanup, err := setup()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e setup: %v\n", err)
@@ -68,7 +79,7 @@ func setup() (*env, func(), error) {
 	}
 	kubectl := filepath.Join(root, "bin", "kubectl")
 	if _, err := os.Stat(kubectl); err != nil {
-		return nil, nil, fmt.Errorf("kubectl not found at %s: run \"make controlplane\" first", kubectl)
+		return nil, nil, fmt.Errorf("kubectl not found in %s: run \"make controlplane\" first", filepath.Dir(kubectl))
 	}
 	pathDir, err := os.MkdirTemp("", "deltas-e2e-path-")
 	if err != nil {
@@ -98,6 +109,9 @@ func setup() (*env, func(), error) {
 	e.client = kubernetes.NewForConfigOrDie(config)
 	e.dynamic = dynamic.NewForConfigOrDie(config)
 	return e, func() {
+		if e.busy != nil {
+			e.busy.Stop()
+		}
 		cp.Stop()
 		os.RemoveAll(pathDir)
 	}, nil
