@@ -418,46 +418,46 @@ func (s *scanner) memberEnd() (end bool, err error) {
 }
 
 // stringValue consumes a string or null at pos.
-func (p *scanner) stringValue(what string) (strRef, error) {
-	switch p.peek() {
+func (s *scanner) stringValue(what string) (strRef, error) {
+	switch s.peek() {
 	case '"':
-		start := p.pos
-		flags, err := p.scanString()
+		start := s.pos
+		flags, err := s.scanString()
 		if err != nil {
 			return strRef{}, err
 		}
-		return strRef{start: start + 1, end: p.pos - 1, flags: flags}, nil
+		return strRef{start: start + 1, end: s.pos - 1, flags: flags}, nil
 	case 'n':
-		return strRef{}, p.scanLiteral("null")
+		return strRef{}, s.scanLiteral("null")
 	default:
-		if p.pos >= len(p.data) {
-			return strRef{}, p.unexpected()
+		if s.pos >= len(s.data) {
+			return strRef{}, s.unexpected()
 		}
-		return strRef{}, fmt.Errorf("%s at offset %d is not a string", what, p.offset(p.pos))
+		return strRef{}, fmt.Errorf("%s at offset %d is not a string", what, s.offset(s.pos))
 	}
 }
 
 // int64Value consumes an integer that fits int64, or null (0), at pos.
-func (p *scanner) int64Value(what string) (int64, error) {
-	c := p.peek()
+func (s *scanner) int64Value(what string) (int64, error) {
+	c := s.peek()
 	switch {
 	case c == 'n':
-		return 0, p.scanLiteral("null")
+		return 0, s.scanLiteral("null")
 	case c == '-' || '0' <= c && c <= '9':
-		start := p.pos
-		if err := p.scanNumber(); err != nil {
+		start := s.pos
+		if err := s.scanNumber(); err != nil {
 			return 0, err
 		}
-		v, ok := parseInt64(p.data[start:p.pos])
+		v, ok := parseInt64(s.data[start:s.pos])
 		if !ok {
-			return 0, fmt.Errorf("%s at offset %d is not a 64-bit integer", what, p.offset(start))
+			return 0, fmt.Errorf("%s at offset %d is not a 64-bit integer", what, s.offset(start))
 		}
 		return v, nil
 	default:
-		if p.pos >= len(p.data) {
-			return 0, p.unexpected()
+		if s.pos >= len(s.data) {
+			return 0, s.unexpected()
 		}
-		return 0, fmt.Errorf("%s at offset %d is not a number", what, p.offset(p.pos))
+		return 0, fmt.Errorf("%s at offset %d is not a number", what, s.offset(s.pos))
 	}
 }
 
