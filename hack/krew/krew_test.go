@@ -21,6 +21,9 @@ const (
 	goreleaserPath = "../../.goreleaser.yaml"
 	repoRoot       = "../.."
 	pluginName     = "deltas"
+	// The tools module pinning krew, and where the Makefile installs it.
+	toolsGoMod = "../tools/go.mod"
+	toolsBin   = "../tools/bin"
 )
 
 func loadManifest(t *testing.T) *Plugin {
@@ -43,17 +46,46 @@ func loadGoreleaser(t *testing.T) *GoreleaserConfig {
 
 // krewTools returns krew's tools as "make validate-krew-manifest" installs
 // them (the version pinned in hack/tools/go.mod) and names them in
-// DELTAS_VALIDATE_KREW_MANIFEST and DELTAS_KREW; without those variables
-// the test is skipped.
+// DELTAS_VALIDATE_KREW_MANIFEST and DELTAS_KREW. Without those variables
+// it uses the ones an earlier make installed into hack/tools/bin, and
+// skips the test if there are none.
 func krewTools(t *testing.T) Tools {
 	t.Helper()
 	tl := Tools{Validator: os.Getenv("DELTAS_VALIDATE_KREW_MANIFEST"), Krew: os.Getenv("DELTAS_KREW")}
 	if tl.Validator == "" || tl.Krew == "" {
-		t.Skip("needs krew's validate-krew-manifest and krew: run make validate-krew-manifest")
+		tl = installedKrewTools(t)
 	}
 	for _, bin := range []string{tl.Validator, tl.Krew} {
 		if _, err := os.Stat(bin); err != nil {
 			t.Fatalf("krew tool missing: %v (make validate-krew-manifest installs it)", err)
+		}
+	}
+	return tl
+}
+
+// installedKrewTools finds the tools the Makefile installs into
+// hack/tools/bin, named with the krew version of hack/tools/go.mod, or
+// skips the test.
+func installedKrewTools(t *testing.T) Tools {
+	t.Helper()
+	const skip = "needs krew's validate-krew-manifest and krew: run make validate-krew-manifest"
+	mod, err := os.ReadFile(toolsGoMod)
+	if err != nil {
+		t.Skipf("%s (%v)", skip, err)
+	}
+	version := ""
+	for _, line := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "sigs.k8s.io/krew" {
+			version = f[1]
+		}
+	}
+	tl := Tools{
+		Validator: filepath.Join(toolsBin, "validate-krew-manifest-"+version),
+		Krew:      filepath.Join(toolsBin, "krew-"+version),
+	}
+	for _, bin := range []string{tl.Validator, tl.Krew} {
+		if _, err := os.Stat(bin); version == "" || err != nil {
+			t.Skip(skip)
 		}
 	}
 	return tl
