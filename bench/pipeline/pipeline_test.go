@@ -175,7 +175,7 @@ func BenchmarkDecode(b *testing.B) {
 // newFIFO is the FIFO of kubectl deltas: knownObjects is the Store,
 // Replaced deltas for lists.
 func newFIFO() (*cache.DeltaFIFO, cache.Indexer) {
-	store := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	store := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
 	fifo := cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KnownObjects: store, EmitDeltaTypeReplaced: true, MaxUpdatedBacklog: 10})
 	return fifo, store
 }

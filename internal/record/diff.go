@@ -59,7 +59,7 @@ func newDiffer(o DiffOptions) (*differ, error) {
 // applies reports whether an item is diffed: updates, and relisted objects
 // that changed, when the Store had a previous state.
 func (d *differ) applies(it *informer.Item, initial bool) bool {
-	if !(d.show || d.changedOnly) || it.Old == nil || it.Object == nil {
+	if !d.show && !d.changedOnly || it.Old == nil || it.Object == nil {
 		return false
 	}
 	switch it.Delta.Type {

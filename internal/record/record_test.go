@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func mustParse(t *testing.T, js string) *rawobj.Object {

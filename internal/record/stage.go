@@ -91,8 +91,9 @@ func TypeList() string {
 
 // TypeNames is the delta types' names, for shell completion.
 func TypeNames() []string {
-	var names []string
-	for _, t := range cache.DeltaTypes() {
+	types := cache.DeltaTypes()
+	names := make([]string, 0, len(types))
+	for _, t := range types {
 		names = append(names, string(t))
 	}
 	return names
