@@ -267,10 +267,3 @@ func TestFaultRelistCycles(t *testing.T) {
 	}
 	t.Logf("%d cycles × %d plugins in %s", cycles, len(runs), time.Since(began).Round(time.Second))
 }
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}

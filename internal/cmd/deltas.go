@@ -53,6 +53,10 @@ stderr.`
   # One object, what changed field by field
   kubectl deltas deployment/web --diff
 
+  # Everything that changes in a namespace (categories work too: all, or one a CRD declares)
+  kubectl deltas --all-types -n demo
+  kubectl deltas all -n demo
+
   # A snapshot of the current state with delta types, then exit
   kubectl deltas secrets --until-synced -o name
 
@@ -115,6 +119,9 @@ type DeltasOptions struct {
 	changedOnly       bool
 	status            bool
 	ignorePaths       []string
+	allTypes          bool
+	exclude           []string
+	excludeSet        bool
 
 	// Set by Complete.
 	args              []string
@@ -207,6 +214,8 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.changedOnly, "changed-only", o.changedOnly, "Drop Updated deltas whose diff is empty once ignored paths (resourceVersion, managedFields, generation, --ignore-path) are left out.")
 	flags.BoolVar(&o.status, "status", o.status, "Include status in diffs; --status=false ignores status changes (with --changed-only, status-only updates are dropped).")
 	flags.StringArrayVar(&o.ignorePaths, "ignore-path", o.ignorePaths, "Leave this field out of diffs (repeatable): a JSON pointer (/metadata/labels/x) or a dotted path (metadata.labels.x).")
+	flags.BoolVar(&o.allTypes, "all-types", o.allTypes, "Watch every resource type the server serves that can be listed and watched, CRDs and aggregated APIs included (cluster-scoped types with -A only). Types you may not list and watch are skipped with a note.")
+	flags.StringSliceVar(&o.exclude, "exclude", o.exclude, "With --all-types or a category (all, or one a CRD declares): leave these types out. Default: events, events.events.k8s.io and leases.coordination.k8s.io; --exclude= (empty) leaves nothing out.")
 	flags.DurationVar(&o.minWatchTimeout, "min-watch-timeout", o.minWatchTimeout, "Shortest server-side watch timeout; each watch lasts a random time between this and twice this (default 5m).")
 	_ = flags.MarkHidden("min-watch-timeout")
 
@@ -291,6 +300,7 @@ func isUsageError(msg string) bool {
 func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.args = args
 	o.chunkSizeSet = cmd.Flags().Changed("chunk-size")
+	o.excludeSet = cmd.Flags().Changed("exclude")
 
 	types, err := record.ParseTypes(o.types)
 	if err != nil {
@@ -352,11 +362,16 @@ func resolveColor(mode string, out io.Writer) (bool, error) {
 // Validate checks flag values and combinations. It reads no file and sends
 // no request.
 func (o *DeltasOptions) Validate() error {
-	if len(o.args) == 0 {
-		return errors.New(`you must specify the type of resource to watch. Use "kubectl api-resources" for a complete list of supported resources`)
-	}
-	if _, err := parseArgs(o.args); err != nil {
-		return err
+	switch {
+	case o.allTypes && len(o.args) > 0:
+		return fmt.Errorf("--all-types watches every type: drop the arguments %q or --all-types", strings.Join(o.args, " "))
+	case o.allTypes:
+	case len(o.args) == 0:
+		return errors.New(`you must specify the type of resource to watch (or --all-types). Use "kubectl api-resources" for a complete list of supported resources`)
+	default:
+		if _, err := parseArgs(o.args); err != nil {
+			return err
+		}
 	}
 	switch {
 	case o.count < 0:

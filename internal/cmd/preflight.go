@@ -21,38 +21,65 @@ import (
 // answer (old servers, no right to ask) are skipped: the list and watch
 // themselves remain the final word.
 //
+// A target the user did not name (Optional: a member of a category or of
+// --all-types) that may not be listed or watched is left out, with one note
+// on stderr naming every such type; only when nothing at all remains is it
+// an error. preflight returns the targets to watch.
+//
 // A server that cannot be reached is an error here, not an outage to ride
 // out: discovery may have been answered from kubectl's disk cache, so this
 // is the first request that proves the server is there.
-func (o *DeltasOptions) preflight(ctx context.Context, config *rest.Config, client rest.Interface, targets []informer.Target) error {
+func (o *DeltasOptions) preflight(ctx context.Context, config *rest.Config, client rest.Interface, targets []informer.Target) ([]informer.Target, error) {
 	authz, err := authorizationv1client.NewForConfig(config)
 	if err != nil {
-		return fmt.Errorf("failed to construct an authorization client: %w", err)
+		return nil, fmt.Errorf("failed to construct an authorization client: %w", err)
 	}
 	reviews := authz.SelfSubjectAccessReviews()
 	limit := o.startupLimit()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	checkedNamespaces := map[string]bool{}
+	var kept, skipped []informer.Target
 	for _, t := range targets {
 		if ns := t.Namespace; ns != "" && !checkedNamespaces[ns] {
 			checkedNamespaces[ns] = true
 			err := client.Get().AbsPath("/api/v1/namespaces", ns).Do(ctx).Error()
 			switch {
 			case apierrors.IsNotFound(err):
-				return fmt.Errorf("namespace %q not found: check -n/--namespace or the context's namespace", ns)
+				return nil, fmt.Errorf("namespace %q not found: check -n/--namespace or the context's namespace", ns)
 			case isNetworkError(err) || errors.Is(err, context.DeadlineExceeded):
 				if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-					return o.noAnswerError(limit)
+					return nil, o.noAnswerError(limit)
 				}
-				return o.connectionError(err)
+				return nil, o.connectionError(err)
 			}
 		}
-		for _, verb := range []string{"list", "watch"} {
-			allowed, reason, ok := accessReview(ctx, reviews, t, verb)
-			if ok && !allowed {
-				return forbiddenError(t, verb, reason)
+		if denied := deniedVerb(ctx, reviews, t); denied != nil {
+			if !t.Optional {
+				return nil, denied
 			}
+			skipped = append(skipped, t)
+			continue
+		}
+		kept = append(kept, t)
+	}
+	if len(skipped) > 0 && len(kept) == 0 {
+		return nil, fmt.Errorf("you may not list and watch any of the %d types asked for (%s); check with \"kubectl auth can-i --list\"", len(skipped), joinResources(skipped))
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(o.ErrOut, "info: skipping %d types you may not list and watch: %s\n", len(skipped), joinResources(skipped))
+	}
+	return kept, nil
+}
+
+// deniedVerb returns the Forbidden error of the first of list and watch
+// that the user may not use on t, nil when both are allowed (or the server
+// cannot say).
+func deniedVerb(ctx context.Context, reviews authorizationv1client.SelfSubjectAccessReviewInterface, t informer.Target) error {
+	for _, verb := range []string{"list", "watch"} {
+		allowed, reason, ok := accessReview(ctx, reviews, t, verb)
+		if ok && !allowed {
+			return forbiddenError(t, verb, reason)
 		}
 	}
 	return nil

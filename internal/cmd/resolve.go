@@ -8,19 +8,33 @@ import (
 	"os"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 )
 
-// resolve maps the arguments to watch targets through discovery, bounded
-// by --request-timeout (or startupTimeout) so that an unreachable server is
-// an error, not a hang.
-func (o *DeltasOptions) resolve(ctx context.Context) ([]informer.Target, error) {
-	args, err := parseArgs(o.args)
-	if err != nil {
-		return nil, err
+// resolution is what the arguments and --all-types resolve to.
+type resolution struct {
+	targets []informer.Target
+	// expanded says that --all-types or a category chose the targets.
+	expanded bool
+	// failedGroups names API groups that discovery could not read.
+	failedGroups []string
+}
+
+// resolve maps the arguments (or --all-types) to watch targets through
+// discovery, bounded by --request-timeout (or startupTimeout) so that an
+// unreachable server is an error, not a hang.
+func (o *DeltasOptions) resolve(ctx context.Context) (*resolution, error) {
+	var args []resourceArg
+	if !o.allTypes {
+		var err error
+		if args, err = parseArgs(o.args); err != nil {
+			return nil, err
+		}
 	}
 	for _, a := range args {
 		if a.name != "" && o.allNamespaces {
@@ -32,18 +46,13 @@ func (o *DeltasOptions) resolve(ctx context.Context) ([]informer.Target, error) 
 	}
 	limit := o.startupLimit()
 	type result struct {
-		targets []informer.Target
-		err     error
+		res *resolution
+		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		mapper, err := o.configFlags.ToRESTMapper()
-		if err != nil {
-			done <- result{err: kubeconfigError(err)}
-			return
-		}
-		targets, err := resolveTargets(mapper, args, o.namespace, o.allNamespaces)
-		done <- result{targets, err}
+		res, err := o.discover(args)
+		done <- result{res, err}
 	}()
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
@@ -52,12 +61,85 @@ func (o *DeltasOptions) resolve(ctx context.Context) ([]informer.Target, error) 
 		if r.err != nil {
 			return nil, o.connectionError(r.err)
 		}
-		return r.targets, nil
+		return r.res, nil
 	case <-timer.C:
 		return nil, o.noAnswerError(limit)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// discover resolves args, or every type with --all-types, against the
+// server's discovery.
+func (o *DeltasOptions) discover(args []resourceArg) (*resolution, error) {
+	mapper, err := o.configFlags.ToRESTMapper()
+	if err != nil {
+		return nil, kubeconfigError(err)
+	}
+	var exp *expansion
+	expand := func() (*expansion, error) {
+		if exp != nil {
+			return exp, nil
+		}
+		dc, err := o.configFlags.ToDiscoveryClient()
+		if err != nil {
+			return nil, kubeconfigError(err)
+		}
+		if o.allTypes {
+			// Every type: ask the server, not a discovery cache that may
+			// be hours old.
+			dc.Invalidate()
+			if r, ok := mapper.(meta.ResettableRESTMapper); ok {
+				r.Reset()
+			}
+		}
+		types, err := discoverTypes(dc)
+		if err != nil {
+			return nil, err
+		}
+		exclude, err := parseExclusions(mapper, o.exclusions())
+		if err != nil {
+			return nil, err
+		}
+		exp = &expansion{
+			mapper:        mapper,
+			types:         types,
+			expander:      restmapper.NewDiscoveryCategoryExpander(dc),
+			namespace:     o.namespace,
+			allNamespaces: o.allNamespaces,
+			exclude:       exclude,
+		}
+		return exp, nil
+	}
+	res := &resolution{}
+	if o.allTypes {
+		e, err := expand()
+		if err != nil {
+			return nil, err
+		}
+		res.targets, res.expanded, res.failedGroups = e.allTypes(), true, e.types.failedGroups
+		return res, nil
+	}
+	res.targets, res.expanded, err = resolveTargets(mapper, args, o.namespace, o.allNamespaces, expand)
+	if err != nil {
+		return nil, err
+	}
+	if exp != nil {
+		res.failedGroups = exp.types.failedGroups
+	}
+	if o.excludeSet && !res.expanded {
+		return nil, errors.New("--exclude only applies to --all-types and to categories such as all: drop --exclude or name a category")
+	}
+	return res, nil
+}
+
+// exclusions is --exclude: nil for the default exclusions, empty (not
+// nil) for none.
+func (o *DeltasOptions) exclusions() []string {
+	if !o.excludeSet {
+		return nil
+	}
+	return append([]string{}, o.exclude...)
 }
 
 // startupLimit bounds each step of the start-up that waits for the server

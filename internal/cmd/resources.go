@@ -112,27 +112,58 @@ func mappingFor(mapper meta.RESTMapper, arg string) (*meta.RESTMapping, error) {
 	return mapping, nil
 }
 
-// resolveTargets maps the arguments to pipelines, merging arguments that
-// name the same resource ("cm,configmaps") into one.
-func resolveTargets(mapper meta.RESTMapper, args []resourceArg, namespace string, allNamespaces bool) ([]informer.Target, error) {
-	var targets []informer.Target
+// resolveTargets maps the arguments to targets, merging arguments that
+// name the same resource ("cm,configmaps") into one. A type argument that is
+// no resource may be a category ("all"), which expand, when not nil,
+// expands; expanded then says whether any did.
+func resolveTargets(mapper meta.RESTMapper, args []resourceArg, namespace string, allNamespaces bool, expand func() (*expansion, error)) (targets []informer.Target, expanded bool, err error) {
 	seen := map[string]bool{}
+	add := func(t informer.Target) {
+		if !seen[t.ID()] {
+			seen[t.ID()] = true
+			targets = append(targets, t)
+		}
+	}
 	for _, a := range args {
 		mapping, err := mappingFor(mapper, a.typ)
 		if err != nil {
-			return nil, err
+			members, ok, cerr := expandCategory(expand, a)
+			if cerr != nil {
+				return nil, false, cerr
+			}
+			if !ok {
+				return nil, false, err
+			}
+			expanded = true
+			for _, t := range members {
+				add(t)
+			}
+			continue
 		}
 		t := informer.Target{Resource: mapping.Resource, Kind: mapping.GroupVersionKind, Name: a.name}
 		if mapping.Scope.Name() == meta.RESTScopeNameNamespace && !allNamespaces {
 			t.Namespace = namespace
 		}
-		if seen[t.ID()] {
-			continue
-		}
-		seen[t.ID()] = true
-		targets = append(targets, t)
+		add(t)
 	}
-	return targets, nil
+	return targets, expanded, nil
+}
+
+// expandCategory expands a.typ if it is a category; ok is false if it is
+// not (or nothing can expand it).
+func expandCategory(expand func() (*expansion, error), a resourceArg) (targets []informer.Target, ok bool, err error) {
+	if expand == nil {
+		return nil, false, nil
+	}
+	e, err := expand()
+	if err != nil {
+		return nil, false, err
+	}
+	targets, ok = e.category(a.typ)
+	if ok && a.name != "" {
+		return nil, false, fmt.Errorf("%q is a category of types, which cannot be watched by name: name a type instead (kubectl deltas TYPE/%s)", a.typ, a.name)
+	}
+	return targets, ok, nil
 }
 
 // distinctResources counts the different resources among targets.

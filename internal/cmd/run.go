@@ -3,8 +3,10 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,15 +47,18 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return kubeconfigError(err)
 	}
-	targets, err := o.resolve(sigCtx)
+	res, err := o.resolve(sigCtx)
 	if err != nil {
 		if sigCtx.Err() != nil && ctx.Err() == nil {
 			return &ExitError{Code: exitInterrupted}
 		}
 		return err
 	}
+	if len(res.failedGroups) > 0 {
+		fmt.Fprintf(o.ErrOut, "warning: not watching the API groups discovery could not read: %s\n", strings.Join(res.failedGroups, ", "))
+	}
 	if m, ok := o.printer.(printer.MultiTyper); ok {
-		m.SetMultiType(distinctResources(targets) > 1)
+		m.SetMultiType(res.expanded || distinctResources(res.targets) > 1)
 	}
 
 	config, err := o.restConfig()
@@ -64,7 +69,8 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := o.preflight(sigCtx, config, client, targets); err != nil {
+	targets, err := o.preflight(sigCtx, config, client, res.targets)
+	if err != nil {
 		return err
 	}
 

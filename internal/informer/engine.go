@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
@@ -57,6 +58,9 @@ type Engine struct {
 	batches chan Batch
 	synced  chan struct{}
 	fatal   chan error
+	// drop carries the IDs of optional informers the server forbade; Run's
+	// loop removes them.
+	drop chan string
 
 	// lock guards informers, order, runCtx and done.
 	lock sync.Mutex
@@ -85,6 +89,7 @@ func New(cfg Config, errOut io.Writer) *Engine {
 		batches:   make(chan Batch, 64),
 		synced:    make(chan struct{}, 1),
 		fatal:     make(chan error, 1),
+		drop:      make(chan string),
 		informers: map[string]*Informer{},
 	}
 }
@@ -156,6 +161,14 @@ func (e *Engine) reflectorError(inf *Informer, err error) {
 	switch {
 	case errors.As(err, &fallback):
 		e.health.note(err)
+	case IsFatal(err) && inf.target.Optional && apierrors.IsForbidden(err):
+		e.health.note(fmt.Errorf("no longer watching %s: %w", describe(inf.target), err))
+		// Run's loop removes the informer; the send ends as soon as the
+		// informer is stopped, so a second report cannot block Remove.
+		select {
+		case e.drop <- inf.target.ID():
+		case <-inf.done:
+		}
 	case IsFatal(err):
 		e.fail(ExplainFatal(err))
 	case cache.IsExpired(err):
@@ -208,6 +221,11 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 				return l.finish(nil)
 			}
 		case <-e.synced:
+			if l.synced() {
+				return l.finish(nil)
+			}
+		case id := <-e.drop:
+			e.Remove(id)
 			if l.synced() {
 				return l.finish(nil)
 			}

@@ -323,12 +323,14 @@ func TestRunUntilSynced(t *testing.T) {
 	t.Run("every informer", func(t *testing.T) {
 		// The second informer's list fails until the test lets it through:
 		// the run must not end when only the first one has synced.
-		gate := make(chan struct{})
+		gate, failed := make(chan struct{}), make(chan struct{})
+		var failOnce sync.Once
 		slow := newFakeLW(func() (*rawobj.List, error) {
 			select {
 			case <-gate:
 				return &rawobj.List{ResourceVersion: "5", Items: []*rawobj.Object{object(t, "Secret", "s", "4")}}, nil
 			default:
+				failOnce.Do(func() { close(failed) })
 				return nil, apierrors.NewServiceUnavailable("not yet")
 			}
 		})
@@ -338,6 +340,11 @@ func TestRunUntilSynced(t *testing.T) {
 		h.add(secrets, slow)
 		done := h.run(context.Background(), informer.RunOptions{UntilSynced: true})
 		h.waitBatches(1)
+		select {
+		case <-failed:
+		case <-time.After(testTimeout):
+			t.Fatal("the second informer never listed")
+		}
 		select {
 		case err := <-done:
 			t.Fatalf("Run returned %v before the second informer synced", err)
@@ -586,4 +593,30 @@ func TestRunTwice(t *testing.T) {
 	if err := h.engine.Run(context.Background(), h.sink, informer.RunOptions{}); err == nil {
 		t.Error("a second Run was accepted")
 	}
+}
+
+func TestOptionalForbiddenIsDropped(t *testing.T) {
+	forbidden := newFakeLW(func() (*rawobj.List, error) {
+		return nil, apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New("no rights"))
+	})
+	ok := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	h := newHarness(t, harnessOptions{multi: true}, nil)
+	h.add(configMaps, ok)
+	optional := secrets
+	optional.Optional = true
+	h.add(optional, forbidden)
+	// The run ends once the informers left have synced: the forbidden one
+	// is removed, not waited for and not fatal.
+	if err := h.wait(h.run(context.Background(), informer.RunOptions{UntilSynced: true})); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	h.wantLines("Replaced: configmap a")
+	stderr := strings.Join(h.errOut.lines(), "\n")
+	if !strings.Contains(stderr, "warning: no longer watching secrets in namespace ns") || !strings.Contains(stderr, "no rights") {
+		t.Errorf("stderr: %q", stderr)
+	}
+	if infs := h.engine.Informers(); len(infs) != 1 || infs[0].Target() != configMaps {
+		t.Errorf("informers left: %d", len(infs))
+	}
+	checkNoLeak(t)
 }

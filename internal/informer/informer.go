@@ -24,6 +24,10 @@ type Target struct {
 	Namespace string
 	// Name, when set, narrows the collection to the object of that name.
 	Name string
+	// Optional marks a target the user did not name (a member of a category
+	// or of --all-types): when the server forbids it, it is dropped with a
+	// note instead of ending the run.
+	Optional bool
 }
 
 // ID identifies the informer of t within an Engine: two targets with the
@@ -47,6 +51,8 @@ type Informer struct {
 	// lock, and are nil for an informer that was never started.
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// done is closed when the informer is stopped; set by start.
+	done <-chan struct{}
 
 	// poppedInitial counts the batches popped with isInInitialList; the
 	// consumer writes it under the FIFO lock. handledInitial counts those
@@ -112,6 +118,7 @@ func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), hea
 // waiter that pokes synced once the FIFO has synced.
 func (inf *Informer) start(ctx context.Context, out chan<- Batch, synced chan<- struct{}, fail func(error)) {
 	ctx, inf.cancel = context.WithCancel(ctx)
+	inf.done = ctx.Done()
 	inf.wg.Go(func() { inf.reflector.Run(ctx) })
 	inf.wg.Go(func() { inf.consume(ctx, out, fail) })
 	inf.wg.Go(func() {

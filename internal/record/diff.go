@@ -89,13 +89,19 @@ func (d *differ) compute(old, obj *rawobj.Object, secret bool) ([]diff.Operation
 	return diff.Compute(before, after, opts), nil
 }
 
-// decodeJSON decodes an object for diffing, numbers kept exact.
+// decodeJSON decodes an object for diffing.
 func decodeJSON(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := decodeExact(raw, &v); err != nil {
 		return nil, fmt.Errorf("unable to decode an object for --diff: %w", err)
 	}
 	return v, nil
+}
+
+// decodeExact decodes JSON into v with numbers kept as json.Number, so
+// that diffing or encoding again changes no digit.
+func decodeExact(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(v)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
@@ -152,7 +154,7 @@ func TestIsSecretValuePath(t *testing.T) {
 		{name: "data", path: []string{"data"}, want: true},
 		{name: "stringData", path: []string{"stringData"}, want: true},
 		{name: "data key is under data", path: []string{"data", "password"}, want: false},
-		{name: "last-applied", path: []string{"metadata", "annotations", lastAppliedAnnotation}, want: true},
+		{name: "last-applied", path: []string{"metadata", "annotations", corev1.LastAppliedConfigAnnotation}, want: true},
 		{name: "other annotation", path: []string{"metadata", "annotations", "x"}, want: false},
 		{name: "type", path: []string{"type"}, want: false},
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 )
 
@@ -13,9 +15,6 @@ import (
 // annotation, which holds the whole applied Secret. Keys stay, so readers
 // see which entries exist. Both the printed object (redactSecretJSON) and
 // diffs (isSecretValuePath) follow this one rule.
-
-// lastAppliedAnnotation is where kubectl apply keeps the applied object.
-const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // redactedValue replaces every redacted Secret value.
 const redactedValue = "<redacted>"
@@ -33,17 +32,15 @@ func isSecretValuePath(path []string) bool {
 	case 1:
 		return path[0] == "data" || path[0] == "stringData"
 	case 3:
-		return path[0] == "metadata" && path[1] == "annotations" && path[2] == lastAppliedAnnotation
+		return path[0] == "metadata" && path[1] == "annotations" && path[2] == corev1.LastAppliedConfigAnnotation
 	}
 	return false
 }
 
 // redactSecretJSON returns a Secret's JSON with its values redacted.
 func redactSecretJSON(raw []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
+	if err := decodeExact(raw, &obj); err != nil {
 		return nil, fmt.Errorf("unable to redact a Secret: %w", err)
 	}
 	redactSecretMap(obj)
@@ -67,8 +64,8 @@ func redactSecretMap(obj map[string]any) {
 	}
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		if ann, ok := md["annotations"].(map[string]any); ok {
-			if _, ok := ann[lastAppliedAnnotation]; ok {
-				ann[lastAppliedAnnotation] = redactedValue
+			if _, ok := ann[corev1.LastAppliedConfigAnnotation]; ok {
+				ann[corev1.LastAppliedConfigAnnotation] = redactedValue
 			}
 		}
 	}
