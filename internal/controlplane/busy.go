@@ -8,6 +8,7 @@ package controlplane
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,14 +155,8 @@ func (cp *ControlPlane) startBusy(ctx context.Context) error {
 
 	client := newAPIClient()
 	defer client.CloseIdleConnections()
-	for i := 0; i < cp.nodes; i++ {
-		status, body, err := do(ctx, client, http.MethodPost, cp.Server()+"/api/v1/nodes", cp.adminToken, nodeManifest(nodeName(i)))
-		if err != nil {
-			return fmt.Errorf("register simulated node %s: %w", nodeName(i), err)
-		}
-		if status != http.StatusCreated {
-			return fmt.Errorf("register simulated node %s: status %d: %s", nodeName(i), status, truncate(body))
-		}
+	if err := cp.registerNodes(ctx); err != nil {
+		return err
 	}
 
 	get := func(ctx context.Context, path string, into any) (int, error) {
@@ -241,6 +236,60 @@ func getLarge(ctx context.Context, client *http.Client, url, token string) (int,
 		return resp.StatusCode, nil, fmt.Errorf("read response: %w", err)
 	}
 	return resp.StatusCode, data, nil
+}
+
+// registerNodes creates the simulated nodes, a few requests at a time (a
+// benchmark registers thousands). A node that already exists (a work
+// directory reused with its etcd data) is fine.
+func (cp *ControlPlane) registerNodes(ctx context.Context) error {
+	const parallel = 8
+	// Unlike newAPIClient's, connections are kept alive across requests.
+	client := &http.Client{Transport: &http.Transport{
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // local test server with a self-signed certificate
+		MaxIdleConnsPerHost: parallel,
+	}}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	errs := make(chan error, parallel)
+	var wg sync.WaitGroup
+	for range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				status, body, err := do(ctx, client, http.MethodPost, cp.Server()+"/api/v1/nodes", cp.adminToken, nodeManifest(nodeName(i)))
+				if err == nil && status != http.StatusCreated && status != http.StatusConflict {
+					err = fmt.Errorf("status %d: %s", status, truncate(body))
+				}
+				if err != nil {
+					errs <- fmt.Errorf("register simulated node %s: %w", nodeName(i), err)
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+feed:
+	for i := 0; i < cp.nodes; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("register simulated nodes: %w", err)
+	}
+	return nil
 }
 
 func probePodPath() string {

@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -364,5 +367,72 @@ func TestProcNetIP(t *testing.T) {
 		if err != nil || ip.String() != tt.want {
 			t.Errorf("procNetIP(%s) = %v, %v; want %s", tt.in, ip, err, tt.want)
 		}
+	}
+}
+
+func TestRegisterNodes(t *testing.T) {
+	tests := []struct {
+		name    string
+		nodes   int
+		status  func(node string) int
+		wantErr string
+	}{
+		{"all created", 50, func(string) int { return http.StatusCreated }, ""},
+		{"existing nodes are fine", 5, func(n string) int {
+			if n == "kwok-node-3" {
+				return http.StatusConflict
+			}
+			return http.StatusCreated
+		}, ""},
+		{"a refusal stops the registration", 50, func(n string) int {
+			if n == "kwok-node-7" {
+				return http.StatusForbidden
+			}
+			return http.StatusCreated
+		}, "register simulated node kwok-node-7: status 403: no"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			seen := map[string]int{}
+			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var node corev1.Node
+				if r.Method != http.MethodPost || r.URL.Path != "/api/v1/nodes" || r.Header.Get("Authorization") != "Bearer token" ||
+					json.NewDecoder(r.Body).Decode(&node) != nil {
+					t.Errorf("unexpected request %s %s", r.Method, r.URL)
+					w.WriteHeader(http.StatusBadRequest)
+					return
+				}
+				mu.Lock()
+				seen[node.Name]++
+				mu.Unlock()
+				w.WriteHeader(tt.status(node.Name))
+				fmt.Fprint(w, "no")
+			}))
+			defer srv.Close()
+			cp := &ControlPlane{nodes: tt.nodes, adminToken: "token", apiPort: srv.Listener.Addr().(*net.TCPAddr).Port}
+
+			err := cp.registerNodes(context.Background())
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.wantErr {
+				t.Fatalf("got error %q, want %q", got, tt.wantErr)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for n, count := range seen {
+				if count != 1 {
+					t.Errorf("node %s registered %d times", n, count)
+				}
+			}
+			if tt.wantErr == "" && len(seen) != tt.nodes {
+				t.Errorf("%d nodes registered, want %d", len(seen), tt.nodes)
+			}
+			if tt.wantErr != "" && len(seen) == tt.nodes {
+				t.Errorf("all %d nodes registered after an error, want it to stop", tt.nodes)
+			}
+		})
 	}
 }
