@@ -90,7 +90,7 @@ $(BIN)/kwok-stages.yaml: hack/kwok/go.mod hack/kwok/go.sum
 	mv $@.tmp $@
 
 .PHONY: demo
-demo: build controlplane ## Start a local control plane, watch ConfigMaps with kubectl deltas while a writer changes them
+demo: build controlplane ## A Deployment rolls out, scales and goes on a busy local cluster while kubectl deltas watches (under a minute)
 	$(GO) run ./hack/demo
 
 .PHONY: test
