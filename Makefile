@@ -49,8 +49,8 @@ help: ## Show the targets
 	@awk 'BEGIN {FS = ":.*?## "} /^[a-zA-Z_-]+:.*?## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## Build bin/kubectl-deltas
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-deltas ./cmd/kubectl-deltas
+build: ## Build bin/kubectl-deltas as releases are built (static, no cgo)
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-deltas ./cmd/kubectl-deltas
 
 .PHONY: controlplane
 controlplane: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl $(BIN)/kube-controller-manager $(BIN)/kube-scheduler $(BIN)/kwok $(BIN)/kwok-stages.yaml ## Build the local control plane (kube-apiserver, etcd, kubectl, kube-controller-manager, kube-scheduler, kwok) from the Go module proxy into bin/ (once)
