@@ -68,6 +68,10 @@ type rollout struct {
 	t  *testing.T
 	c  *cluster
 	ns string
+	// minReadySeconds slows a rollout down: a new Pod counts as available
+	// only after that long, and the next step waits for it. With kwok's
+	// instant Pods a rollout otherwise takes a fraction of a second.
+	minReadySeconds int32
 }
 
 const rolloutName = "web"
@@ -79,8 +83,9 @@ func (r *rollout) create(replicas int32, image string) {
 	_, err := r.c.client.AppsV1().Deployments(r.ns).Create(bg, &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: rolloutName},
 		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(replicas),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Replicas:        ptr.To(replicas),
+			MinReadySeconds: r.minReadySeconds,
+			Selector:        &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: image}}},
@@ -412,7 +417,7 @@ func TestBusyRollout(t *testing.T) {
 // server's state, with exactly one warning and one "connection restored".
 func TestBusyRolloutAPIServerKilled(t *testing.T) {
 	c := busyCluster(t)
-	r := &rollout{t: t, c: c, ns: c.namespace(t)}
+	r := &rollout{t: t, c: c, ns: c.namespace(t), minReadySeconds: 2}
 	d := startJSON(t, c.cp.AdminKubeconfig(), rolloutTypes, "-n", r.ns)
 	r.waitWatchingPods(d, 30*time.Second)
 
@@ -447,6 +452,21 @@ func TestBusyRolloutAPIServerKilled(t *testing.T) {
 		}
 		return false
 	})
+	// Mid-rollout: the old and the new ReplicaSet both want Pods.
+	rsList, err := c.client.AppsV1().ReplicaSets(r.ns).List(bg, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var active []string
+	for _, rs := range rsList.Items {
+		if n := ptr.Deref(rs.Spec.Replicas, 0); n > 0 {
+			active = append(active, fmt.Sprintf("%s wants %d (%d available)", rs.Name, n, rs.Status.AvailableReplicas))
+		}
+	}
+	if len(active) < 2 {
+		t.Fatalf("the rollout was over before the kill (%v): the test would not test a kill mid-rollout", active)
+	}
+	t.Logf("killing kube-apiserver mid-rollout: %s", strings.Join(active, ", "))
 	if err := c.cp.StopAPIServer(); err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +475,7 @@ func TestBusyRolloutAPIServerKilled(t *testing.T) {
 	t.Logf("warning after %s: %s", time.Since(killed).Round(100*time.Millisecond), d.stderrLines("warning: "))
 
 	ctx, cancel := context.WithTimeout(bg, 2*time.Minute)
-	err := c.cp.StartAPIServer(ctx)
+	err = c.cp.StartAPIServer(ctx)
 	cancel()
 	if err != nil {
 		t.Fatal(err)
