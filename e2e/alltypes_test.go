@@ -371,3 +371,89 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestAllTypesFollowsCRDs: a type created while the stream runs joins it,
+// its objects as Added; a type deleted leaves it after its objects'
+// deletions, without a warning.
+func TestAllTypesFollowsCRDs(t *testing.T) {
+	for _, mode := range []struct{ name, arg string }{{"all-types", "--all-types"}, {"category", "e2efollow"}} {
+		t.Run(mode.name, func(t *testing.T) {
+			ns := newNamespace(t)
+			// CRDs outlive a test: a group of the run's own.
+			group := fmt.Sprintf("follow%s%d.e2e.example.com", strings.ReplaceAll(mode.name, "-", ""), nsSeq.Add(1))
+			// ready creates an object the stream watches from the start;
+			// line is how it shows.
+			ready := func(name string) (line string) {
+				createCM(t, ns, name, nil, nil)
+				return "Added: configmap " + name
+			}
+			if mode.arg != "--all-types" {
+				// A category must exist when the stream starts: a first CRD
+				// declares it.
+				seeds := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "seeds"}
+				if err := createCRD(seeds, "Seed", "Namespaced", []string{"e2efollow"}); err != nil {
+					t.Fatal(err)
+				}
+				ready = func(name string) string {
+					seed := &unstructured.Unstructured{Object: map[string]any{
+						"apiVersion": group + "/v1", "kind": "Seed", "metadata": map[string]any{"name": name},
+					}}
+					if _, err := testEnv.dynamic.Resource(seeds).Namespace(ns).Create(bg, seed, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					return "Added: seed." + group + " " + name
+				}
+			}
+			s := start(t, mode.arg, "-n", ns, "--watch-only")
+			// The stream is up once a new object shows.
+			deadline := time.Now().Add(30 * time.Second)
+			for i := 0; ; i++ {
+				want := ready(fmt.Sprintf("ready-%d", i))
+				if s.waitFor(func(line string) bool { return line == want }, 2*time.Second) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the stream did not start; stderr: %s", s.stderr.String())
+				}
+			}
+			gvr := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "things"}
+			if err := createCRD(gvr, "Thing", "Namespaced", []string{"e2efollow"}); err != nil {
+				t.Fatal(err)
+			}
+			things := testEnv.dynamic.Resource(gvr).Namespace(ns)
+			thing := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": group + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "t1"},
+			}}
+			if _, err := things.Create(bg, thing, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			created := time.Now()
+			if !s.waitFor(func(line string) bool { return line == "Added: thing."+group+" t1" }, 10*time.Second) {
+				t.Fatalf("the new type's object did not show within 10s; stderr: %s", s.stderr.String())
+			}
+			t.Logf("new type's object shown %s after its create", time.Since(created).Round(100*time.Millisecond))
+			if !strings.Contains(s.stderr.String(), "info: watching new type things."+group) {
+				t.Errorf("stderr: %q", s.stderr.String())
+			}
+
+			crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+			if err := testEnv.dynamic.Resource(crdGVR).Delete(bg, "things."+group, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !s.waitFor(func(line string) bool { return strings.HasPrefix(line, "Deleted: thing."+group+" t1") }, 30*time.Second) {
+				t.Fatalf("the deleted type's object was not deleted; stderr: %s", s.stderr.String())
+			}
+			deadline = time.Now().Add(30 * time.Second)
+			for !strings.Contains(s.stderr.String(), "things."+group+" is no longer served") {
+				if time.Now().After(deadline) {
+					t.Fatalf("the deleted type was not retired; stderr: %s", s.stderr.String())
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			s.quiet(3 * time.Second)
+			if strings.Contains(s.stderr.String(), "warning:") {
+				t.Errorf("a warning on stderr: %s", s.stderr.String())
+			}
+		})
+	}
+}

@@ -29,12 +29,7 @@ import (
 // A server that cannot be reached is an error here, not an outage to ride
 // out: discovery may have been answered from kubectl's disk cache, so this
 // is the first request that proves the server is there.
-func (o *DeltasOptions) preflight(ctx context.Context, config *rest.Config, client rest.Interface, targets []informer.Target) ([]informer.Target, error) {
-	authz, err := authorizationv1client.NewForConfig(config)
-	if err != nil {
-		return nil, fmt.Errorf("failed to construct an authorization client: %w", err)
-	}
-	reviews := authz.SelfSubjectAccessReviews()
+func (o *DeltasOptions) preflight(ctx context.Context, reviews authorizationv1client.SelfSubjectAccessReviewInterface, client rest.Interface, targets []informer.Target) ([]informer.Target, error) {
 	limit := o.startupLimit()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()

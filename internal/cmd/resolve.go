@@ -19,8 +19,10 @@ import (
 // resolution is what the arguments and --all-types resolve to.
 type resolution struct {
 	targets []informer.Target
-	// expanded says that --all-types or a category chose the targets.
-	expanded bool
+	// expanded says that --all-types or a category chose the targets;
+	// categories are the arguments that were categories.
+	expanded   bool
+	categories []string
 	// failedGroups names API groups that discovery could not read.
 	failedGroups []string
 }
@@ -78,38 +80,12 @@ func (o *DeltasOptions) discover(args []resourceArg) (*resolution, error) {
 	}
 	var exp *expansion
 	expand := func() (*expansion, error) {
-		if exp != nil {
-			return exp, nil
-		}
-		dc, err := o.configFlags.ToDiscoveryClient()
-		if err != nil {
-			return nil, kubeconfigError(err)
-		}
-		if o.allTypes {
-			// Every type: ask the server, not a discovery cache that may
+		if exp == nil {
+			// --all-types asks the server, not a discovery cache that may
 			// be hours old.
-			dc.Invalidate()
-			if r, ok := mapper.(meta.ResettableRESTMapper); ok {
-				r.Reset()
-			}
+			exp, err = o.newExpansion(mapper, o.allTypes)
 		}
-		types, err := discoverTypes(dc)
-		if err != nil {
-			return nil, err
-		}
-		exclude, err := parseExclusions(mapper, o.exclusions())
-		if err != nil {
-			return nil, err
-		}
-		exp = &expansion{
-			mapper:        mapper,
-			types:         types,
-			expander:      restmapper.NewDiscoveryCategoryExpander(dc),
-			namespace:     o.namespace,
-			allNamespaces: o.allNamespaces,
-			exclude:       exclude,
-		}
-		return exp, nil
+		return exp, err
 	}
 	res := &resolution{}
 	if o.allTypes {
@@ -120,10 +96,11 @@ func (o *DeltasOptions) discover(args []resourceArg) (*resolution, error) {
 		res.targets, res.expanded, res.failedGroups = e.allTypes(), true, e.types.failedGroups
 		return res, nil
 	}
-	res.targets, res.expanded, err = resolveTargets(mapper, args, o.namespace, o.allNamespaces, expand)
+	res.targets, res.categories, err = resolveTargets(mapper, args, o.namespace, o.allNamespaces, expand)
 	if err != nil {
 		return nil, err
 	}
+	res.expanded = len(res.categories) > 0
 	if exp != nil {
 		res.failedGroups = exp.types.failedGroups
 	}
@@ -131,6 +108,37 @@ func (o *DeltasOptions) discover(args []resourceArg) (*resolution, error) {
 		return nil, errors.New("--exclude only applies to --all-types and to categories such as all: drop --exclude or name a category")
 	}
 	return res, nil
+}
+
+// newExpansion reads discovery for --all-types and categories; fresh skips
+// kubectl's discovery cache.
+func (o *DeltasOptions) newExpansion(mapper meta.RESTMapper, fresh bool) (*expansion, error) {
+	dc, err := o.configFlags.ToDiscoveryClient()
+	if err != nil {
+		return nil, kubeconfigError(err)
+	}
+	if fresh {
+		dc.Invalidate()
+		if r, ok := mapper.(meta.ResettableRESTMapper); ok {
+			r.Reset()
+		}
+	}
+	types, err := discoverTypes(dc)
+	if err != nil {
+		return nil, err
+	}
+	exclude, err := parseExclusions(mapper, o.exclusions())
+	if err != nil {
+		return nil, err
+	}
+	return &expansion{
+		mapper:        mapper,
+		types:         types,
+		expander:      restmapper.NewDiscoveryCategoryExpander(dc),
+		namespace:     o.namespace,
+		allNamespaces: o.allNamespaces,
+		exclude:       exclude,
+	}, nil
 }
 
 // exclusions is --exclude: nil for the default exclusions, empty (not

@@ -115,8 +115,8 @@ func mappingFor(mapper meta.RESTMapper, arg string) (*meta.RESTMapping, error) {
 // resolveTargets maps the arguments to targets, merging arguments that
 // name the same resource ("cm,configmaps") into one. A type argument that is
 // no resource may be a category ("all"), which expand, when not nil,
-// expands; expanded then says whether any did.
-func resolveTargets(mapper meta.RESTMapper, args []resourceArg, namespace string, allNamespaces bool, expand func() (*expansion, error)) (targets []informer.Target, expanded bool, err error) {
+// expands; categories are the arguments that were.
+func resolveTargets(mapper meta.RESTMapper, args []resourceArg, namespace string, allNamespaces bool, expand func() (*expansion, error)) (targets []informer.Target, categories []string, err error) {
 	seen := map[string]bool{}
 	add := func(t informer.Target) {
 		if !seen[t.ID()] {
@@ -129,12 +129,12 @@ func resolveTargets(mapper meta.RESTMapper, args []resourceArg, namespace string
 		if err != nil {
 			members, ok, cerr := expandCategory(expand, a)
 			if cerr != nil {
-				return nil, false, cerr
+				return nil, nil, cerr
 			}
 			if !ok {
-				return nil, false, err
+				return nil, nil, err
 			}
-			expanded = true
+			categories = append(categories, a.typ)
 			for _, t := range members {
 				add(t)
 			}
@@ -146,7 +146,7 @@ func resolveTargets(mapper meta.RESTMapper, args []resourceArg, namespace string
 		}
 		add(t)
 	}
-	return targets, expanded, nil
+	return targets, categories, nil
 }
 
 // expandCategory expands a.typ if it is a category; ok is false if it is

@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
@@ -69,16 +71,41 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	targets, err := o.preflight(sigCtx, config, client, res.targets)
+	authz, err := authorizationv1client.NewForConfig(config)
+	if err != nil {
+		return fmt.Errorf("failed to construct an authorization client: %w", err)
+	}
+	reviews := authz.SelfSubjectAccessReviews()
+	targets, err := o.preflight(sigCtx, reviews, client, res.targets)
 	if err != nil {
 		return err
 	}
 
-	engine := informer.New(o.engineConfig(client), o.ErrOut)
+	cfg := o.engineConfig(client)
+	var follow *follower
+	if res.expanded && !o.untilSynced {
+		// Types appear and go away while the stream runs: follow them.
+		mapper, err := o.configFlags.ToRESTMapper()
+		if err != nil {
+			return kubeconfigError(err)
+		}
+		follow = &follower{
+			o: o, mapper: mapper, reviews: reviews, categories: res.categories, errOut: o.ErrOut,
+			changed: make(chan struct{}, 1), skipped: map[string]bool{},
+		}
+		cfg.Gone = func(informer.Target) { follow.poke() }
+	}
+	engine := informer.New(cfg, o.ErrOut)
 	for _, t := range targets {
 		if _, err := engine.Add(t); err != nil {
 			return err
 		}
+	}
+	runCtx, stopFollowing := context.WithCancel(sigCtx)
+	var following sync.WaitGroup
+	if follow != nil {
+		follow.stream = engine
+		following.Go(func() { follow.run(runCtx, servedTypesConfig(client)) })
 	}
 	stdoutClosed, stopWatching := watchStdoutClosed(o.Out)
 	defer stopWatching()
@@ -88,6 +115,8 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 		UntilSynced:  o.untilSynced,
 		OutputClosed: stdoutClosed,
 	})
+	stopFollowing()
+	following.Wait()
 	if errors.Is(err, informer.ErrInterrupted) {
 		return &ExitError{Code: exitInterrupted}
 	}
@@ -125,6 +154,16 @@ func (o *DeltasOptions) engineConfig(client rest.Interface) informer.Config {
 		WatchList:         o.watchList == "true",
 		ResumeFrom:        o.resourceVersion,
 		MaxUpdatedBacklog: o.maxUpdatedBacklog,
+	}
+}
+
+// servedTypesConfig is the configuration of the follower's engine: plain
+// lists and watches of CRDs and APIServices, whatever the user's flags.
+func servedTypesConfig(client rest.Interface) informer.Config {
+	return informer.Config{
+		NewListerWatcher: func(t informer.Target) cache.ListerWatcher {
+			return source.NewListerWatcher(client, source.Target{Resource: t.Resource})
+		},
 	}
 }
 

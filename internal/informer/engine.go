@@ -72,6 +72,8 @@ type Engine struct {
 	runCtx context.Context
 	// done is set when Run has returned: no informer starts again.
 	done bool
+	// retiring counts the goroutines of Retire.
+	retiring sync.WaitGroup
 }
 
 // New returns an Engine with no informers. errOut receives the one-line
@@ -110,6 +112,7 @@ func (e *Engine) Add(t Target) (*Informer, error) {
 	e.informers[id] = inf
 	e.order = append(e.order, id)
 	if e.runCtx != nil {
+		inf.joined = true
 		inf.start(e.runCtx, e.batches, e.synced, e.fail)
 	}
 	return inf, nil
@@ -133,6 +136,30 @@ func (e *Engine) Remove(id string) bool {
 	e.health.forget(inf)
 	poke(e.synced)
 	return true
+}
+
+// Retire ends the informer of the target with this ID because its
+// resource is gone: objects still in its Store come out as Deleted (final
+// state unknown), then it stops. It returns at once; the informer no longer
+// counts for UntilSynced, and its ID may be added again at once. It reports
+// whether there was such an informer.
+func (e *Engine) Retire(id string) bool {
+	e.lock.Lock()
+	inf, ok := e.informers[id]
+	ok = ok && !e.done
+	if ok {
+		delete(e.informers, id)
+		e.order = slices.DeleteFunc(e.order, func(s string) bool { return s == id })
+		e.retiring.Go(func() {
+			inf.retire()
+			e.health.forget(inf)
+		})
+	}
+	e.lock.Unlock()
+	if ok {
+		poke(e.synced)
+	}
+	return ok
 }
 
 // Informers returns the live informers in the order they were added.
@@ -161,6 +188,12 @@ func (e *Engine) reflectorError(inf *Informer, err error) {
 	switch {
 	case errors.As(err, &fallback):
 		e.health.note(err)
+	case inf.target.Optional && apierrors.IsNotFound(err):
+		// The resource is gone (a CRD deleted, an APIService removed):
+		// no warning; whoever follows discovery retires the informer.
+		if e.cfg.Gone != nil {
+			e.cfg.Gone(inf.target)
+		}
 	case IsFatal(err) && inf.target.Optional && apierrors.IsForbidden(err):
 		e.health.note(fmt.Errorf("no longer watching %s: %w", describe(inf.target), err))
 		// Run's loop removes the informer; the send ends as soon as the
@@ -258,6 +291,7 @@ func (e *Engine) stopAll(cancel context.CancelFunc) {
 	for _, inf := range infs {
 		inf.stop()
 	}
+	e.retiring.Wait()
 }
 
 // loop is the state of Run's goroutine.

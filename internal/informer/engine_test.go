@@ -540,12 +540,12 @@ func TestAddAndRemoveWhileRunning(t *testing.T) {
 	h.waitBatches(1)
 
 	// An informer added mid-stream lists and watches at once; its initial
-	// list is marked initial.
+	// list is marked initial and joined.
 	scs := newFakeLW(listOf("20", object(t, "Secret", "s", "2")))
 	h.add(secrets, scs)
 	sw := scs.nextWatch(t)
-	if b := h.waitBatches(1)[0]; !b.Initial || b.Informer.Target() != secrets {
-		t.Errorf("batch of the added informer: initial=%v target=%v", b.Initial, b.Informer.Target())
+	if b := h.waitBatches(1)[0]; !b.Initial || !b.Joined || b.Informer.Target() != secrets {
+		t.Errorf("batch of the added informer: initial=%v joined=%v target=%v", b.Initial, b.Joined, b.Informer.Target())
 	}
 	if n := len(h.engine.Informers()); n != 2 {
 		t.Errorf("%d informers, want 2", n)
@@ -577,7 +577,9 @@ func TestAddAndRemoveWhileRunning(t *testing.T) {
 	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
 		t.Fatalf("Run: %v", err)
 	}
-	h.wantLines("Replaced: configmap a", "Replaced: secret s", "Added: secret t", "Replaced: configmap a")
+	// The lists of informers that joined the running stream are news:
+	// Added, not Replaced.
+	h.wantLines("Replaced: configmap a", "Added: secret s", "Added: secret t", "Added: configmap a")
 	if _, err := h.engine.Add(configMaps); err == nil {
 		t.Error("Add after the run ended was accepted")
 	}
@@ -617,6 +619,73 @@ func TestOptionalForbiddenIsDropped(t *testing.T) {
 	}
 	if infs := h.engine.Informers(); len(infs) != 1 || infs[0].Target() != configMaps {
 		t.Errorf("informers left: %d", len(infs))
+	}
+	checkNoLeak(t)
+}
+
+func TestRetireTombstonesWhatIsLeft(t *testing.T) {
+	cms := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
+	h := newHarness(t, harnessOptions{}, nil)
+	h.add(configMaps, cms)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := h.run(ctx, informer.RunOptions{})
+	w := cms.nextWatch(t)
+	h.waitBatches(2)
+	// The server sends the deletion of a; b's is missed.
+	w.Delete(object(t, "ConfigMap", "a", "11"))
+	h.waitBatches(1)
+	if !h.engine.Retire(configMaps.ID()) {
+		t.Fatal("Retire found no informer")
+	}
+	if len(h.engine.Informers()) != 0 {
+		t.Error("a retired informer is still listed")
+	}
+	h.waitBatches(1)
+	if !w.IsStopped() {
+		t.Error("the retired informer's watch is still open")
+	}
+	cancel()
+	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
+		t.Fatalf("Run: %v", err)
+	}
+	h.wantLines("Replaced: a", "Replaced: b", "Deleted: a", "Deleted: b (final state unknown)")
+	checkNoLeak(t)
+}
+
+func TestOptionalNotFoundIsGoneQuietly(t *testing.T) {
+	gone := make(chan informer.Target, 4)
+	notFound := newFakeLW(func() (*rawobj.List, error) {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "widgets"}, "")
+	})
+	h := newHarness(t, harnessOptions{}, nil)
+	h.engine = informer.New(informer.Config{
+		NewListerWatcher: func(informer.Target) cache.ListerWatcher { return notFound },
+		Clock:            h.clock,
+		Gone:             func(t informer.Target) { gone <- t },
+	}, h.errOut)
+	optional := configMaps
+	optional.Optional = true
+	if _, err := h.engine.Add(optional); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := h.run(ctx, informer.RunOptions{})
+	select {
+	case got := <-gone:
+		if got != optional {
+			t.Errorf("Gone(%v)", got)
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("Gone was not called")
+	}
+	h.engine.Retire(optional.ID())
+	cancel()
+	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
+		t.Fatalf("Run: %v", err)
+	}
+	if lines := h.errOut.lines(); len(lines) != 0 {
+		t.Errorf("stderr: %q, want nothing", lines)
 	}
 	checkNoLeak(t)
 }

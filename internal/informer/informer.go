@@ -46,11 +46,15 @@ type Informer struct {
 	fifo      *cache.DeltaFIFO
 	reflector *cache.Reflector
 
-	// cancel stops the reflector and the consumer; wg counts the
-	// informer's goroutines. Both are set by start, under the Engine's
-	// lock, and are nil for an informer that was never started.
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// cancel stops the reflector and the consumer, stopReflector the
+	// reflector alone; wg counts the informer's goroutines, reflectorDone
+	// is closed when the reflector's has returned. All are set by start,
+	// under the Engine's lock, and are nil for an informer that was never
+	// started.
+	cancel        context.CancelFunc
+	stopReflector context.CancelFunc
+	wg            sync.WaitGroup
+	reflectorDone chan struct{}
 	// done is closed when the informer is stopped; set by start.
 	done <-chan struct{}
 
@@ -61,6 +65,10 @@ type Informer struct {
 	// two agree.
 	poppedInitial  atomic.Int64
 	handledInitial int64
+
+	// joined: the informer was added while the Engine ran. Set before
+	// start, read-only after.
+	joined bool
 }
 
 // Target returns what the informer watches.
@@ -119,7 +127,12 @@ func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), hea
 func (inf *Informer) start(ctx context.Context, out chan<- Batch, synced chan<- struct{}, fail func(error)) {
 	ctx, inf.cancel = context.WithCancel(ctx)
 	inf.done = ctx.Done()
-	inf.wg.Go(func() { inf.reflector.Run(ctx) })
+	reflectorCtx, stopReflector := context.WithCancel(ctx)
+	inf.stopReflector, inf.reflectorDone = stopReflector, make(chan struct{})
+	inf.wg.Go(func() {
+		defer close(inf.reflectorDone)
+		inf.reflector.Run(reflectorCtx)
+	})
 	inf.wg.Go(func() { inf.consume(ctx, out, fail) })
 	inf.wg.Go(func() {
 		select {
@@ -138,6 +151,27 @@ func (inf *Informer) stop() {
 	}
 	inf.fifo.Close()
 	inf.wg.Wait()
+}
+
+// retire ends an informer whose resource the server no longer serves,
+// without losing a change: the reflector stops, every object still in the
+// Store is queued as Deleted (final state unknown) — none, normally, since
+// the server deletes a type's objects, and sends their deletions, before
+// the type goes away — and the consumer hands out what is queued before
+// the informer stops. It blocks until then, or until the run ends.
+func (inf *Informer) retire() {
+	if inf.stopReflector == nil {
+		inf.stop()
+		return
+	}
+	inf.stopReflector()
+	<-inf.reflectorDone
+	// Replace with nothing makes a tombstone of every known key; Pop
+	// drains a closed queue before it reports ErrFIFOClosed.
+	_ = inf.fifo.Replace(nil, "")
+	inf.fifo.Close()
+	inf.wg.Wait()
+	inf.cancel()
 }
 
 // poke sends on a one-slot wake-up channel without blocking: a pending
@@ -164,7 +198,7 @@ func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(er
 			if initial {
 				inf.poppedInitial.Add(1)
 			}
-			b = Batch{Informer: inf, Items: items, Initial: initial}
+			b = Batch{Informer: inf, Items: items, Initial: initial, Joined: inf.joined}
 			return nil
 		})
 		if errors.Is(err, cache.ErrFIFOClosed) {
@@ -298,4 +332,9 @@ type Config struct {
 	Clock clock.Clock
 	// NewBackoff, if set, makes each reflector's backoff (tests).
 	NewBackoff func() cache.BackoffManager
+	// Gone, if set, is called when the server answers an optional target's
+	// list or watch with NotFound: its resource is no longer served. The
+	// informer keeps retrying, quietly, until it is retired or removed. It
+	// is called on the reflector's goroutine and must not block.
+	Gone func(Target)
 }

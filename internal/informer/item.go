@@ -32,4 +32,8 @@ type Batch struct {
 	// Initial is true for the deltas of the initial list, popped before the
 	// informer's FIFO had synced.
 	Initial bool
+	// Joined is true for the batches of an informer added while the stream
+	// was running (a type that appeared): its initial list is news to the
+	// stream, not part of the state the stream started from.
+	Joined bool
 }

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 )
@@ -46,8 +47,16 @@ func NewSink(stage *Stage, p printer.Printer, w io.Writer, limit int, now func()
 func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 	now := s.now()
 	t := b.Informer.Target()
+	// The initial list of a type that appeared while the stream ran is
+	// news: its objects are printed as Added, and not as part of the
+	// initial list (--watch-only keeps them).
+	news := b.Initial && b.Joined
 	for i := range b.Items {
-		keep, err := s.stage.Fill(&s.record, t, &b.Items[i], b.Initial, now)
+		it := &b.Items[i]
+		if news && it.Delta.Type == cache.Replaced {
+			it.Delta.Type = cache.Added
+		}
+		keep, err := s.stage.Fill(&s.record, t, it, b.Initial && !news, now)
 		if err != nil {
 			return false, err
 		}
