@@ -155,7 +155,9 @@ func (o *options) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer plugin.stop()
+	// On an error path the plugin is stopped here; its exit status then
+	// adds nothing to the error being returned.
+	defer func() { _ = plugin.stop() }()
 	o.say("running: kubectl %s", strings.Join(args, " "))
 	o.say("(stdout below is the plugin's; lines starting with » are the writer's, on stderr)")
 	if err := plugin.pause(ctx, o.beat); err != nil {
