@@ -120,6 +120,7 @@ type DeltasOptions struct {
 	status            bool
 	ignorePaths       []string
 	allTypes          bool
+	metadataOnly      bool
 	exclude           []string
 	excludeSet        bool
 
@@ -215,6 +216,7 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.status, "status", o.status, "Include status in diffs; --status=false ignores status changes (with --changed-only, status-only updates are dropped).")
 	flags.StringArrayVar(&o.ignorePaths, "ignore-path", o.ignorePaths, "Leave this field out of diffs (repeatable): a JSON pointer (/metadata/labels/x) or a dotted path (metadata.labels.x).")
 	flags.BoolVar(&o.allTypes, "all-types", o.allTypes, "Watch every resource type the server serves that can be listed and watched, CRDs and aggregated APIs included (cluster-scoped types with -A only). Types you may not list and watch are skipped with a note.")
+	flags.BoolVar(&o.metadataOnly, "metadata-only", o.metadataOnly, "List and watch each object's metadata only (PartialObjectMetadata): far less to transfer and keep, for --all-types -A on large clusters. The printed object is the metadata object; --diff diffs metadata. Types that cannot serve it are watched whole, with a note.")
 	flags.StringSliceVar(&o.exclude, "exclude", o.exclude, "With --all-types or a category (all, or one a CRD declares): leave these types out. Default: events, events.events.k8s.io and leases.coordination.k8s.io; --exclude= (empty) leaves nothing out.")
 	flags.DurationVar(&o.minWatchTimeout, "min-watch-timeout", o.minWatchTimeout, "Shortest server-side watch timeout; each watch lasts a random time between this and twice this (default 5m).")
 	_ = flags.MarkHidden("min-watch-timeout")

@@ -136,13 +136,20 @@ func (o *DeltasOptions) engineConfig(client rest.Interface) informer.Config {
 	parse := rawobj.ParseOptions{KeepManagedFields: o.showManagedFields}
 	return informer.Config{
 		NewListerWatcher: func(t informer.Target) cache.ListerWatcher {
-			return source.NewListerWatcher(client, source.Target{
+			target := source.Target{
 				Resource:      t.Resource,
 				Namespace:     t.Namespace,
 				LabelSelector: o.labelSelector,
 				FieldSelector: withName(o.fieldSelector, t.Name),
 				Parse:         parse,
-			})
+				MetadataOnly:  o.metadataOnly,
+			}
+			if o.metadataOnly {
+				target.FullObjects = func() {
+					fmt.Fprintf(o.ErrOut, "info: %s cannot be listed as metadata only: watching whole objects\n", t.Resource.GroupResource())
+				}
+			}
+			return source.NewListerWatcher(client, target)
 		},
 		ResyncPeriod:    o.resync,
 		PageSize:        pageSize,

@@ -39,7 +39,23 @@ type Target struct {
 	FieldSelector string
 	// Parse controls how much of each object is kept.
 	Parse rawobj.ParseOptions
+	// MetadataOnly asks for PartialObjectMetadata: the server sends each
+	// object's metadata only. A server or resource that cannot (some
+	// aggregated APIs) sends full objects instead; FullObjects, if set, is
+	// then called, once.
+	MetadataOnly bool
+	FullObjects  func()
 }
+
+// The Accept headers of metadata-only lists and watches, with full JSON
+// objects as the fallback the server picks when it cannot serve metadata
+// only.
+const (
+	acceptMetadataList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+	acceptMetadata     = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
+	// metadataListKind is the kind of a list of metadata.
+	metadataListKind = "PartialObjectMetadataList"
+)
 
 // NewRESTClient returns a client for raw list and watch requests against
 // any group and version: JSON only (the scanner reads JSON), Status bodies
@@ -70,6 +86,8 @@ type ListerWatcher struct {
 	// retryDelay is the pause between attempts of a list request whose
 	// connection failed before a response came.
 	retryDelay time.Duration
+	// fullObjects guards the one call of target.FullObjects.
+	fullObjects sync.Once
 }
 
 var (
@@ -104,8 +122,23 @@ func (lw *ListerWatcher) collectionPath() string {
 func (lw *ListerWatcher) request(opts metav1.ListOptions) *rest.Request {
 	opts.LabelSelector = lw.target.LabelSelector
 	opts.FieldSelector = lw.target.FieldSelector
-	return lw.client.Get().AbsPath(lw.collectionPath()).
+	req := lw.client.Get().AbsPath(lw.collectionPath()).
 		SpecificallyVersionedParams(&opts, metav1.ParameterCodec, metav1.Unversioned)
+	switch {
+	case lw.target.MetadataOnly && opts.Watch:
+		req = req.SetHeader("Accept", acceptMetadata)
+	case lw.target.MetadataOnly:
+		req = req.SetHeader("Accept", acceptMetadataList)
+	}
+	return req
+}
+
+// checkMetadataOnly reports, once, a list of full objects where metadata
+// only was asked for.
+func (lw *ListerWatcher) checkMetadataOnly(list *rawobj.List) {
+	if lw.target.MetadataOnly && lw.target.FullObjects != nil && list.Kind != metadataListKind {
+		lw.fullObjects.Do(lw.target.FullObjects)
+	}
 }
 
 // List performs one list request and returns a *rawobj.List. The body is
@@ -159,6 +192,7 @@ func (lw *ListerWatcher) parseList(ctx context.Context, opts metav1.ListOptions,
 	if err != nil {
 		return nil, lw.listError(r, err)
 	}
+	lw.checkMetadataOnly(list)
 	return list, nil
 }
 

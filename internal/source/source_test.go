@@ -757,3 +757,65 @@ func BenchmarkWatch10k(b *testing.B) {
 		}
 	}
 }
+
+func TestMetadataOnly(t *testing.T) {
+	for _, serveMetadata := range []bool{true, false} {
+		t.Run(fmt.Sprintf("server serves metadata: %v", serveMetadata), func(t *testing.T) {
+			var mu sync.Mutex
+			var accepts []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				accepts = append(accepts, r.Header.Get("Accept"))
+				mu.Unlock()
+				w.Header().Set("Content-Type", "application/json")
+				if r.URL.Query().Get("watch") == "true" {
+					_, _ = io.WriteString(w, `{"type":"ADDED","object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"b","namespace":"ns","resourceVersion":"11"}}}`+"\n")
+					return
+				}
+				if serveMetadata {
+					_, _ = io.WriteString(w, `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"10"},"items":[{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a","namespace":"ns","resourceVersion":"9"}}]}`)
+					return
+				}
+				_, _ = w.Write(listBody(0, 1, "", 0))
+			}))
+			defer srv.Close()
+			client, err := NewRESTClient(&rest.Config{Host: srv.URL, QPS: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fallbacks := 0
+			lw := NewListerWatcher(client, Target{
+				Resource:     schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+				Namespace:    "ns",
+				MetadataOnly: true,
+				FullObjects:  func() { fallbacks++ },
+			})
+			for range 2 {
+				obj, err := lw.List(context.Background(), metav1.ListOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if l := obj.(*rawobj.List); len(l.Items) != 1 {
+					t.Fatalf("%d items", len(l.Items))
+				}
+			}
+			w, err := lw.Watch(context.Background(), metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev := <-w.ResultChan(); ev.Object.(*rawobj.Object).Name != "b" {
+				t.Errorf("watch event %+v", ev)
+			}
+			w.Stop()
+			mu.Lock()
+			defer mu.Unlock()
+			want := []string{acceptMetadataList, acceptMetadataList, acceptMetadata}
+			if !reflect.DeepEqual(accepts, want) {
+				t.Errorf("Accept headers %q, want %q", accepts, want)
+			}
+			if wantFallbacks := map[bool]int{true: 0, false: 1}[serveMetadata]; fallbacks != wantFallbacks {
+				t.Errorf("FullObjects called %d times, want %d", fallbacks, wantFallbacks)
+			}
+		})
+	}
+}
