@@ -29,6 +29,23 @@ type typedRecord struct {
 	Name       string `json:"name"`
 }
 
+// createUntilShown calls create(0), create(1), … until the line it
+// returns shows on s: the watch may open after the first creates, which
+// are then listed, not printed. It fails after limit.
+func createUntilShown(t *testing.T, s *stream, limit time.Duration, create func(i int) (line string)) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for i := 0; ; i++ {
+		want := create(i)
+		if s.waitFor(func(line string) bool { return line == want }, 3*time.Second) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never showed; stderr: %s", want, s.stderr.String())
+		}
+	}
+}
+
 // records decodes -o json output.
 func records(t *testing.T, stdout string) []typedRecord {
 	t.Helper()
@@ -136,11 +153,15 @@ var (
 )
 
 // createCRD creates a CRD for gvr and waits until it is served.
-func createCRD(gvr schema.GroupVersionResource, kind, scope string, categories []string) error {
+func createCRD(gvr schema.GroupVersionResource, kind, scope string, categories []string, shortNames ...string) error {
 	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 	cats := make([]any, 0, len(categories))
 	for _, c := range categories {
 		cats = append(cats, c)
+	}
+	shorts := make([]any, 0, len(shortNames))
+	for _, n := range shortNames {
+		shorts = append(shorts, n)
 	}
 	crd := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
@@ -149,7 +170,7 @@ func createCRD(gvr schema.GroupVersionResource, kind, scope string, categories [
 		"spec": map[string]any{
 			"group": gvr.Group,
 			"scope": scope,
-			"names": map[string]any{"plural": gvr.Resource, "singular": strings.ToLower(kind), "kind": kind, "categories": cats},
+			"names": map[string]any{"plural": gvr.Resource, "singular": strings.ToLower(kind), "kind": kind, "categories": cats, "shortNames": shorts},
 			"versions": []any{map[string]any{
 				"name": gvr.Version, "served": true, "storage": true,
 				"schema": map[string]any{"openAPIV3Schema": map[string]any{
@@ -198,19 +219,13 @@ func TestCategoryFromCRD(t *testing.T) {
 	}
 	// New objects of the category's types are watched.
 	s := start(t, "e2etoys", "-n", ns, "--watch-only")
-	deadline := time.Now().Add(30 * time.Second)
-	for i := 0; ; i++ {
+	createUntilShown(t, s, 30*time.Second, func(i int) string {
 		name := fmt.Sprintf("g-new-%d", i)
 		if _, err := gizmos.Create(bg, gizmo(name), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if s.waitFor(func(line string) bool { return line == "Added: gizmo.e2e.example.com "+name }, 3*time.Second) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no gizmo was watched; stderr: %s", s.stderr.String())
-		}
-	}
+		return "Added: gizmo.e2e.example.com " + name
+	})
 }
 
 func TestAllTypes(t *testing.T) {
@@ -281,17 +296,11 @@ func TestAllTypes(t *testing.T) {
 	})
 	t.Run("new objects stream", func(t *testing.T) {
 		s := start(t, "--all-types", "-n", ns, "--watch-only")
-		deadline := time.Now().Add(30 * time.Second)
-		for i := 0; ; i++ {
+		createUntilShown(t, s, 30*time.Second, func(i int) string {
 			name := fmt.Sprintf("late-%d", i)
 			createCM(t, ns, name, nil, nil)
-			if s.waitFor(func(line string) bool { return line == "Added: configmap "+name }, 3*time.Second) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no ConfigMap was watched; stderr: %s", s.stderr.String())
-			}
-		}
+			return "Added: configmap " + name
+		})
 	})
 }
 
@@ -406,16 +415,7 @@ func TestAllTypesFollowsCRDs(t *testing.T) {
 			}
 			s := start(t, mode.arg, "-n", ns, "--watch-only")
 			// The stream is up once a new object shows.
-			deadline := time.Now().Add(30 * time.Second)
-			for i := 0; ; i++ {
-				want := ready(fmt.Sprintf("ready-%d", i))
-				if s.waitFor(func(line string) bool { return line == want }, 2*time.Second) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the stream did not start; stderr: %s", s.stderr.String())
-				}
-			}
+			createUntilShown(t, s, 30*time.Second, func(i int) string { return ready(fmt.Sprintf("ready-%d", i)) })
 			gvr := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "things"}
 			if err := createCRD(gvr, "Thing", "Namespaced", []string{"e2efollow"}); err != nil {
 				t.Fatal(err)
@@ -443,7 +443,7 @@ func TestAllTypesFollowsCRDs(t *testing.T) {
 			if !s.waitFor(func(line string) bool { return strings.HasPrefix(line, "Deleted: thing."+group+" t1") }, 30*time.Second) {
 				t.Fatalf("the deleted type's object was not deleted; stderr: %s", s.stderr.String())
 			}
-			deadline = time.Now().Add(30 * time.Second)
+			deadline := time.Now().Add(30 * time.Second)
 			for !strings.Contains(s.stderr.String(), "things."+group+" is no longer served") {
 				if time.Now().After(deadline) {
 					t.Fatalf("the deleted type was not retired; stderr: %s", s.stderr.String())

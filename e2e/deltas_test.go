@@ -313,39 +313,7 @@ func ensureWidgetCRD(t *testing.T) dynamic.NamespaceableResourceInterface {
 	t.Helper()
 	widgetsGVR := schema.GroupVersionResource{Group: "e2e.example.com", Version: "v1", Resource: "widgets"}
 	crdOnce.Do(func() {
-		crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-		crd := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "apiextensions.k8s.io/v1",
-			"kind":       "CustomResourceDefinition",
-			"metadata":   map[string]any{"name": "widgets.e2e.example.com"},
-			"spec": map[string]any{
-				"group": "e2e.example.com",
-				"scope": "Namespaced",
-				"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "shortNames": []any{"wdg"}},
-				"versions": []any{map[string]any{
-					"name": "v1", "served": true, "storage": true,
-					"schema": map[string]any{"openAPIV3Schema": map[string]any{
-						"type": "object", "x-kubernetes-preserve-unknown-fields": true,
-					}},
-				}},
-			},
-		}}
-		if _, err := testEnv.dynamic.Resource(crdGVR).Create(bg, crd, metav1.CreateOptions{}); err != nil {
-			crdErr = err
-			return
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			_, err := testEnv.dynamic.Resource(widgetsGVR).List(bg, metav1.ListOptions{})
-			if err == nil {
-				return
-			}
-			if time.Now().After(deadline) {
-				crdErr = err
-				return
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+		crdErr = createCRD(widgetsGVR, "Widget", "Namespaced", nil, "wdg")
 	})
 	if crdErr != nil {
 		t.Fatalf("widget CRD: %v", crdErr)
@@ -372,21 +340,13 @@ func TestCRD(t *testing.T) {
 	for _, arg := range []string{"widgets.e2e.example.com", "wdg", "widget"} {
 		t.Run(arg, func(t *testing.T) {
 			s := start(t, arg, "-n", ns, "--watch-only", "-o", "name")
-			// Create widgets until one is watched (the watch may open after
-			// the first create, which is then listed, not printed).
-			deadline := time.Now().Add(60 * time.Second)
-			for i := 0; ; i++ {
+			createUntilShown(t, s, 60*time.Second, func(i int) string {
 				name := fmt.Sprintf("w-%s-%d", strings.ReplaceAll(arg, ".", "-"), i)
 				if _, err := widgets.Create(bg, widget(name, 1), metav1.CreateOptions{}); err != nil {
 					t.Fatal(err)
 				}
-				if s.waitFor(func(line string) bool { return line == "widget.e2e.example.com/"+name }, 3*time.Second) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("no widget was watched; stderr: %s", s.stderr.String())
-				}
-			}
+				return "widget.e2e.example.com/" + name
+			})
 		})
 	}
 }
