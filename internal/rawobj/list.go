@@ -49,6 +49,10 @@ var (
 // suffix, both in its fields and inserted as "apiVersion":"…","kind":"…",
 // right after the item's '{', so every item's JSON is a complete object like
 // a watch event's. The result does not alias data.
+//
+// The plugin reads lists as they stream (ParseListFrom, ParseListEach);
+// ParseList, the whole-body form, is the reference they are tested and
+// fuzzed against.
 func ParseList(data []byte, opts ParseOptions) (*List, error) {
 	lp := listParser{s: scanner{data: data}, eof: true, opts: opts}
 	return lp.parse()

@@ -92,6 +92,11 @@ type ParseOptions struct {
 // allowed), validates it as JSON and extracts its metadata. The object must
 // have a metadata object, and a metadata.name unless opts.AllowMissingName.
 // The result does not alias data: data may be reused once Parse returns.
+//
+// The plugin itself parses objects as they stream (ParseListFrom,
+// Decoder.NextEvent); Parse is the one-object form that the tests of this
+// and other packages build objects with, and the reference the streaming
+// parsers are fuzzed against.
 func Parse(data []byte, opts ParseOptions) (*Object, error) {
 	p := objScan{
 		scanner:           scanner{data: data},
