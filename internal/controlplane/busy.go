@@ -125,6 +125,12 @@ func probePodManifest() string {
 	return fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":%q},"spec":{"containers":[{"name":"probe","image":"pause"}],"terminationGracePeriodSeconds":0}}`, probePodName)
 }
 
+// probePodOnNode is the probe Pod placed on node directly, for clusters
+// without a scheduler (Options.KwokOnly).
+func probePodOnNode(node string) string {
+	return fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":%q},"spec":{"nodeName":%q,"containers":[{"name":"probe","image":"pause"}],"terminationGracePeriodSeconds":0}}`, probePodName, node)
+}
+
 // startBusy starts kube-controller-manager, kube-scheduler and kwok,
 // registers cp.nodes simulated nodes, and returns once each process has
 // shown that it works: the controller-manager created the default
@@ -140,6 +146,9 @@ func (cp *ControlPlane) startBusy(ctx context.Context) error {
 		{controllerManagerBinary, controllerManagerLog, cp.controllerManagerArgs(), &cp.controllerManager},
 		{schedulerBinary, schedulerLog, cp.schedulerArgs(), &cp.scheduler},
 		{kwokBinary, kwokLog, cp.kwokArgs(), &cp.kwok},
+	}
+	if cp.kwokOnly {
+		specs = specs[2:]
 	}
 	var procs []watched
 	for _, s := range specs {
@@ -191,6 +200,14 @@ func (cp *ControlPlane) startBusy(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
+				if cp.kwokOnly {
+					// The not-ready taint that admission puts on a new
+					// node is removed by the controller-manager only; Pods
+					// that name their node do not mind it.
+					for i := range list.Items {
+						list.Items[i].Spec.Taints = nil
+					}
+				}
 				return nodesReady(list, cp.nodes)
 			},
 		},
@@ -214,7 +231,29 @@ func (cp *ControlPlane) startBusy(ctx context.Context) error {
 			},
 		},
 	}
+	if cp.kwokOnly {
+		// No controller-manager to create ServiceAccounts.
+		probes = probes[1:]
+	}
 	return cp.waitAll(ctx, "the busy cluster", "ready", procs, probes)
+}
+
+// StopKwok stops kwok (busy clusters only) and leaves every object as it
+// last wrote it: without kube-controller-manager (Options.KwokOnly) nothing
+// notices that the simulated nodes stop renewing their leases, so a
+// benchmark can measure on a cluster that holds its Pods Running and
+// otherwise stays quiet. Stop still stops everything else.
+func (cp *ControlPlane) StopKwok() error {
+	cp.mu.Lock()
+	p := cp.kwok
+	cp.kwok = nil
+	cp.mu.Unlock()
+	if p == nil {
+		return errors.New("kwok is not running")
+	}
+	p.terminate(stopGrace)
+	cp.logf("kwok stopped")
+	return nil
 }
 
 // getLarge is do for GET requests whose answer may exceed do's 64 KiB, such
@@ -296,6 +335,15 @@ func probePodPath() string {
 	return "/api/v1/namespaces/" + probeNamespace + "/pods/" + probePodName
 }
 
+// probePod is the probe Pod's manifest: scheduled, or placed on the first
+// node when there is no scheduler.
+func (cp *ControlPlane) probePod() string {
+	if cp.kwokOnly {
+		return probePodOnNode(nodeName(0))
+	}
+	return probePodManifest()
+}
+
 // probePodRunning creates the probe Pod if it does not exist yet and
 // reports whether it is Running.
 func (cp *ControlPlane) probePodRunning(ctx context.Context, client *http.Client) error {
@@ -304,7 +352,7 @@ func (cp *ControlPlane) probePodRunning(ctx context.Context, client *http.Client
 		return err
 	}
 	if status == http.StatusNotFound {
-		status, body, err = do(ctx, client, http.MethodPost, cp.Server()+"/api/v1/namespaces/"+probeNamespace+"/pods", cp.adminToken, probePodManifest())
+		status, body, err = do(ctx, client, http.MethodPost, cp.Server()+"/api/v1/namespaces/"+probeNamespace+"/pods", cp.adminToken, cp.probePod())
 		if err != nil {
 			return err
 		}

@@ -85,13 +85,20 @@ type Options struct {
 	ControllerManagerFlags []string
 	SchedulerFlags         []string
 	KwokFlags              []string
+	// KwokOnly, with Nodes > 0, runs kwok and its simulated nodes without
+	// kube-controller-manager and kube-scheduler: enough for Pods created
+	// with spec.nodeName set (the benchmark's), which kwok runs directly.
+	KwokOnly bool
 }
 
 // requiredBinaries lists the files in the bin directory that Start with
 // opts runs.
 func requiredBinaries(opts Options) []string {
 	names := []string{apiserverBinary, etcdBinary}
-	if opts.Nodes > 0 {
+	switch {
+	case opts.Nodes > 0 && opts.KwokOnly:
+		names = append(names, kwokBinary)
+	case opts.Nodes > 0:
 		names = append(names, controllerManagerBinary, schedulerBinary, kwokBinary)
 	}
 	return names
@@ -131,6 +138,7 @@ type ControlPlane struct {
 	readyTimeout   time.Duration
 
 	nodes                  int
+	kwokOnly               bool
 	controllerManagerFlags []string
 	schedulerFlags         []string
 	kwokFlags              []string
@@ -176,6 +184,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		log:                    opts.Log,
 		readyTimeout:           opts.ReadyTimeout,
 		nodes:                  opts.Nodes,
+		kwokOnly:               opts.KwokOnly,
 		controllerManagerFlags: slices.Clone(opts.ControllerManagerFlags),
 		schedulerFlags:         slices.Clone(opts.SchedulerFlags),
 		kwokFlags:              slices.Clone(opts.KwokFlags),
@@ -229,10 +238,16 @@ func (cp *ControlPlane) start(ctx context.Context) error {
 		}
 		cp.mu.Lock()
 		for _, p := range []*process{cp.controllerManager, cp.scheduler, cp.kwok} {
-			p.arm()
+			if p != nil { // KwokOnly runs kwok alone
+				p.arm()
+			}
 		}
 		cp.mu.Unlock()
-		cp.logf("kube-controller-manager, kube-scheduler and kwok ready with %d simulated nodes in %s", cp.nodes, time.Since(busy).Round(time.Millisecond))
+		what := "kube-controller-manager, kube-scheduler and kwok"
+		if cp.kwokOnly {
+			what = "kwok"
+		}
+		cp.logf("%s ready with %d simulated nodes in %s", what, cp.nodes, time.Since(busy).Round(time.Millisecond))
 	}
 	cp.logf("control plane ready in %s: %s (work dir %s)", time.Since(begin).Round(time.Millisecond), cp.Server(), cp.dir)
 	return nil
