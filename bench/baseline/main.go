@@ -21,6 +21,12 @@
 // 10 ms and when a count is reached, so the baseline does not pay one write
 // per line either.
 //
+// With -typed it is client-go's typed Pod informer instead: the ListWatch
+// of informers/core/v1's NewPodInformer (the typed clientset, objects
+// decoded into *corev1.Pod), the same Reflector, DeltaFIFO, Indexer and
+// printing; -protobuf makes that clientset speak protobuf, as controllers
+// configure it (ContentType application/vnd.kubernetes.protobuf).
+//
 // It exits 0 after -count deltas have been printed (0: run until
 // interrupted).
 package main
@@ -38,12 +44,14 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
@@ -59,7 +67,7 @@ func main() {
 // line is one printed delta.
 type line struct {
 	Type   cache.DeltaType `json:"type"`
-	Object map[string]any  `json:"object"`
+	Object any             `json:"object"`
 }
 
 func run() error {
@@ -67,6 +75,8 @@ func run() error {
 	namespace := flag.String("namespace", "bench", "namespace to watch")
 	resource := flag.String("resource", "configmaps", "core/v1 resource to watch")
 	count := flag.Int("count", 0, "exit after this many deltas (0 = no limit)")
+	typed := flag.Bool("typed", false, "client-go's typed Pod informer (the typed clientset, *corev1.Pod) instead of the dynamic one; -resource is ignored")
+	protobuf := flag.Bool("protobuf", false, "with -typed: the clientset speaks protobuf")
 	flag.Parse()
 	klog.SetOutput(os.Stderr)
 
@@ -79,20 +89,44 @@ func run() error {
 	}
 	// As kubectl deltas does: no client-side throttling of list pages.
 	config.QPS, config.Burst = 100, 200
-	client, err := dynamic.NewForConfig(config)
-	if err != nil {
-		return fmt.Errorf("create dynamic client: %w", err)
-	}
 	gvr := schema.GroupVersionResource{Version: "v1", Resource: *resource}
-	ri := client.Resource(gvr).Namespace(*namespace)
-	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
-			return ri.List(ctx, options)
-		},
-		WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
-			return ri.Watch(ctx, options)
-		},
-	}, client)
+	var lw cache.ListerWatcher
+	var expected runtime.Object = &unstructured.Unstructured{}
+	if *typed {
+		if *protobuf {
+			config.ContentType = "application/vnd.kubernetes.protobuf"
+			config.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+		}
+		clientset, err := kubernetes.NewForConfig(config)
+		if err != nil {
+			return fmt.Errorf("create clientset: %w", err)
+		}
+		gvr.Resource = "pods"
+		expected = &corev1.Pod{}
+		pods := clientset.CoreV1().Pods(*namespace)
+		lw = cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+				return pods.List(ctx, options)
+			},
+			WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+				return pods.Watch(ctx, options)
+			},
+		}, clientset)
+	} else {
+		client, err := dynamic.NewForConfig(config)
+		if err != nil {
+			return fmt.Errorf("create dynamic client: %w", err)
+		}
+		ri := client.Resource(gvr).Namespace(*namespace)
+		lw = cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+				return ri.List(ctx, options)
+			},
+			WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+				return ri.Watch(ctx, options)
+			},
+		}, client)
+	}
 
 	store := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	fifo := cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{
@@ -100,7 +134,7 @@ func run() error {
 		EmitDeltaTypeReplaced: true,
 		Transformer:           stripManagedFields,
 	})
-	reflector := cache.NewReflectorWithOptions(lw, &unstructured.Unstructured{}, fifo, cache.ReflectorOptions{
+	reflector := cache.NewReflectorWithOptions(lw, expected, fifo, cache.ReflectorOptions{
 		Name:            "bench-baseline",
 		TypeDescription: gvr.String(),
 	})
@@ -131,8 +165,8 @@ func run() error {
 // stripManagedFields drops metadata.managedFields before the object enters
 // the FIFO.
 func stripManagedFields(obj any) (any, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		u.SetManagedFields(nil)
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
 	}
 	return obj, nil
 }
@@ -172,14 +206,17 @@ func popLoop(fifo *cache.DeltaFIFO, store cache.Indexer, out *flushingWriter, co
 			return err
 		}
 		for _, d := range popped {
-			var object map[string]any
+			var object any
 			switch o := d.Object.(type) {
 			case *unstructured.Unstructured:
 				object = o.Object
 			case cache.DeletedFinalStateUnknown:
+				object = o.Obj
 				if u, ok := o.Obj.(*unstructured.Unstructured); ok {
 					object = u.Object
 				}
+			default:
+				object = o
 			}
 			if err := out.encode(line{Type: d.Type, Object: object}); err != nil {
 				return err

@@ -45,6 +45,10 @@ type env struct {
 	token      string
 	home       string
 	n          int
+	// scale makes the kubectl deltas command lines watch every
+	// namespace's Pods (the scale section) instead of ConfigMaps in the
+	// benchmark namespace.
+	scale bool
 	// apiserverPID and etcdPID are the control plane's processes, whose
 	// CPU time each run also records.
 	apiserverPID, etcdPID int
@@ -58,7 +62,11 @@ type env struct {
 }
 
 func (e *env) deltas(format string, watch bool, extra ...string) []string {
-	args := []string{filepath.Join(e.bin, "kubectl-deltas"), "cm", "-n", benchNamespace, "-o", format, "--kubeconfig", e.kubeconfig}
+	target := []string{"cm", "-n", benchNamespace}
+	if e.scale {
+		target = []string{"pods", "-A"}
+	}
+	args := append(append([]string{filepath.Join(e.bin, "kubectl-deltas")}, target...), "-o", format, "--kubeconfig", e.kubeconfig)
 	if !watch {
 		args = append(args, "--count="+strconv.Itoa(e.n))
 	}

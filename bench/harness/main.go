@@ -56,6 +56,13 @@ type options struct {
 	quietWait                         time.Duration
 	maxForeign                        float64
 	attempts                          int
+	// The scale section (-scale).
+	scale        bool
+	nodes        int
+	churnRates   string
+	churnFor     time.Duration
+	churnWriters int
+	churnClients string
 }
 
 func run() error {
@@ -76,12 +83,21 @@ func run() error {
 	flag.DurationVar(&o.quietWait, "quiet-wait", 5*time.Minute, "how long to wait for -quiet at most")
 	flag.Float64Var(&o.maxForeign, "max-foreign", 0.15, "repeat an initial-sync run when other processes used more than this share of the CPUs (0-1) meanwhile")
 	flag.IntVar(&o.attempts, "attempts", 3, "runs per initial-sync sample at most (see -max-foreign)")
+	flag.BoolVar(&o.scale, "scale", false, "the scale section (make bench-scale): -n realistic Pods on simulated kwok nodes, initial sync and steady churn; results in bench/results/scale-nN.json")
+	flag.IntVar(&o.nodes, "nodes", 0, "with -scale: simulated nodes (0 = 1,000 for 50,000 Pods, 5,000 above 100,000, n/50 below 50,000)")
+	flag.StringVar(&o.churnRates, "churn-rates", "1000,max", "with -scale: churn rates in writes per second, comma-separated; max = as fast as -churn-writers go")
+	flag.DurationVar(&o.churnFor, "churn-for", 60*time.Second, "with -scale: how long each churn run writes")
+	flag.IntVar(&o.churnWriters, "churn-writers", 16, "with -scale: parallel writers of the churn")
+	flag.StringVar(&o.churnClients, "churn-clients", "", "with -scale: comma-separated client IDs to churn with (default every client that watches)")
 	flag.Parse()
 	if o.n < 1 || o.m < 1 || o.m > o.n || o.rounds < 1 {
 		return fmt.Errorf("need -n >= 1, 1 <= -m <= -n and -rounds >= 1 (got n=%d m=%d rounds=%d)", o.n, o.m, o.rounds)
 	}
 	if o.burstRounds == 0 {
 		o.burstRounds = o.rounds
+	}
+	if o.scale && (o.churnFor <= 0 || o.churnWriters < 1 || o.n >= 1000000) {
+		return fmt.Errorf("with -scale, need -churn-for > 0, -churn-writers >= 1 and -n < 1000000 (got %s, %d, %d)", o.churnFor, o.churnWriters, o.n)
 	}
 
 	root, err := controlplane.FindRepoRoot(".")
@@ -98,7 +114,11 @@ func run() error {
 	begin := time.Now()
 
 	binDir := filepath.Join(root, "bin")
-	for _, b := range []string{"kubectl-deltas", "kubectl", "kube-apiserver", "etcd"} {
+	needed := []string{"kubectl-deltas", "kubectl", "kube-apiserver", "etcd"}
+	if o.scale {
+		needed = append(needed, "kwok")
+	}
+	for _, b := range needed {
 		if _, err := os.Stat(filepath.Join(binDir, b)); err != nil {
 			return fmt.Errorf("%s is missing: run \"make build controlplane\" (or \"make bench\", which does): %w", filepath.Join(binDir, b), err)
 		}
@@ -108,6 +128,9 @@ func run() error {
 	logf("building bench/baseline, bench/rawclient, bench/rusage and bench/profile into %s", rel(root, tools))
 	if err := goBuild(ctx, root, tools, "./bench/baseline", "./bench/rawclient", "./bench/rusage", "./bench/profile"); err != nil {
 		return err
+	}
+	if o.scale {
+		return runScale(ctx, o, root, benchDir, begin)
 	}
 
 	logf("starting the local control plane (kube-apiserver + etcd on 127.0.0.1)")
@@ -160,20 +183,7 @@ func run() error {
 		return record(ctx, cl, e, o.record, o.m)
 	}
 
-	defs := clients()
-	if o.only != "" {
-		keep := map[string]bool{}
-		for _, id := range strings.Split(o.only, ",") {
-			keep[strings.TrimSpace(id)] = true
-		}
-		var sel []clientDef
-		for _, d := range defs {
-			if keep[d.ID] {
-				sel = append(sel, d)
-			}
-		}
-		defs = sel
-	}
+	defs := selectClients(clients(), o.only)
 	timeout := 60*time.Second + time.Duration(o.n)*2*time.Millisecond
 
 	res := &runFile{

@@ -300,9 +300,13 @@ func render(benchDir string) error {
 		return err
 	}
 	if len(runs) == 0 {
-		return fmt.Errorf("no results in %s", filepath.Join(benchDir, "results"))
+		return fmt.Errorf("no results in %s: run make bench first", filepath.Join(benchDir, "results"))
 	}
-	if err := os.WriteFile(filepath.Join(benchDir, "RESULTS.md"), []byte(markdown(benchDir, runs)), 0o644); err != nil {
+	scale, err := loadScaleRuns(benchDir)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(benchDir, "RESULTS.md"), []byte(markdown(benchDir, runs, scale)), 0o644); err != nil {
 		return fmt.Errorf("write RESULTS.md: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(benchDir, "results.svg"), []byte(chartSVG(runs)), 0o644); err != nil {
@@ -311,7 +315,7 @@ func render(benchDir string) error {
 	return nil
 }
 
-func markdown(benchDir string, runs []*runFile) string {
+func markdown(benchDir string, runs []*runFile, scale []*scaleRun) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Benchmark results\n\n")
@@ -424,6 +428,8 @@ func markdown(benchDir string, runs []*runFile) string {
 			w("\nFailures:\n\n%s", errs)
 		}
 	}
+
+	b.WriteString(scaleMarkdown(benchDir, scale))
 
 	last := runs[len(runs)-1]
 	w("\n## What was measured\n\n")

@@ -1,0 +1,413 @@
+package main
+
+// The scale section (issue 11): N realistic Pods on simulated kwok nodes,
+// the initial sync of every client at that size, then steady churn.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
+)
+
+// scaleNodes is the default number of simulated nodes for n Pods: 1,000
+// for the 50,000 of issue 11 (5,000 above 100,000 Pods, as for its
+// 150,000), fewer for a quick small run (50 Pods a node, at least 10).
+func scaleNodes(n int) int {
+	switch {
+	case n > 100000:
+		return 5000
+	case n >= 50000:
+		return 1000
+	default:
+		return max(10, min(1000, n/50))
+	}
+}
+
+// scaleClients are the clients of the scale section, all over every
+// namespace's Pods.
+func scaleClients() []clientDef {
+	baseline := func(e *env, watch bool, extra ...string) []string {
+		args := []string{filepath.Join(e.tools, "baseline"), "-kubeconfig", e.kubeconfig, "-namespace", "", "-resource", "pods"}
+		if !watch {
+			args = append(args, "-count", strconv.Itoa(e.n))
+		}
+		return append(args, extra...)
+	}
+	raw := func(e *env, extra ...string) []string {
+		return append([]string{filepath.Join(e.tools, "rawclient"), "-server", e.server, "-path", "/api/v1/pods"}, extra...)
+	}
+	return []clientDef{
+		{
+			ID: "a-page", Group: "a", Label: "(a) raw paginated list",
+			Measured: "GET /api/v1/pods?limit=500, following the continue token page after page as client-go's pager does (the plugin's page size), with gzip as client-go asks for it; bodies copied to stdout.",
+			mode:     markers(podPrefix), exits: true, noBurst: true,
+			args: func(e *env, _ bool) []string { return raw(e, "-limit", "500", "-gzip") },
+		},
+		{
+			ID: "a-page-plain", Group: "a", Label: "(a) raw paginated list, no gzip",
+			Measured: "as above without gzip.",
+			mode:     markers(podPrefix), exits: true, noBurst: true,
+			args: func(e *env, _ bool) []string { return raw(e, "-limit", "500") },
+		},
+		{
+			ID: "a-full", Group: "a", Label: "(a) raw unpaginated list",
+			Measured: "one GET /api/v1/pods without a limit (the server builds the whole list), with gzip.",
+			mode:     markers(podPrefix), exits: true, noBurst: true,
+			args: func(e *env, _ bool) []string { return raw(e, "-gzip") },
+		},
+		{
+			ID: "b-typed-list", Group: "b", Label: "(b) client-go typed, list+watch",
+			Measured: "bench/baseline -typed: the typed Pod informer's ListWatch (clientset, *corev1.Pod, JSON), Reflector+DeltaFIFO+Indexer, managedFields stripped in the transformer, one encoding/json line per delta; KUBE_FEATURE_WatchListClient=false.",
+			mode:     lines(), exits: true,
+			args:     func(e *env, watch bool) []string { return baseline(e, watch, "-typed") },
+			extraEnv: []string{"KUBE_FEATURE_WatchListClient=false"},
+		},
+		{
+			ID: "b-typed-proto", Group: "b", Label: "(b) client-go typed, protobuf",
+			Measured: "as above with the clientset speaking protobuf (as kube-controller-manager does); list+watch.",
+			mode:     lines(), exits: true, noBurst: true,
+			args:     func(e *env, watch bool) []string { return baseline(e, watch, "-typed", "-protobuf") },
+			extraEnv: []string{"KUBE_FEATURE_WatchListClient=false"},
+		},
+		{
+			ID: "b-typed-stream", Group: "b", Label: "(b) client-go typed, streaming list",
+			Measured: "the typed informer with KUBE_FEATURE_WatchListClient=true (client-go v0.36's default).",
+			mode:     lines(), exits: true, noBurst: true,
+			args:     func(e *env, watch bool) []string { return baseline(e, watch, "-typed") },
+			extraEnv: []string{"KUBE_FEATURE_WatchListClient=true"},
+		},
+		{
+			ID: "b-dyn-list", Group: "b", Label: "(b) client-go dynamic, list+watch",
+			Measured: "bench/baseline: the dynamic informer's ListWatch (*unstructured.Unstructured), otherwise as the typed one; KUBE_FEATURE_WatchListClient=false.",
+			mode:     lines(), exits: true,
+			args:     func(e *env, watch bool) []string { return baseline(e, watch) },
+			extraEnv: []string{"KUBE_FEATURE_WatchListClient=false"},
+		},
+		{
+			ID: "b-dyn-stream", Group: "b", Label: "(b) client-go dynamic, streaming list",
+			Measured: "the dynamic informer with KUBE_FEATURE_WatchListClient=true (client-go v0.36's default).",
+			mode:     lines(), exits: true, noBurst: true,
+			args:     func(e *env, watch bool) []string { return baseline(e, watch) },
+			extraEnv: []string{"KUBE_FEATURE_WatchListClient=true"},
+		},
+		{
+			ID: "c", Group: "c", Label: "(c) kubectl get pods -A -w",
+			Measured: "`kubectl get pods -A -w` (its default table, one row per Pod and per change); done when N Pod names have been printed, then killed.",
+			mode:     markers(podPrefix), exits: false,
+			args: func(e *env, _ bool) []string {
+				return []string{filepath.Join(e.bin, "kubectl"), "get", "pods", "-A", "-w", "--kubeconfig", e.kubeconfig}
+			},
+		},
+		{
+			ID: "d-json", Group: "d", Label: "(d) kubectl deltas -o json",
+			Measured: "bin/kubectl-deltas pods -A -o json --count=N (default --watch-list=auto: list, then watch); one JSON line per delta.",
+			mode:     lines(), exits: true,
+			args: func(e *env, watch bool) []string { return e.deltas("json", watch) },
+		},
+		{
+			ID: "d-text", Group: "d", Label: "(d) kubectl deltas -o text",
+			Measured: "as above with -o text.",
+			mode:     lines(), exits: true,
+			args: func(e *env, watch bool) []string { return e.deltas("text", watch) },
+		},
+		{
+			ID: "d-json-wl", Group: "d", Label: "(d) -o json --watch-list=true",
+			Measured: "-o json --watch-list=true (streaming list).",
+			mode:     lines(), exits: true,
+			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--watch-list=true") },
+		},
+	}
+}
+
+// scaleRun is the scale section: everything runScale measured, saved as
+// bench/results/scale-nN.json.
+type scaleRun struct {
+	Version int    `json:"version"`
+	Date    string `json:"date"`
+	N       int    `json:"n"`
+	Nodes   int    `json:"nodes"`
+	Rounds  int    `json:"rounds"`
+	// SeedSeconds is how long the seedWriters took to create the Pods;
+	// KwokSeconds how much longer until kwok had made every one Running.
+	SeedSeconds float64  `json:"seedSeconds"`
+	KwokSeconds float64  `json:"kwokSeconds"`
+	Stats       podStats `json:"stats"`
+	// ServerRSSKiB and EtcdRSSKiB are kube-apiserver's and etcd's RSS
+	// before the measurements; ServerPeakKiB kube-apiserver's peak (VmHWM)
+	// at the end.
+	ServerRSSKiB    int64          `json:"serverRssKiB"`
+	EtcdRSSKiB      int64          `json:"etcdRssKiB"`
+	ServerPeakKiB   int64          `json:"serverPeakKiB"`
+	DurationSeconds float64        `json:"durationSeconds"`
+	Machine         machineInfo    `json:"machine"`
+	BusyBefore      float64        `json:"busyBefore"`
+	BusyAfter       float64        `json:"busyAfter"`
+	Kube            string         `json:"kube"`
+	Commit          string         `json:"commit"`
+	Clients         []clientResult `json:"clients"`
+	// ChurnSeconds, ChurnWriters and ChurnRates describe the churn runs.
+	ChurnSeconds float64         `json:"churnSeconds"`
+	ChurnWriters int             `json:"churnWriters"`
+	Churn        []churnSample   `json:"churn,omitempty"`
+	Profiles     []profileResult `json:"profiles,omitempty"`
+}
+
+// runScale is `make bench-scale`.
+func runScale(ctx context.Context, o options, root, benchDir string, begin time.Time) error {
+	binDir := filepath.Join(root, "bin")
+	outDir := filepath.Join(benchDir, "out")
+	tools := filepath.Join(outDir, "bin")
+	nodes := o.nodes
+	if nodes <= 0 {
+		nodes = scaleNodes(o.n)
+	}
+	rates, err := parseRates(o.churnRates)
+	if err != nil {
+		return err
+	}
+	cpOpts := controlplane.Options{Log: prefixWriter{os.Stderr}, Nodes: nodes, KwokOnly: true, ReadyTimeout: 5 * time.Minute}
+	if err := controlplane.Check(cpOpts); err != nil {
+		return fmt.Errorf("%w (make bench-scale builds them)", err)
+	}
+	logf("starting the control plane: etcd, kube-apiserver and kwok with %d simulated nodes (no controller-manager or scheduler: the Pods name their node)", nodes)
+	cp, err := controlplane.Start(ctx, cpOpts)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		logf("stopping the control plane")
+		cp.Stop()
+	}()
+	cl, err := newCluster(cp.Server(), cp.AdminToken(), cp.AdminKubeconfig())
+	if err != nil {
+		return err
+	}
+
+	res := &scaleRun{
+		Version: resultsVersion, Date: time.Now().UTC().Format(time.RFC3339), N: o.n, Nodes: nodes, Rounds: o.rounds,
+		Machine: machine(ctx, root), Kube: cl.serverVersion(ctx), Commit: gitDescribe(ctx, root),
+		ChurnSeconds: o.churnFor.Seconds(), ChurnWriters: o.churnWriters,
+	}
+	seedBegin := time.Now()
+	logf("creating %d Pods in namespace %s with %d writers", o.n, benchNamespace, seedWriters)
+	if err := cl.seedPods(ctx, o.n, nodes, func(done int) {
+		logf("  %d created (%s)", done, time.Since(seedBegin).Round(time.Second))
+	}); err != nil {
+		return err
+	}
+	res.SeedSeconds = time.Since(seedBegin).Seconds()
+	logf("created in %.1f s; waiting for kwok to make every Pod Running", res.SeedSeconds)
+	kwokBegin := time.Now()
+	if err := cl.waitPodsRunning(ctx, 10*time.Minute+time.Duration(o.n)*4*time.Millisecond, func(name string) {
+		logf("  not yet Running: %s … (%s)", name, time.Since(kwokBegin).Round(time.Second))
+	}); err != nil {
+		return err
+	}
+	res.KwokSeconds = time.Since(kwokBegin).Seconds()
+	// Nothing but the benchmark writes from here on: kwok would renew a
+	// lease per node every 10 s (500 writes/s with 5,000 nodes) and keep
+	// the server busy between samples.
+	if err := cp.StopKwok(); err != nil {
+		return err
+	}
+	st, err := cl.listPods(ctx)
+	if err != nil {
+		return err
+	}
+	res.Stats = st
+	if st.Items != o.n || st.Running != o.n {
+		return fmt.Errorf("the cluster holds %d Pods, %d of them Running; want %d and %d: check the control plane's logs", st.Items, st.Running, o.n, o.n)
+	}
+	logf("%d Pods Running after %.1f s more: the paginated list is %s of JSON (%d bytes per Pod; %d without managedFields)",
+		st.Items, res.KwokSeconds, mib(st.ListBytes), st.ObjectBytes/int64(st.Items), st.StrippedBytes/int64(st.Items))
+
+	home := filepath.Join(outDir, "home")
+	if err := os.RemoveAll(home); err != nil {
+		return fmt.Errorf("clean %s: %w", home, err)
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", home, err)
+	}
+	e := &env{
+		bin: binDir, tools: tools, kubeconfig: cp.AdminKubeconfig(), server: cp.Server(), token: cp.AdminToken(), home: home, n: o.n, scale: true,
+		apiserverPID: cp.APIServerPID(), etcdPID: findPID("--data-dir=" + filepath.Join(cp.Dir(), "etcd-data")),
+		maxForeign: o.maxForeign, attempts: o.attempts, serverGC: cl.serverGC,
+	}
+	res.ServerRSSKiB, res.EtcdRSSKiB = rssTotalKiB(e.apiserverPID), rssTotalKiB(e.etcdPID)
+	if o.hold {
+		fmt.Printf("kubeconfig: %s\nserver: %s\ntoken: %s\nPress Ctrl-C to stop.\n", e.kubeconfig, e.server, e.token)
+		<-ctx.Done()
+		return nil
+	}
+
+	defs := selectClients(scaleClients(), o.only)
+	byID := map[string]*clientResult{}
+	for _, d := range defs {
+		res.Clients = append(res.Clients, clientResult{ID: d.ID, Group: d.Group, Label: d.Label, Measured: d.Measured})
+	}
+	for i := range res.Clients {
+		byID[res.Clients[i].ID] = &res.Clients[i]
+	}
+	timeout := 2*time.Minute + time.Duration(o.n)*4*time.Millisecond
+
+	busy, err := waitQuiet(ctx, o.quietLimit, o.quietWait)
+	if err != nil {
+		return err
+	}
+	res.BusyBefore = busy
+	logf("warming the discovery caches of kubectl and kubectl deltas (not measured)")
+	if err := warmDiscovery(ctx, e); err != nil {
+		return err
+	}
+	for r := 1; r <= o.rounds; r++ {
+		logf("initial sync of %d Pods, round %d/%d", o.n, r, o.rounds)
+		for i := range defs {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s := syncRun(ctx, &defs[i], e, r, timeout)
+			byID[defs[i].ID].Sync = append(byID[defs[i].ID].Sync, s)
+			logSample(defs[i].Label, s, false)
+		}
+	}
+
+	churnDefs := selectClients(defs, o.churnClients)
+	run := 0
+	for _, rate := range rates {
+		for i := range churnDefs {
+			if churnDefs[i].noBurst {
+				continue
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			run++
+			logf("steady churn at %s for %s: %s", rateLabel(rate), o.churnFor, churnDefs[i].Label)
+			s := churnRun(ctx, &churnDefs[i], e, cl, churnConfig{
+				run: run, rate: rate, duration: o.churnFor, writers: o.churnWriters, timeout: timeout,
+				first: (run - 1) * 7919 % o.n,
+			})
+			res.Churn = append(res.Churn, s)
+			logChurn(s)
+		}
+	}
+	if busy, err := busyFraction(ctx, 2*time.Second); err == nil {
+		res.BusyAfter = busy
+	}
+	if o.profile {
+		if _, err := waitQuiet(ctx, o.quietLimit, time.Minute); err != nil {
+			return err
+		}
+		logf("profiling kubectl deltas -o json over %d Pods (in-process, bench/profile)", o.n)
+		p, err := profileDeltas(ctx, e, outDir, 1, "scale list", "--watch-list=false")
+		if err != nil {
+			return err
+		}
+		res.Profiles = append(res.Profiles, *p)
+	}
+	res.ServerPeakKiB = peakKiB(e.apiserverPID)
+	res.DurationSeconds = time.Since(begin).Seconds()
+	path := filepath.Join(benchDir, "results", fmt.Sprintf("scale-n%d.json", o.n))
+	if err := saveJSON(path, res); err != nil {
+		return err
+	}
+	logf("wrote %s", rel(root, path))
+	if err := render(benchDir); err != nil {
+		return err
+	}
+	logf("wrote bench/RESULTS.md in %s total", time.Since(begin).Round(time.Second))
+	fmt.Print(scaleSummary(res))
+	return nil
+}
+
+// selectClients keeps the clients whose IDs are in the comma-separated
+// list, all of them when it is empty.
+func selectClients(defs []clientDef, only string) []clientDef {
+	if only == "" {
+		return defs
+	}
+	keep := map[string]bool{}
+	for _, id := range strings.Split(only, ",") {
+		keep[strings.TrimSpace(id)] = true
+	}
+	var sel []clientDef
+	for _, d := range defs {
+		if keep[d.ID] {
+			sel = append(sel, d)
+		}
+	}
+	return sel
+}
+
+// parseRates reads -churn-rates: writes per second, or "max" (0) for as
+// fast as the writers go.
+func parseRates(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		switch f {
+		case "":
+			continue
+		case "max":
+			out = append(out, 0)
+		default:
+			r, err := strconv.Atoi(f)
+			if err != nil || r <= 0 {
+				return nil, fmt.Errorf("-churn-rates %q: want positive writes per second or max, comma-separated", s)
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func rateLabel(rate int) string {
+	if rate == 0 {
+		return "full speed"
+	}
+	return numberWithCommas(rate) + " writes/s"
+}
+
+// warmDiscovery runs kubectl and kubectl deltas once against a small
+// collection, so that their discovery caches in $HOME are warm for every
+// measured run (as `make bench`'s warm-up run does).
+func warmDiscovery(ctx context.Context, e *env) error {
+	for _, args := range [][]string{
+		{filepath.Join(e.bin, "kubectl"), "get", "namespaces", "--kubeconfig", e.kubeconfig},
+		{filepath.Join(e.bin, "kubectl-deltas"), "namespaces", "--until-synced", "--kubeconfig", e.kubeconfig},
+	} {
+		cmd := commandIn(ctx, e, args)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %w: %s", strings.Join(args[:2], " "), err, truncate(string(out), 300))
+		}
+	}
+	return nil
+}
+
+// rssTotalKiB is RssAnon+RssFile of pid, 0 if unknown.
+func rssTotalKiB(pid int) int64 {
+	anon, file, ok := rssKiB(pid)
+	if !ok {
+		return 0
+	}
+	return anon + file
+}
+
+func logChurn(s churnSample) {
+	if s.Error != "" {
+		logf("  FAILED: %s", s.Error)
+	}
+	if s.Writes == 0 {
+		return
+	}
+	logf("  %d writes in %.1f s (%.0f/s); delay p50 %.1f ms p99 %.1f ms max %.1f ms (plain watch: %.1f / %.1f / %.1f); client CPU %.0f ms per 1,000 events; RSS %.0f → %.0f MiB (max %.0f)",
+		s.Writes, s.WriteSeconds, float64(s.Writes)/s.WriteSeconds, s.Client.P50MS, s.Client.P99MS, s.Client.MaxMS,
+		s.Reference.P50MS, s.Reference.P99MS, s.Reference.MaxMS, s.CPUPer1000MS(),
+		float64(s.RSSStartKiB)/1024, float64(s.RSSEndKiB)/1024, float64(s.RSSMaxKiB)/1024)
+}
