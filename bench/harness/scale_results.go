@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -203,6 +205,9 @@ func scaleMarkdown(benchDir string, runs []*scaleRun) string {
 		w("Machine: %s, %d CPUs, %s RAM, %s; %s; kube-apiserver, etcd and kubectl %s, kwok v0.8.0, on the same machine (127.0.0.1). CPUs busy with other work: %.0f%% before the measurements, %.0f%% after.\n\n",
 			r.Machine.CPU, r.Machine.CPUs, r.Machine.Memory, r.Machine.Kernel, r.Machine.GoVersion, r.Kube, 100*r.BusyBefore, 100*r.BusyAfter)
 
+		if r.Interrupted != "" {
+			w("**This run stopped before the end** (%s): what it measured until then is below.\n\n", oneLine(r.Interrupted))
+		}
 		w("| target (issue 11) | measured (medians) | result |\n|---|---|---|\n")
 		for _, t := range r.targets() {
 			w("| %s | %s | **%s** |\n", t.Name, t.Measured, passWord(t))
@@ -215,7 +220,7 @@ func scaleMarkdown(benchDir string, runs []*scaleRun) string {
 		br, _ := r.best(scaleClientG, rssOf)
 		w("| client | wall | CPU | peak RSS | RssAnon / RssFile | server CPU | output | wall ÷ (a) | wall ÷ (b) | CPU ÷ (b) | RSS ÷ (b) |\n")
 		w("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
-		for _, c := range r.Clients {
+		for _, c := range displayOrder(r.Clients) {
 			wall, cpu, rss := summarize(c.Sync, wallOf), summarize(c.Sync, cpuOf), summarize(c.Sync, rssOf)
 			split, outs, srvs := "–", "–", "–"
 			if anon := summarize(c.Sync, anonOf); anon.ok() {
@@ -265,7 +270,7 @@ func scaleMarkdown(benchDir string, runs []*scaleRun) string {
 	}
 	last := runs[len(runs)-1]
 	w("\n### What was measured at scale\n\n")
-	for _, c := range last.Clients {
+	for _, c := range displayOrder(last.Clients) {
 		w("- **%s**: %s\n", c.Label, c.Measured)
 	}
 	if note, err := os.ReadFile(filepath.Join(benchDir, "analysis-scale.md")); err == nil {
@@ -281,6 +286,22 @@ func scaleMarkdown(benchDir string, runs []*scaleRun) string {
 	}
 	return b.String()
 }
+
+// displayOrder sorts the clients for the tables: by group, and within a
+// group in the order of scaleDisplay (they are measured in another).
+func displayOrder(cs []clientResult) []clientResult {
+	rank := func(id string) int {
+		if i := slices.Index(scaleDisplay, id); i >= 0 {
+			return i
+		}
+		return len(scaleDisplay)
+	}
+	out := slices.Clone(cs)
+	slices.SortStableFunc(out, func(a, b clientResult) int { return cmp.Compare(rank(a.ID), rank(b.ID)) })
+	return out
+}
+
+var scaleDisplay = []string{"a-page", "a-page-plain", "a-full", "b-typed-list", "b-typed-proto", "b-typed-stream", "b-dyn-list", "b-dyn-stream", "c", "d-json", "d-text", "d-json-wl"}
 
 func passWord(t target) string {
 	switch {
