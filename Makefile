@@ -94,10 +94,11 @@ demo: build controlplane ## A Deployment rolls out, scales and goes on a busy lo
 	$(GO) run ./hack/demo
 
 .PHONY: test
-test: need-jq controlplane ## Unit and end-to-end tests (race detector on), with the coverage of internal/cache
+test: need-jq controlplane $(VALIDATE_KREW_MANIFEST) $(KREW) ## Unit and end-to-end tests (race detector on), with the coverage of internal/cache
 	$(GO) test -race -count=1 -coverprofile=$(BIN)/cache.cover ./internal/cache/
 	@$(GO) tool cover -func=$(BIN)/cache.cover | awk '/^total:/ {print "internal/cache coverage: " $$3}'
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /internal/cache$$)
+	DELTAS_VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) DELTAS_KREW=$(KREW) \
+		$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /internal/cache$$)
 
 .PHONY: need-jq
 need-jq:
@@ -184,7 +185,7 @@ release-check: $(GORELEASER) ## goreleaser check, then the krew manifest tests (
 .PHONY: validate-krew-manifest
 validate-krew-manifest: $(VALIDATE_KREW_MANIFEST) $(KREW) ## krew's validate-krew-manifest on plugin.yaml, agreement with .krew.yaml and .goreleaser.yaml, krew install from local archives (DIST=dist: make dist's archives too)
 	DELTAS_VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) DELTAS_KREW=$(KREW) $(if $(DIST),DELTAS_DIST=$(DIST)) \
-		$(GO) test -count=1 -run 'Manifest|Krew' ./hack/krew/
+		$(GO) test -count=1 $(if $(DIST),-tags dist) -run 'Manifest|Krew' ./hack/krew/
 
 .PHONY: krew-manifest
 krew-manifest: $(VALIDATE_KREW_MANIFEST) ## Render plugin.yaml from .krew.yaml and validate it (TAG=v1.2.3 CHECKSUMS=checksums.txt after a release)
