@@ -117,8 +117,11 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	})
 	stopFollowing()
 	following.Wait()
-	if errors.Is(err, informer.ErrInterrupted) {
+	switch {
+	case errors.Is(err, informer.ErrInterrupted):
 		return &ExitError{Code: exitInterrupted}
+	case errors.Is(err, informer.ErrTimedOut):
+		return nil
 	}
 	return err
 }

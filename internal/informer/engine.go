@@ -19,6 +19,10 @@ import (
 // signal): the Sink was flushed, whole records only.
 var ErrInterrupted = errors.New("interrupted")
 
+// ErrTimedOut is returned by Run when RunOptions.Timeout elapsed: a normal
+// end, unless the caller was waiting for a condition.
+var ErrTimedOut = errors.New("timed out")
+
 // ErrOutputClosed is wrapped by a Sink's error when the reader of the
 // output went away (EPIPE): Run ends normally.
 var ErrOutputClosed = errors.New("output closed")
@@ -44,6 +48,11 @@ type RunOptions struct {
 	// OutputClosed, if not nil, is closed when the reader of the output
 	// went away: the run ends at once, normally, without a flush.
 	OutputClosed <-chan struct{}
+	// Check, if set, is called once every informer's initial list has been
+	// handed to the Sink, and again after every later batch (and whenever
+	// the set of informers changed): stop ends the run with err. It runs
+	// on Run's goroutine and may read the informers' Stores.
+	Check func() (stop bool, err error)
 }
 
 // Engine runs a set of informers and merges their batches into one stream,
@@ -213,9 +222,9 @@ func (e *Engine) reflectorError(inf *Informer, err error) {
 }
 
 // Run starts the informers and hands their batches to sink until a stop
-// condition: it returns nil for a normal end (sink done, timeout, synced,
-// output closed), ErrInterrupted when ctx is cancelled, or the first fatal
-// error. Every informer has stopped, and its goroutines returned, when Run
+// condition: it returns nil for a normal end (sink done, synced, output
+// closed, Check satisfied), ErrTimedOut after the timeout, ErrInterrupted
+// when ctx is cancelled, Check's error, or the first fatal error. Every informer has stopped, and its goroutines returned, when Run
 // returns. Run can be called once.
 func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 	e.lock.Lock()
@@ -237,7 +246,7 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 		defer timer.Stop()
 		timeout = timer.C()
 	}
-	l := loop{e: e, sink: sink, untilSynced: opts.UntilSynced}
+	l := loop{e: e, sink: sink, untilSynced: opts.UntilSynced, check: opts.Check}
 	for {
 		select {
 		case b := <-e.batches:
@@ -250,23 +259,26 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 					return l.finish(err)
 				}
 			}
-			if l.synced() {
-				return l.finish(nil)
+			if stop, err := l.settled(); stop {
+				return l.finish(err)
 			}
 		case <-e.synced:
-			if l.synced() {
-				return l.finish(nil)
+			if stop, err := l.settled(); stop {
+				return l.finish(err)
 			}
 		case id := <-e.drop:
 			e.Remove(id)
-			if l.synced() {
-				return l.finish(nil)
+			if stop, err := l.settled(); stop {
+				return l.finish(err)
 			}
 		case err := <-e.fatal:
 			_ = sink.Flush()
 			return err
 		case <-timeout:
-			return l.finish(nil)
+			if err := l.finish(nil); err != nil {
+				return err
+			}
+			return ErrTimedOut
 		case <-opts.OutputClosed:
 			// The reader went away: a normal end, nothing left to say.
 			return nil
@@ -299,6 +311,7 @@ type loop struct {
 	e           *Engine
 	sink        Sink
 	untilSynced bool
+	check       func() (bool, error)
 }
 
 // handle hands b to the sink and counts what it handled of the initial
@@ -310,12 +323,21 @@ func (l *loop) handle(b Batch) (bool, error) {
 	return l.sink.Handle(b)
 }
 
-// synced reports whether the run ends because every informer's initial
-// list is out.
-func (l *loop) synced() bool {
-	if !l.untilSynced {
-		return false
+// settled reports whether the run ends, once every informer's initial
+// list is out: --until-synced, or the Check.
+func (l *loop) settled() (bool, error) {
+	if !l.untilSynced && l.check == nil || !l.initialDone() {
+		return false, nil
 	}
+	if l.untilSynced {
+		return true, nil
+	}
+	return l.check()
+}
+
+// initialDone reports whether every live informer's initial list has been
+// handed to the Sink.
+func (l *loop) initialDone() bool {
 	l.e.lock.Lock()
 	defer l.e.lock.Unlock()
 	for _, inf := range l.e.informers {
@@ -326,11 +348,13 @@ func (l *loop) synced() bool {
 	return true
 }
 
-// finish flushes after a normal end; a reader that went away is a normal
-// end too.
+// finish flushes and says how the run ends; a reader that went away is a
+// normal end.
 func (l *loop) finish(err error) error {
-	if err == nil {
-		err = l.sink.Flush()
+	// Whole records only reach the Sink's buffer: flush them, also before
+	// returning an error (the delta that made a Check fail is printed).
+	if flushErr := l.sink.Flush(); err == nil {
+		err = flushErr
 	}
 	if err == nil || errors.Is(err, ErrOutputClosed) {
 		return nil

@@ -411,8 +411,8 @@ func TestRunTimeout(t *testing.T) {
 	default:
 	}
 	h.clock.Step(time.Second)
-	if err := h.wait(done); err != nil {
-		t.Fatalf("Run: %v", err)
+	if err := h.wait(done); !errors.Is(err, informer.ErrTimedOut) {
+		t.Fatalf("Run: %v, want ErrTimedOut", err)
 	}
 	h.wantLines("Replaced: a")
 	checkNoLeak(t)
@@ -686,6 +686,42 @@ func TestOptionalNotFoundIsGoneQuietly(t *testing.T) {
 	}
 	if lines := h.errOut.lines(); len(lines) != 0 {
 		t.Errorf("stderr: %q, want nothing", lines)
+	}
+	checkNoLeak(t)
+}
+
+func TestRunCheck(t *testing.T) {
+	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	h := newHarness(t, harnessOptions{}, nil)
+	h.lws[configMaps.ID()] = lw
+	inf, err := h.engine.Add(configMaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("b exists")
+	checks := 0
+	done := h.run(context.Background(), informer.RunOptions{Check: func() (bool, error) {
+		checks++
+		// Called only once the initial list is out: a is in the Store.
+		if _, ok, _ := inf.Store().GetByKey("ns/a"); !ok {
+			t.Error("Check ran before the initial list was out")
+		}
+		_, ok, _ := inf.Store().GetByKey("ns/b")
+		if ok {
+			return true, boom
+		}
+		return false, nil
+	}})
+	w := lw.nextWatch(t)
+	h.waitBatches(1)
+	w.Add(object(t, "ConfigMap", "b", "11"))
+	if err := h.wait(done); !errors.Is(err, boom) {
+		t.Fatalf("Run: %v, want the Check's error", err)
+	}
+	// The delta that made the Check stop the run is printed.
+	h.wantLines("Replaced: a", "Added: b")
+	if checks < 2 {
+		t.Errorf("Check ran %d times", checks)
 	}
 	checkNoLeak(t)
 }

@@ -1,0 +1,203 @@
+// Package condition parses and evaluates the conditions of --until,
+// --until-any and --fail-when, in the grammar of kubectl wait --for:
+//
+//	delete                      the object does not exist
+//	create                      the object exists
+//	condition=NAME              status.conditions has NAME with status True
+//	condition=NAME=VALUE        … with status VALUE (case-insensitive)
+//	jsonpath='{PATH}'=VALUE     PATH yields exactly VALUE
+//	jsonpath='{PATH}'           PATH yields something
+//
+// A condition is evaluated on an object's JSON as the Store holds it, or on
+// nil for an object that does not exist.
+package condition
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/client-go/util/jsonpath"
+)
+
+// kind is the form of a condition.
+type kind int
+
+const (
+	kindDelete kind = iota
+	kindCreate
+	kindCondition
+	kindJSONPath
+)
+
+// Condition is one parsed condition. It is safe for concurrent use.
+type Condition struct {
+	// src is the condition as given, for messages.
+	src  string
+	kind kind
+	// name and value are condition=NAME=VALUE's.
+	name, value string
+	// path is the JSONPath template of jsonpath=; value its expected
+	// value when hasValue.
+	path     string
+	hasValue bool
+}
+
+// String returns the condition as given.
+func (c *Condition) String() string { return c.src }
+
+// Parse reads one condition; flag names the flag in errors ("--until").
+func Parse(flag, s string) (*Condition, error) {
+	c := &Condition{src: s}
+	form, arg, hasArg := strings.Cut(s, "=")
+	switch strings.ToLower(form) {
+	case "delete", "create":
+		if hasArg {
+			return nil, fmt.Errorf("invalid %s %q: %s takes no value", flag, s, form)
+		}
+		c.kind = kindCreate
+		if strings.EqualFold(form, "delete") {
+			c.kind = kindDelete
+		}
+	case "condition":
+		c.kind = kindCondition
+		c.name, c.value, _ = strings.Cut(arg, "=")
+		if c.name == "" {
+			return nil, fmt.Errorf("invalid %s %q: name the condition, e.g. %s=condition=Available", flag, s, flag)
+		}
+		if c.value == "" {
+			c.value = "True"
+		}
+	case "jsonpath":
+		c.kind = kindJSONPath
+		if err := c.parseJSONPath(arg); err != nil {
+			return nil, fmt.Errorf("invalid %s %q: %w", flag, s, err)
+		}
+	default:
+		return nil, fmt.Errorf("invalid %s %q: must be delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE]", flag, s)
+	}
+	return c, nil
+}
+
+// parseJSONPath reads '{PATH}'[=VALUE] (quotes optional), as kubectl wait.
+func (c *Condition) parseJSONPath(arg string) error {
+	arg = strings.TrimSpace(arg)
+	end := strings.LastIndex(arg, "}")
+	if !strings.HasPrefix(strings.Trim(arg, `'"`), "{") || end < 0 {
+		return errors.New(`the JSONPath must be in braces, e.g. jsonpath='{.status.phase}'=Running`)
+	}
+	path := strings.Trim(arg[:end+1], `'"`)
+	rest := strings.TrimLeft(arg[end+1:], `'"`)
+	if rest != "" {
+		if !strings.HasPrefix(rest, "=") {
+			return fmt.Errorf("unexpected %q after the JSONPath", rest)
+		}
+		c.value, c.hasValue = strings.Trim(rest[1:], `'"`), true
+	}
+	if _, err := newJSONPath(path); err != nil {
+		return err
+	}
+	c.path = path
+	return nil
+}
+
+// newJSONPath parses a JSONPath template; missing keys yield nothing.
+func newJSONPath(path string) (*jsonpath.JSONPath, error) {
+	j := jsonpath.New("condition").AllowMissingKeys(true)
+	if err := j.Parse(path); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// IsDelete reports whether the condition is delete: it holds for objects
+// that do not exist.
+func (c *Condition) IsDelete() bool { return c.kind == kindDelete }
+
+// Holds reports whether the condition holds for the object whose JSON is
+// obj; nil means the object does not exist.
+func (c *Condition) Holds(obj []byte) (bool, error) {
+	switch c.kind {
+	case kindDelete:
+		return obj == nil, nil
+	case kindCreate:
+		return obj != nil, nil
+	}
+	if obj == nil {
+		return false, nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return false, fmt.Errorf("unable to decode an object to evaluate %q: %w", c.src, err)
+	}
+	if c.kind == kindCondition {
+		return c.conditionHolds(v), nil
+	}
+	return c.jsonPathHolds(v)
+}
+
+// conditionHolds looks up status.conditions[type=name].status.
+func (c *Condition) conditionHolds(v any) bool {
+	obj, _ := v.(map[string]any)
+	status, _ := obj["status"].(map[string]any)
+	conditions, _ := status["conditions"].([]any)
+	for _, cond := range conditions {
+		m, _ := cond.(map[string]any)
+		t, _ := m["type"].(string)
+		if !strings.EqualFold(t, c.name) {
+			continue
+		}
+		s, _ := m["status"].(string)
+		return strings.EqualFold(s, c.value)
+	}
+	return false
+}
+
+// jsonPathHolds evaluates the JSONPath: with a value, it must yield that
+// one value; without, anything.
+func (c *Condition) jsonPathHolds(v any) (bool, error) {
+	j, err := newJSONPath(c.path)
+	if err != nil {
+		return false, err
+	}
+	results, err := j.FindResults(v)
+	if err != nil {
+		return false, nil
+	}
+	var found []string
+	for _, set := range results {
+		for _, r := range set {
+			if !r.IsValid() {
+				continue
+			}
+			found = append(found, format(r.Interface()))
+		}
+	}
+	if !c.hasValue {
+		return len(found) > 0, nil
+	}
+	return len(found) == 1 && found[0] == c.value, nil
+}
+
+// format prints a JSONPath result as kubectl wait compares it.
+func format(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case nil:
+		return "null"
+	case map[string]any, []any:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Sprint(x)
+		}
+		return string(b)
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,72 @@
+package condition
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		name, cond, want string
+	}{
+		{"unknown form", "ready", `invalid --until "ready": must be delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE]`},
+		{"delete with a value", "delete=yes", `invalid --until "delete=yes": delete takes no value`},
+		{"condition without a name", "condition=", `invalid --until "condition=": name the condition`},
+		{"jsonpath without braces", "jsonpath=.status.phase=Running", `invalid --until "jsonpath=.status.phase=Running": the JSONPath must be in braces`},
+		{"jsonpath that does not parse", "jsonpath={.status[}", `invalid --until "jsonpath={.status[}"`},
+		{"junk after the path", "jsonpath={.a}x", `unexpected "x" after the JSONPath`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("--until", tc.cond)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Parse(%q) error = %v, want it to contain %q", tc.cond, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestHolds(t *testing.T) {
+	available := `{"metadata":{"name":"web"},"status":{"phase":"Running","readyReplicas":3,"conditions":[{"type":"Progressing","status":"True"},{"type":"Available","status":"False"}]}}`
+	cases := []struct {
+		name, cond string
+		obj        string // "" is an absent object
+		want       bool
+	}{
+		{"delete of an absent object", "delete", "", true},
+		{"delete of an existing object", "delete", available, false},
+		{"create", "create", available, true},
+		{"create of an absent object", "create", "", false},
+		{"condition true", "condition=Progressing", available, true},
+		{"condition false", "condition=Available", available, false},
+		{"condition with its value", "condition=available=false", available, true},
+		{"condition missing", "condition=Ready", available, false},
+		{"condition of an absent object", "condition=Available", "", false},
+		{"jsonpath string", "jsonpath='{.status.phase}'=Running", available, true},
+		{"jsonpath other string", "jsonpath={.status.phase}=Pending", available, false},
+		{"jsonpath number", `jsonpath="{.status.readyReplicas}"=3`, available, true},
+		{"jsonpath exists", "jsonpath={.status.readyReplicas}", available, true},
+		{"jsonpath missing", "jsonpath={.status.nothing}", available, false},
+		{"jsonpath filter", `jsonpath={.status.conditions[?(@.type=="Available")].status}=False`, available, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse("--until", tc.cond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var obj []byte
+			if tc.obj != "" {
+				obj = []byte(tc.obj)
+			}
+			got, err := c.Holds(obj)
+			if err != nil || got != tc.want {
+				t.Errorf("%s on %s: %v, %v; want %v", tc.cond, tc.name, got, err, tc.want)
+			}
+		})
+	}
+	c, _ := Parse("--until", "condition=Available")
+	if _, err := c.Holds([]byte("{")); err == nil {
+		t.Error("broken JSON gave no error")
+	}
+}
