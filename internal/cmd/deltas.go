@@ -60,6 +60,9 @@ stderr.`
   # A snapshot of the current state with delta types, then exit
   kubectl deltas secrets --until-synced -o name
 
+  # Follow a rollout until it is Available, failing after 5 minutes
+  kubectl deltas deployment/web --until=condition=Available --timeout=5m
+
   # Stop after 10 deltas or 30 seconds, whichever comes first
   kubectl deltas cm --count=10 --timeout=30s`
 )
@@ -121,6 +124,9 @@ type DeltasOptions struct {
 	ignorePaths       []string
 	allTypes          bool
 	metadataOnly      bool
+	until             []string
+	untilAny          []string
+	failWhen          []string
 	exclude           []string
 	excludeSet        bool
 
@@ -133,6 +139,8 @@ type DeltasOptions struct {
 	printer      printer.Printer
 	stage        *record.Stage
 	cachedConfig *rest.Config
+	// waiter holds the parsed --until, --until-any and --fail-when.
+	waiter *waiter
 
 	genericiooptions.IOStreams
 }
@@ -198,7 +206,7 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.watchOnly, "watch-only", o.watchOnly, "Do not print the initial list (it is still listed, to know the starting state).")
 	flags.DurationVar(&o.resync, "resync", o.resync, "Emit Sync deltas for every known object this often (0 = never).")
 	flags.IntVar(&o.count, "count", o.count, "Exit (0) after printing this many deltas (0 = no limit).")
-	flags.DurationVar(&o.timeout, "timeout", o.timeout, "Exit (0) after this long (0 = run until interrupted).")
+	flags.DurationVar(&o.timeout, "timeout", o.timeout, "Exit after this long: 0, or 1 while waiting for an --until condition (0 = run until interrupted).")
 	flags.BoolVar(&o.untilSynced, "until-synced", o.untilSynced, "Print the initial list, then exit (0).")
 	flags.BoolVar(&o.showManagedFields, "show-managed-fields", o.showManagedFields, "Keep metadata.managedFields in printed objects (stripped by default).")
 	flags.BoolVar(&o.showSecretData, "show-secret-data", o.showSecretData, "Print the values of Secrets (data, stringData, last-applied-configuration); redacted by default.")
@@ -216,6 +224,9 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.status, "status", o.status, "Include status in diffs; --status=false ignores status changes (with --changed-only, status-only updates are dropped).")
 	flags.StringArrayVar(&o.ignorePaths, "ignore-path", o.ignorePaths, "Leave this field out of diffs (repeatable): a JSON pointer (/metadata/labels/x) or a dotted path (metadata.labels.x).")
 	flags.BoolVar(&o.allTypes, "all-types", o.allTypes, "Watch every resource type the server serves that can be listed and watched, CRDs and aggregated APIs included (cluster-scoped types with -A only). Types you may not list and watch are skipped with a note.")
+	flags.StringArrayVar(&o.until, "until", o.until, "Exit 0 as soon as every watched object meets this condition (repeatable: all must hold), as kubectl wait --for: delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE]. A named object that does not exist yet is waited for. With --timeout, running out of time exits 1.")
+	flags.StringArrayVar(&o.untilAny, "until-any", o.untilAny, "Exit 0 as soon as one watched object meets this condition (repeatable: any may hold).")
+	flags.StringArrayVar(&o.failWhen, "fail-when", o.failWhen, "Exit 2 as soon as any watched object meets this condition (repeatable), after printing the delta that made it hold, e.g. --fail-when=condition=Failed.")
 	flags.BoolVar(&o.metadataOnly, "metadata-only", o.metadataOnly, "List and watch each object's metadata only (PartialObjectMetadata): far less to transfer and keep, for --all-types -A on large clusters. The printed object is the metadata object; --diff diffs metadata. Types that cannot serve it are watched whole, with a note.")
 	flags.StringSliceVar(&o.exclude, "exclude", o.exclude, "With --all-types or a category (all, or one a CRD declares): leave these types out. Default: events, events.events.k8s.io and leases.coordination.k8s.io; --exclude= (empty) leaves nothing out.")
 	flags.DurationVar(&o.minWatchTimeout, "min-watch-timeout", o.minWatchTimeout, "Shortest server-side watch timeout; each watch lasts a random time between this and twice this (default 5m).")
@@ -323,6 +334,16 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	o.waiter = &waiter{errOut: o.ErrOut}
+	if o.waiter.until, err = parseConditions("--until", o.until); err != nil {
+		return err
+	}
+	if o.waiter.untilAny, err = parseConditions("--until-any", o.untilAny); err != nil {
+		return err
+	}
+	if o.waiter.failWhen, err = parseConditions("--fail-when", o.failWhen); err != nil {
+		return err
+	}
 	color, err := resolveColor(o.color, o.Out)
 	if err != nil {
 		return err
@@ -394,6 +415,8 @@ func (o *DeltasOptions) Validate() error {
 		return fmt.Errorf("invalid --watch-list value %q: must be auto, true or false", o.watchList)
 	case o.relist != "changed" && o.relist != "all":
 		return fmt.Errorf("invalid --relist value %q: must be changed or all", o.relist)
+	case o.untilSynced && len(o.until)+len(o.untilAny)+len(o.failWhen) > 0:
+		return errors.New("--until-synced cannot be used with --until, --until-any or --fail-when: use one way to stop")
 	case o.untilSynced && o.watchOnly:
 		return errors.New("--until-synced cannot be used with --watch-only: there would be nothing to print")
 	case o.untilSynced && o.resourceVersion != "":

@@ -110,16 +110,23 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	stdoutClosed, stopWatching := watchStdoutClosed(o.Out)
 	defer stopWatching()
 	sink := record.NewSink(o.stage, o.printer, o.Out, o.count, nil)
-	err = engine.Run(sigCtx, sink, informer.RunOptions{
+	runOpts := informer.RunOptions{
 		Timeout:      o.timeout,
 		UntilSynced:  o.untilSynced,
 		OutputClosed: stdoutClosed,
-	})
+	}
+	if o.waiter.active() {
+		o.waiter.engine = engine
+		runOpts.Check = o.waiter.check
+	}
+	err = engine.Run(sigCtx, sink, runOpts)
 	stopFollowing()
 	following.Wait()
 	switch {
 	case errors.Is(err, informer.ErrInterrupted):
 		return &ExitError{Code: exitInterrupted}
+	case errors.Is(err, informer.ErrTimedOut) && o.waiter.active():
+		return o.waiter.timedOut()
 	case errors.Is(err, informer.ErrTimedOut):
 		return nil
 	}

@@ -1,0 +1,128 @@
+package e2e
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// waitExit waits for the plugin to exit by itself and returns its code.
+func (s *stream) waitExit(limit time.Duration) int {
+	s.t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(limit):
+		s.t.Fatalf("kubectl deltas did not exit within %s; stderr: %s", limit, s.stderr.String())
+	}
+	if exit, ok := s.err.(*exec.ExitError); ok {
+		return exit.ExitCode()
+	}
+	if s.err != nil {
+		s.t.Fatalf("kubectl deltas: %v", s.err)
+	}
+	return 0
+}
+
+// rest returns the stdout lines not read yet, once the plugin has exited.
+func (s *stream) rest() []string {
+	var out []string
+	for line := range s.lines {
+		out = append(out, line)
+	}
+	return out
+}
+
+func TestUntil(t *testing.T) {
+	ns := newNamespace(t)
+
+	t.Run("delete of a named object", func(t *testing.T) {
+		createCM(t, ns, "doomed", nil, nil)
+		s := start(t, "cm/doomed", "-n", ns, "--until=delete")
+		s.expect("Replaced: doomed")
+		must(t, testEnv.client.CoreV1().ConfigMaps(ns).Delete(bg, "doomed", metav1.DeleteOptions{}))
+		if code := s.waitExit(30 * time.Second); code != 0 {
+			t.Fatalf("exit %d; stderr: %s", code, s.stderr.String())
+		}
+		if got := s.rest(); strings.Join(got, "\n") != "Deleted: doomed" {
+			t.Errorf("stdout after the list: %q", got)
+		}
+		if !strings.Contains(s.stderr.String(), "configmap/doomed condition met") {
+			t.Errorf("stderr: %q", s.stderr.String())
+		}
+	})
+
+	t.Run("an object created later", func(t *testing.T) {
+		s := start(t, "cm/later", "-n", ns, "--until=jsonpath={.data.k}=v2", "-o", "name")
+		s.quiet(time.Second)
+		createCM(t, ns, "later", nil, map[string]string{"k": "v1"})
+		s.expect("configmap/later")
+		updateCM(t, ns, "later", "k", "v2")
+		if code := s.waitExit(30 * time.Second); code != 0 {
+			t.Fatalf("exit %d; stderr: %s", code, s.stderr.String())
+		}
+		if got := s.rest(); strings.Join(got, "\n") != "configmap/later" {
+			t.Errorf("stdout: %q", got)
+		}
+	})
+
+	t.Run("condition already met", func(t *testing.T) {
+		createDeployment(t, ns, "ready")
+		d, err := testEnv.client.AppsV1().Deployments(ns).Get(bg, "ready", metav1.GetOptions{})
+		must(t, err)
+		d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: "True", Reason: "Test"}}
+		_, err = testEnv.client.AppsV1().Deployments(ns).UpdateStatus(bg, d, metav1.UpdateOptions{})
+		must(t, err)
+		r := run(t, time.Minute, "deployment/ready", "-n", ns, "--until=condition=Available", "-o", "name")
+		if r.code != 0 || r.stdout != "deployment.apps/ready\n" || !strings.Contains(r.stderr, "deployment.apps/ready condition met") {
+			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+	})
+
+	t.Run("fail-when", func(t *testing.T) {
+		createCM(t, ns, "job", nil, map[string]string{"state": "running"})
+		s := start(t, "cm/job", "-n", ns, "--until=jsonpath={.data.state}=done", "--fail-when=jsonpath={.data.state}=broken")
+		s.expect("Replaced: job")
+		updateCM(t, ns, "job", "state", "broken")
+		if code := s.waitExit(30 * time.Second); code != 2 {
+			t.Fatalf("exit %d, want 2; stderr: %s", code, s.stderr.String())
+		}
+		if got := s.rest(); strings.Join(got, "\n") != "Updated: job" {
+			t.Errorf("stdout: %q, want the delta that failed", got)
+		}
+		if !strings.HasPrefix(s.stderr.String(), "error: configmap/job matched --fail-when=jsonpath={.data.state}=broken") {
+			t.Errorf("stderr: %q", s.stderr.String())
+		}
+	})
+
+	t.Run("timeout", func(t *testing.T) {
+		createCM(t, ns, "forever", nil, nil)
+		r := run(t, time.Minute, "cm/forever", "-n", ns, "--until=delete", "--timeout=2s")
+		if r.code != 1 || r.stdout != "Replaced: forever\n" || r.stderr != "error: timed out waiting for the condition on configmaps/forever\n" {
+			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+		// Without a condition a timeout is a normal end.
+		if r := run(t, time.Minute, "cm/forever", "-n", ns, "--timeout=1s"); r.code != 0 {
+			t.Errorf("plain --timeout: exit %d", r.code)
+		}
+	})
+
+	t.Run("bad input", func(t *testing.T) {
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"cm", "--until=ready"}, `error: invalid --until "ready": must be delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE]`},
+			{[]string{"cm", "--fail-when=jsonpath={.a[}"}, `error: invalid --fail-when "jsonpath={.a[}"`},
+			{[]string{"cm", "--until=delete", "--until-synced"}, "error: --until-synced cannot be used with --until"},
+		} {
+			r := run(t, time.Minute, tc.args...)
+			if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, tc.want) {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", tc.args, r.code, r.stdout, r.stderr, tc.want)
+			}
+		}
+	})
+}
