@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -110,12 +111,26 @@ func TestUntil(t *testing.T) {
 		}
 	})
 
+	t.Run("cel condition", func(t *testing.T) {
+		createCM(t, ns, "counter", nil, map[string]string{"n": "1"})
+		s := start(t, "cm/counter", "-n", ns, `--until=cel='int(object.data.n) >= 3 && kind == "ConfigMap"'`, "-o", "name")
+		s.expect("configmap/counter")
+		updateCM(t, ns, "counter", "n", "2")
+		s.expect("configmap/counter")
+		updateCM(t, ns, "counter", "n", "3")
+		if code := s.waitExit(30 * time.Second); code != 0 {
+			t.Fatalf("exit %d; stderr: %s", code, s.stderr.String())
+		}
+	})
+
 	t.Run("bad input", func(t *testing.T) {
 		for _, tc := range []struct {
 			args []string
 			want string
 		}{
-			{[]string{"cm", "--until=ready"}, `error: invalid --until "ready": must be delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE]`},
+			{[]string{"cm", "--until=ready"}, `error: invalid --until "ready": must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE] or cel='EXPR'`},
+			{[]string{"cm", "--until=cel='object.('"}, `error: invalid --until CEL expression "object.("`},
+			{[]string{"cm", "--where=name"}, `error: invalid --where CEL expression "name": it yields string, not a bool`},
 			{[]string{"cm", "--fail-when=jsonpath={.a[}"}, `error: invalid --fail-when "jsonpath={.a[}"`},
 			{[]string{"cm", "--until=delete", "--until-synced"}, "error: --until-synced cannot be used with --until"},
 		} {
@@ -125,4 +140,28 @@ func TestUntil(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestWhere(t *testing.T) {
+	ns := newNamespace(t)
+	createCM(t, ns, "web-a", map[string]string{"tier": "web"}, nil)
+	createCM(t, ns, "db-a", map[string]string{"tier": "db"}, nil)
+	s := start(t, "cm", "-n", ns, `--where=has(object.metadata.labels) && object.metadata.labels.tier == "web"`)
+	s.expect("Replaced: web-a")
+	createCM(t, ns, "db-b", map[string]string{"tier": "db"}, nil)
+	createCM(t, ns, "web-b", map[string]string{"tier": "web"}, nil)
+	s.expect("Added: web-b")
+	// Updates seen through oldObject: only changes of data.k.
+	s2 := start(t, "cm", "-n", ns, "--watch-only",
+		`--where=deltaType == "Updated" && has(object.data) && has(object.data.k) && (!has(oldObject.data) || !has(oldObject.data.k) || object.data.k != oldObject.data.k)`)
+	createUntilShown(t, s2, 30*time.Second, func(i int) string {
+		updateCM(t, ns, "web-a", "k", fmt.Sprint(i))
+		return "Updated: web-a"
+	})
+	updateCM(t, ns, "db-a", "other", "1")
+	updateCM(t, ns, "db-a", "k", "1")
+	s2.expect("Updated: db-a")
+	updateCM(t, ns, "db-a", "other", "2")
+	updateCM(t, ns, "web-a", "k", "changed")
+	s2.expect("Updated: web-a")
 }

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
@@ -125,6 +126,7 @@ type DeltasOptions struct {
 	allTypes          bool
 	metadataOnly      bool
 	until             []string
+	where             []string
 	untilAny          []string
 	failWhen          []string
 	exclude           []string
@@ -225,6 +227,7 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.StringArrayVar(&o.ignorePaths, "ignore-path", o.ignorePaths, "Leave this field out of diffs (repeatable): a JSON pointer (/metadata/labels/x) or a dotted path (metadata.labels.x).")
 	flags.BoolVar(&o.allTypes, "all-types", o.allTypes, "Watch every resource type the server serves that can be listed and watched, CRDs and aggregated APIs included (cluster-scoped types with -A only). Types you may not list and watch are skipped with a note.")
 	flags.StringArrayVar(&o.until, "until", o.until, "Exit 0 as soon as every watched object meets this condition (repeatable: all must hold), as kubectl wait --for: delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE]. A named object that does not exist yet is waited for. With --timeout, running out of time exits 1.")
+	flags.StringArrayVar(&o.where, "where", o.where, "Print only the deltas for which this CEL expression is true (repeatable: all must be), over object, oldObject, deltaType, kind, apiVersion, resource, namespace and name, e.g. --where='object.metadata.labels.tier == \"web\"'. Everything is still watched.")
 	flags.StringArrayVar(&o.untilAny, "until-any", o.untilAny, "Exit 0 as soon as one watched object meets this condition (repeatable: any may hold).")
 	flags.StringArrayVar(&o.failWhen, "fail-when", o.failWhen, "Exit 2 as soon as any watched object meets this condition (repeatable), after printing the delta that made it hold, e.g. --fail-when=condition=Failed.")
 	flags.BoolVar(&o.metadataOnly, "metadata-only", o.metadataOnly, "List and watch each object's metadata only (PartialObjectMetadata): far less to transfer and keep, for --all-types -A on large clusters. The printed object is the metadata object; --diff diffs metadata. Types that cannot serve it are watched whole, with a note.")
@@ -319,11 +322,20 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	where := make([]*celexpr.Program, 0, len(o.where))
+	for _, expr := range o.where {
+		p, err := celexpr.Compile("--where", expr)
+		if err != nil {
+			return err
+		}
+		where = append(where, p)
+	}
 	o.stage, err = record.NewStage(record.Options{
 		Types:          types,
 		WatchOnly:      o.watchOnly,
 		RelistAll:      o.relist == "all",
 		ShowSecretData: o.showSecretData,
+		Where:          where,
 		Diff: record.DiffOptions{
 			Show:         o.diff,
 			ChangedOnly:  o.changedOnly,

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
@@ -31,8 +32,9 @@ func (w *waiter) active() bool {
 type watched struct {
 	// name is how messages name it: "deployment.apps/web".
 	name string
-	// json is the object as the Store has it, nil if it does not exist.
-	json []byte
+	// vars is the object as the Store has it (Object nil if it does not
+	// exist), for the conditions.
+	vars celexpr.Vars
 }
 
 // objects returns what the conditions are evaluated on.
@@ -45,19 +47,29 @@ func (w *waiter) objects() []watched {
 			if t.Namespace != "" {
 				key = t.Namespace + "/" + t.Name
 			}
-			o := watched{name: objectName(t, t.Name)}
+			o := watched{name: objectName(t, t.Name), vars: targetVars(t, t.Namespace, t.Name)}
 			if obj, ok, _ := inf.Store().GetByKey(key); ok {
-				o.json = obj.(*rawobj.Object).JSON
+				o.vars.Object = obj.(*rawobj.Object).JSON
 			}
 			out = append(out, o)
 			continue
 		}
 		for _, obj := range inf.Store().List() {
 			o := obj.(*rawobj.Object)
-			out = append(out, watched{name: objectName(t, o.Name), json: o.JSON})
+			vars := targetVars(t, o.Namespace, o.Name)
+			vars.Object = o.JSON
+			out = append(out, watched{name: objectName(t, o.Name), vars: vars})
 		}
 	}
 	return out
+}
+
+// targetVars are the CEL variables of an object of t.
+func targetVars(t informer.Target, namespace, name string) celexpr.Vars {
+	return celexpr.Vars{
+		Kind: t.Kind.Kind, APIVersion: t.Kind.GroupVersion().String(), Resource: t.Resource.Resource,
+		Namespace: namespace, Name: name,
+	}
 }
 
 // objectName is "deployment.apps/web", as -o name prints it.
@@ -77,7 +89,7 @@ func (w *waiter) check() (bool, error) {
 	objects := w.objects()
 	for _, c := range w.failWhen {
 		for _, o := range objects {
-			if ok, err := c.Holds(o.json); err != nil || ok {
+			if ok, err := c.Holds(o.vars); err != nil || ok {
 				if err != nil {
 					return true, err
 				}
@@ -87,7 +99,7 @@ func (w *waiter) check() (bool, error) {
 	}
 	for _, c := range w.untilAny {
 		for _, o := range objects {
-			ok, err := c.Holds(o.json)
+			ok, err := c.Holds(o.vars)
 			if err != nil {
 				return true, err
 			}
@@ -105,7 +117,7 @@ func (w *waiter) check() (bool, error) {
 	}
 	for _, o := range objects {
 		for _, c := range w.until {
-			ok, err := c.Holds(o.json)
+			ok, err := c.Holds(o.vars)
 			if err != nil {
 				return true, err
 			}

@@ -7,6 +7,7 @@
 //	condition=NAME=VALUE        … with status VALUE (case-insensitive)
 //	jsonpath='{PATH}'=VALUE     PATH yields exactly VALUE
 //	jsonpath='{PATH}'           PATH yields something
+//	cel='EXPR'                  a CEL expression (internal/celexpr) is true
 //
 // A condition is evaluated on an object's JSON as the Store holds it, or on
 // nil for an object that does not exist.
@@ -20,6 +21,8 @@ import (
 	"strings"
 
 	"k8s.io/client-go/util/jsonpath"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 )
 
 // kind is the form of a condition.
@@ -30,6 +33,7 @@ const (
 	kindCreate
 	kindCondition
 	kindJSONPath
+	kindCEL
 )
 
 // Condition is one parsed condition. It is safe for concurrent use.
@@ -43,6 +47,8 @@ type Condition struct {
 	// value when hasValue.
 	path     string
 	hasValue bool
+	// cel is cel='EXPR''s program.
+	cel *celexpr.Program
 }
 
 // String returns the condition as given.
@@ -75,8 +81,19 @@ func Parse(flag, s string) (*Condition, error) {
 		if err := c.parseJSONPath(arg); err != nil {
 			return nil, fmt.Errorf("invalid %s %q: %w", flag, s, err)
 		}
+	case "cel":
+		c.kind = kindCEL
+		expr := strings.TrimSpace(arg)
+		if len(expr) >= 2 && (expr[0] == '\'' || expr[0] == '"') && expr[len(expr)-1] == expr[0] {
+			expr = expr[1 : len(expr)-1]
+		}
+		prg, err := celexpr.Compile(flag, expr)
+		if err != nil {
+			return nil, err
+		}
+		c.cel = prg
 	default:
-		return nil, fmt.Errorf("invalid %s %q: must be delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE]", flag, s)
+		return nil, fmt.Errorf("invalid %s %q: must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE] or cel='EXPR'", flag, s)
 	}
 	return c, nil
 }
@@ -116,9 +133,10 @@ func newJSONPath(path string) (*jsonpath.JSONPath, error) {
 // that do not exist.
 func (c *Condition) IsDelete() bool { return c.kind == kindDelete }
 
-// Holds reports whether the condition holds for the object whose JSON is
-// obj; nil means the object does not exist.
-func (c *Condition) Holds(obj []byte) (bool, error) {
+// Holds reports whether the condition holds for v.Object (JSON; nil means
+// the object does not exist). A CEL condition also sees v's other fields.
+func (c *Condition) Holds(v celexpr.Vars) (bool, error) {
+	obj := v.Object
 	switch c.kind {
 	case kindDelete:
 		return obj == nil, nil
@@ -128,16 +146,19 @@ func (c *Condition) Holds(obj []byte) (bool, error) {
 	if obj == nil {
 		return false, nil
 	}
-	var v any
+	if c.kind == kindCEL {
+		return c.cel.Eval(v)
+	}
+	var decoded any
 	dec := json.NewDecoder(bytes.NewReader(obj))
 	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	if err := dec.Decode(&decoded); err != nil {
 		return false, fmt.Errorf("unable to decode an object to evaluate %q: %w", c.src, err)
 	}
 	if c.kind == kindCondition {
-		return c.conditionHolds(v), nil
+		return c.conditionHolds(decoded), nil
 	}
-	return c.jsonPathHolds(v)
+	return c.jsonPathHolds(decoded)
 }
 
 // conditionHolds looks up status.conditions[type=name].status.

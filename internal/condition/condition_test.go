@@ -3,13 +3,17 @@ package condition
 import (
 	"strings"
 	"testing"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 )
 
 func TestParseErrors(t *testing.T) {
 	cases := []struct {
 		name, cond, want string
 	}{
-		{"unknown form", "ready", `invalid --until "ready": must be delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE]`},
+		{"unknown form", "ready", `invalid --until "ready": must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE] or cel='EXPR'`},
+		{"CEL that does not parse", "cel='object.('", `invalid --until CEL expression "object.("`},
+		{"CEL that is no bool", "cel=name", `it yields string, not a bool`},
 		{"delete with a value", "delete=yes", `invalid --until "delete=yes": delete takes no value`},
 		{"condition without a name", "condition=", `invalid --until "condition=": name the condition`},
 		{"jsonpath without braces", "jsonpath=.status.phase=Running", `invalid --until "jsonpath=.status.phase=Running": the JSONPath must be in braces`},
@@ -48,6 +52,9 @@ func TestHolds(t *testing.T) {
 		{"jsonpath exists", "jsonpath={.status.readyReplicas}", available, true},
 		{"jsonpath missing", "jsonpath={.status.nothing}", available, false},
 		{"jsonpath filter", `jsonpath={.status.conditions[?(@.type=="Available")].status}=False`, available, true},
+		{"CEL true", `cel='object.status.readyReplicas >= 3 && name == "web"'`, available, true},
+		{"CEL false", `cel=object.status.phase == "Pending"`, available, false},
+		{"CEL on an absent object", `cel=true`, "", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,18 +62,18 @@ func TestHolds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var obj []byte
+			v := celexpr.Vars{Name: "web", Kind: "Deployment"}
 			if tc.obj != "" {
-				obj = []byte(tc.obj)
+				v.Object = []byte(tc.obj)
 			}
-			got, err := c.Holds(obj)
+			got, err := c.Holds(v)
 			if err != nil || got != tc.want {
 				t.Errorf("%s on %s: %v, %v; want %v", tc.cond, tc.name, got, err, tc.want)
 			}
 		})
 	}
 	c, _ := Parse("--until", "condition=Available")
-	if _, err := c.Holds([]byte("{")); err == nil {
+	if _, err := c.Holds(celexpr.Vars{Object: []byte("{")}); err == nil {
 		t.Error("broken JSON gave no error")
 	}
 }

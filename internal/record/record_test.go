@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
@@ -230,6 +231,14 @@ func TestStageFill(t *testing.T) {
 					t.Errorf("changes %+v", r.Changes)
 				}
 			}},
+		{name: "--where true", opts: Options{Where: mustCEL(t, `object.data.k == "y" && oldObject.data.k == "x" && deltaType == "Updated"`)}, target: configMaps, keep: true,
+			item: informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: old, Object: obj}},
+		{name: "--where false", opts: Options{Where: mustCEL(t, `object.data.k == "x"`)}, target: configMaps,
+			item: informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: old, Object: obj}},
+		{name: "--where sees Secrets redacted", opts: Options{Where: mustCEL(t, `object.data.password == "<redacted>" && oldObject.data.password == "<redacted>"`)}, target: secrets, keep: true,
+			item: informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: secretOld, Object: secretNew}},
+		{name: "--where on a tombstone without a state", opts: Options{Where: mustCEL(t, `object == null && name == "gone"`)}, target: configMaps, keep: true,
+			item: informer.Item{Delta: cache.Delta{Type: cache.Deleted}, Key: "ns/gone", Tombstone: true}},
 		{name: "--show-secret-data", opts: Options{ShowSecretData: true}, target: secrets, keep: true,
 			item: informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: secretOld, Object: secretNew},
 			check: func(t *testing.T, r *printer.Record) {
@@ -257,4 +266,13 @@ func TestStageFill(t *testing.T) {
 	if _, err := NewStage(Options{Diff: DiffOptions{IgnorePaths: []string{"/a/~2"}}}); err == nil || !strings.Contains(err.Error(), "invalid --ignore-path") {
 		t.Errorf("bad --ignore-path: %v", err)
 	}
+}
+
+func mustCEL(t *testing.T, expr string) []*celexpr.Program {
+	t.Helper()
+	p, err := celexpr.Compile("--where", expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []*celexpr.Program{p}
 }

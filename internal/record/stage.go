@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 )
@@ -28,6 +29,9 @@ type Options struct {
 	ShowSecretData bool
 	// Diff configures field-level diffs.
 	Diff DiffOptions
+	// Where keeps only the deltas for which every expression is true
+	// (--where); Secrets are seen redacted.
+	Where []*celexpr.Program
 }
 
 // Stage turns popped deltas into records. It keeps no state between
@@ -38,6 +42,7 @@ type Stage struct {
 	relistAll      bool
 	showSecretData bool
 	diff           *differ
+	where          []*celexpr.Program
 }
 
 // NewStage checks o and returns its Stage.
@@ -52,6 +57,7 @@ func NewStage(o Options) (*Stage, error) {
 		relistAll:      o.RelistAll,
 		showSecretData: o.ShowSecretData,
 		diff:           d,
+		where:          o.Where,
 	}
 	types := o.Types
 	if len(types) == 0 {
@@ -119,7 +125,7 @@ func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 	if it.Object == nil {
 		rec.Namespace, rec.Name, _ = cache.SplitMetaNamespaceKey(it.Key)
 		rec.Object = json.RawMessage("null")
-		return true, nil
+		return s.matches(rec, it, secret)
 	}
 	obj := it.Object
 	rec.Namespace, rec.Name = obj.Namespace, obj.Name
@@ -132,6 +138,9 @@ func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 		if rec.Object, err = redactSecretJSON(obj.JSON); err != nil {
 			return false, err
 		}
+	}
+	if keep, err := s.matches(rec, it, secret); !keep || err != nil {
+		return false, err
 	}
 	if s.diff.applies(it, initial) {
 		changes, err := s.diff.compute(it.Old, obj, secret)
@@ -150,3 +159,35 @@ func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 
 // Diffs reports whether records carry diffs (--diff).
 func (s *Stage) Diffs() bool { return s.diff.show }
+
+// matches evaluates --where on a filled record: every expression must be
+// true. The object is the record's (redacted for a Secret), the old object
+// the Store's previous state (redacted likewise).
+func (s *Stage) matches(rec *printer.Record, it *informer.Item, secret bool) (bool, error) {
+	if len(s.where) == 0 {
+		return true, nil
+	}
+	v := celexpr.Vars{
+		Type: rec.Type, Kind: rec.Kind, APIVersion: rec.APIVersion, Resource: rec.Resource,
+		Namespace: rec.Namespace, Name: rec.Name,
+	}
+	if it.Object != nil {
+		v.Object = rec.Object
+	}
+	if it.Old != nil {
+		v.OldObject = it.Old.JSON
+		if secret {
+			var err error
+			if v.OldObject, err = redactSecretJSON(it.Old.JSON); err != nil {
+				return false, err
+			}
+		}
+	}
+	for _, p := range s.where {
+		ok, err := p.Eval(v)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
