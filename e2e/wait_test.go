@@ -99,6 +99,14 @@ func TestUntil(t *testing.T) {
 		}
 	})
 
+	t.Run("quiet", func(t *testing.T) {
+		createCM(t, ns, "hushed", nil, nil)
+		r := run(t, time.Minute, "cm/hushed", "-n", ns, "--until=create", "-q")
+		if r.code != 0 || r.stdout != "" || r.stderr != "configmap/hushed condition met\n" {
+			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+	})
+
 	t.Run("timeout", func(t *testing.T) {
 		createCM(t, ns, "forever", nil, nil)
 		r := run(t, time.Minute, "cm/forever", "-n", ns, "--until=delete", "--timeout=2s")
@@ -133,6 +141,7 @@ func TestUntil(t *testing.T) {
 			{[]string{"cm", "--where=name"}, `error: invalid --where CEL expression "name": it yields string, not a bool`},
 			{[]string{"cm", "--fail-when=jsonpath={.a[}"}, `error: invalid --fail-when "jsonpath={.a[}"`},
 			{[]string{"cm", "--until=delete", "--until-synced"}, "error: --until-synced cannot be used with --until"},
+			{[]string{"cm", "-q"}, "error: --quiet only applies when waiting for a condition"},
 		} {
 			r := run(t, time.Minute, tc.args...)
 			if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, tc.want) {

@@ -126,6 +126,7 @@ type DeltasOptions struct {
 	allTypes          bool
 	metadataOnly      bool
 	until             []string
+	quiet             bool
 	where             []string
 	untilAny          []string
 	failWhen          []string
@@ -228,6 +229,7 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.allTypes, "all-types", o.allTypes, "Watch every resource type the server serves that can be listed and watched, CRDs and aggregated APIs included (cluster-scoped types with -A only). Types you may not list and watch are skipped with a note.")
 	flags.StringArrayVar(&o.until, "until", o.until, "Exit 0 as soon as every watched object meets this condition (repeatable: all must hold), as kubectl wait --for: delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE]. A named object that does not exist yet is waited for. With --timeout, running out of time exits 1.")
 	flags.StringArrayVar(&o.where, "where", o.where, "Print only the deltas for which this CEL expression is true (repeatable: all must be), over object, oldObject, deltaType, kind, apiVersion, resource, namespace and name, e.g. --where='object.metadata.labels.tier == \"web\"'. Everything is still watched.")
+	flags.BoolVarP(&o.quiet, "quiet", "q", o.quiet, "With --until, --until-any or --fail-when: print no deltas, only the outcome on stderr (and the exit code).")
 	flags.StringArrayVar(&o.untilAny, "until-any", o.untilAny, "Exit 0 as soon as one watched object meets this condition (repeatable: any may hold).")
 	flags.StringArrayVar(&o.failWhen, "fail-when", o.failWhen, "Exit 2 as soon as any watched object meets this condition (repeatable), after printing the delta that made it hold, e.g. --fail-when=condition=Failed.")
 	flags.BoolVar(&o.metadataOnly, "metadata-only", o.metadataOnly, "List and watch each object's metadata only (PartialObjectMetadata): far less to transfer and keep, for --all-types -A on large clusters. The printed object is the metadata object; --diff diffs metadata. Types that cannot serve it are watched whole, with a note.")
@@ -427,6 +429,8 @@ func (o *DeltasOptions) Validate() error {
 		return fmt.Errorf("invalid --watch-list value %q: must be auto, true or false", o.watchList)
 	case o.relist != "changed" && o.relist != "all":
 		return fmt.Errorf("invalid --relist value %q: must be changed or all", o.relist)
+	case o.quiet && len(o.until)+len(o.untilAny)+len(o.failWhen) == 0:
+		return errors.New("--quiet only applies when waiting for a condition: add --until, --until-any or --fail-when")
 	case o.untilSynced && len(o.until)+len(o.untilAny)+len(o.failWhen) > 0:
 		return errors.New("--until-synced cannot be used with --until, --until-any or --fail-when: use one way to stop")
 	case o.untilSynced && o.watchOnly:

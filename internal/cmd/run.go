@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -109,7 +110,11 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	}
 	stdoutClosed, stopWatching := watchStdoutClosed(o.Out)
 	defer stopWatching()
-	sink := record.NewSink(o.stage, o.printer, o.Out, o.count, nil)
+	out := o.Out
+	if o.quiet {
+		out = io.Discard
+	}
+	sink := record.NewSink(o.stage, o.printer, out, o.count, nil)
 	runOpts := informer.RunOptions{
 		Timeout:      o.timeout,
 		UntilSynced:  o.untilSynced,
