@@ -74,41 +74,47 @@ func scaleClients() []clientDef {
 		},
 		{
 			ID: "d-json", Group: "d", Label: "(d) kubectl deltas -o json",
-			Measured: "bin/kubectl-deltas pods -A -o json --count=N (default --watch-list=auto: list, then watch); one JSON line per delta.",
-			mode:     lines(), exits: true,
+			Measured:      "bin/kubectl-deltas pods -A -o json --count=N (default --watch-list=auto: list, then watch); one JSON line per delta.",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true,
 			args: func(e *env, watch bool) []string { return e.deltas("json", watch) },
 		},
 		{
 			ID: "b-typed-list", Group: "b", Label: "(b) client-go typed, list+watch",
-			Measured: "bench/baseline -typed: the typed Pod informer's ListWatch (clientset, *corev1.Pod, JSON), Reflector+DeltaFIFO+Indexer, managedFields stripped in the transformer, one encoding/json line per delta; KUBE_FEATURE_WatchListClient=false.",
-			mode:     lines(), exits: true,
+			Measured:      "bench/baseline -typed: the typed Pod informer's ListWatch (clientset, *corev1.Pod, JSON), Reflector+DeltaFIFO+Indexer, managedFields stripped in the transformer, one encoding/json line per delta; KUBE_FEATURE_WatchListClient=false.",
+			peakPerObject: 26000,
+			mode:          lines(), exits: true,
 			args:     func(e *env, watch bool) []string { return baseline(e, watch, "-typed") },
 			extraEnv: []string{"KUBE_FEATURE_WatchListClient=false"},
 		},
 		{
 			ID: "b-typed-proto", Group: "b", Label: "(b) client-go typed, protobuf",
-			Measured: "as above with the clientset speaking protobuf (as kube-controller-manager does); list+watch.",
-			mode:     lines(), exits: true, noBurst: true,
+			Measured:      "as above with the clientset speaking protobuf (as kube-controller-manager does); list+watch.",
+			peakPerObject: 28000,
+			mode:          lines(), exits: true, noBurst: true,
 			args:     func(e *env, watch bool) []string { return baseline(e, watch, "-typed", "-protobuf") },
 			extraEnv: []string{"KUBE_FEATURE_WatchListClient=false"},
 		},
 		{
 			ID: "b-dyn-list", Group: "b", Label: "(b) client-go dynamic, list+watch",
-			Measured: "bench/baseline: the dynamic informer's ListWatch (*unstructured.Unstructured), otherwise as the typed one; KUBE_FEATURE_WatchListClient=false.",
-			mode:     lines(), exits: true,
+			Measured:      "bench/baseline: the dynamic informer's ListWatch (*unstructured.Unstructured), otherwise as the typed one; KUBE_FEATURE_WatchListClient=false.",
+			peakPerObject: 140000,
+			mode:          lines(), exits: true,
 			args:     func(e *env, watch bool) []string { return baseline(e, watch) },
 			extraEnv: []string{"KUBE_FEATURE_WatchListClient=false"},
 		},
 		{
 			ID: "d-text", Group: "d", Label: "(d) kubectl deltas -o text",
-			Measured: "as above with -o text.",
-			mode:     lines(), exits: true,
+			Measured:      "as above with -o text.",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true,
 			args: func(e *env, watch bool) []string { return e.deltas("text", watch) },
 		},
 		{
 			ID: "d-json-wl", Group: "d", Label: "(d) -o json --watch-list=true",
-			Measured: "-o json --watch-list=true (streaming list).",
-			mode:     lines(), exits: true,
+			Measured:      "-o json --watch-list=true (streaming list).",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true,
 			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--watch-list=true") },
 		},
 		{
@@ -125,23 +131,26 @@ func scaleClients() []clientDef {
 		},
 		{
 			ID: "b-typed-stream", Group: "b", Label: "(b) client-go typed, streaming list",
-			Measured: "the typed informer with KUBE_FEATURE_WatchListClient=true (client-go v0.36's default).",
-			mode:     lines(), exits: true, noBurst: true,
+			Measured:      "the typed informer with KUBE_FEATURE_WatchListClient=true (client-go v0.36's default).",
+			peakPerObject: 18000,
+			mode:          lines(), exits: true, noBurst: true,
 			args:     func(e *env, watch bool) []string { return baseline(e, watch, "-typed") },
 			extraEnv: []string{"KUBE_FEATURE_WatchListClient=true"},
 		},
 		{
 			ID: "c", Group: "c", Label: "(c) kubectl get pods -A -w",
-			Measured: "`kubectl get pods -A -w` (its default table, one row per Pod and per change); done when N Pod names have been printed, then killed.",
-			mode:     markers(podPrefix), exits: false,
+			Measured:      "`kubectl get pods -A -w` (its default table, one row per Pod and per change); done when N Pod names have been printed, then killed.",
+			peakPerObject: 72000,
+			mode:          markers(podPrefix), exits: false,
 			args: func(e *env, _ bool) []string {
 				return []string{filepath.Join(e.bin, "kubectl"), "get", "pods", "-A", "-w", "--kubeconfig", e.kubeconfig}
 			},
 		},
 		{
 			ID: "b-dyn-stream", Group: "b", Label: "(b) client-go dynamic, streaming list",
-			Measured: "the dynamic informer with KUBE_FEATURE_WatchListClient=true (client-go v0.36's default).",
-			mode:     lines(), exits: true, noBurst: true,
+			Measured:      "the dynamic informer with KUBE_FEATURE_WatchListClient=true (client-go v0.36's default).",
+			peakPerObject: 50000,
+			mode:          lines(), exits: true, noBurst: true,
 			args:     func(e *env, watch bool) []string { return baseline(e, watch) },
 			extraEnv: []string{"KUBE_FEATURE_WatchListClient=true"},
 		},
@@ -318,6 +327,12 @@ func runScale(ctx context.Context, o options, root, benchDir string, begin time.
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
+				if why := tooBig(&defs[i], e.n); why != "" {
+					logf("  %-32s skipped: %s", defs[i].Label, why)
+					byID[defs[i].ID].Sync = append(byID[defs[i].ID].Sync, sample{Round: r, Error: "skipped: " + why})
+					checkpoint()
+					continue
+				}
 				s := syncRun(ctx, &defs[i], e, r, timeout)
 				byID[defs[i].ID].Sync = append(byID[defs[i].ID].Sync, s)
 				logSample(defs[i].Label, s, false)
@@ -334,6 +349,11 @@ func runScale(ctx context.Context, o options, root, benchDir string, begin time.
 				}
 				if ctx.Err() != nil {
 					return ctx.Err()
+				}
+				if why := tooBig(&churnDefs[i], e.n); why != "" {
+					logf("steady churn at %s: %s skipped: %s", rateLabel(rate), churnDefs[i].Label, why)
+					res.Churn = append(res.Churn, churnSample{ID: churnDefs[i].ID, Label: churnDefs[i].Label, Rate: rate, Error: "skipped: " + why})
+					continue
 				}
 				run++
 				logf("steady churn at %s for %s: %s", rateLabel(rate), o.churnFor, churnDefs[i].Label)
@@ -462,4 +482,39 @@ func logChurn(s churnSample) {
 		s.Writes, s.WriteSeconds, float64(s.Writes)/s.WriteSeconds, s.Client.P50MS, s.Client.P99MS, s.Client.MaxMS,
 		s.Reference.P50MS, s.Reference.P99MS, s.Reference.MaxMS, s.CPUPer1000MS(),
 		float64(s.RSSStartKiB)/1024, float64(s.RSSEndKiB)/1024, float64(s.RSSMaxKiB)/1024)
+}
+
+// tooBig says why client c cannot run over n objects on this machine now
+// ("" if it can): its expected peak RSS, with a fifth and 1 GiB to spare,
+// exceeds MemAvailable (kube-apiserver holds about 12 GB at 150,000 Pods,
+// and the OOM killer would pick the server or someone else's process).
+func tooBig(c *clientDef, n int) string {
+	if c.peakPerObject == 0 {
+		return ""
+	}
+	need := c.peakPerObject * int64(n)
+	avail := memAvailable()
+	if avail == 0 || need+need/5+1<<30 <= avail {
+		return ""
+	}
+	return fmt.Sprintf("it would need about %.1f GiB (%d KB per Pod, as measured at 50,000 Pods) and the machine has %.1f GiB available", float64(need)/(1<<30), c.peakPerObject/1000, float64(avail)/(1<<30))
+}
+
+// memAvailable is /proc/meminfo's MemAvailable in bytes, 0 if unknown.
+func memAvailable() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			f := strings.Fields(v)
+			if len(f) > 0 {
+				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return kb * 1024
+				}
+			}
+		}
+	}
+	return 0
 }
