@@ -439,6 +439,16 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 					// Stopped while the request was under way.
 					return nil
 				}
+				if isTooLargeResourceVersionError(err) {
+					// The server (a lagging watch cache, a new apiserver
+					// behind a balancer) has not reached this
+					// resourceVersion: retrying the watch at it could go on
+					// forever. Relist, as client-go does: from the last
+					// resourceVersion, and if that is too large as well,
+					// with a consistent list.
+					r.reportError(fmt.Errorf("watch of %s at a resourceVersion the server has not reached, relisting: %w", r.typeDescription, err))
+					return nil
+				}
 				if isWatchErrorRetriable(err) {
 					// The server is down, overloaded or starting: retry the
 					// watch from the same resourceVersion after a backoff;

@@ -219,6 +219,33 @@ func TestReflectorBackoffOnTooManyRequests(t *testing.T) {
 	}
 }
 
+// A watch answered "Too large resource version" (504, cause
+// ResourceVersionTooLarge) is not retried at the same resourceVersion: the
+// reflector relists from it, then, if the list gets the same answer, with
+// a consistent list (resourceVersion "").
+func TestReflectorTooLargeResourceVersionOnWatchRelists(t *testing.T) {
+	lw := newScriptedLW(
+		[]listResult{{list: mkList("7", "")}, {err: tooLargeRVErr()}, {list: mkList("9", "")}},
+		[]watchResult{{err: tooLargeRVErr()}},
+	)
+	r, _ := newFixture(lw, ReflectorOptions{})
+	runUntilExhausted(t, r, lw)
+	if got, want := lw.listRVs(), []string{"0", "7", ""}; !reflect.DeepEqual(got, want) {
+		t.Errorf("list RVs = %v, want %v", got, want)
+	}
+	if got, want := lw.watchRVs(), []string{"7", "9"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("watch RVs = %v, want %v (never the same one again)", got, want)
+	}
+}
+
+// tooLargeRVErr is the server's answer to a request at a resourceVersion
+// it has not reached.
+func tooLargeRVErr() error {
+	err := apierrors.NewTimeoutError("Too large resource version", 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	return err
+}
+
 func TestReflectorRetriableWatchErrorsDoNotRelist(t *testing.T) {
 	cases := []struct {
 		name string
