@@ -273,7 +273,9 @@ func runScale(ctx context.Context, o options, root, benchDir string, begin time.
 	logf("%d Pods Running after %.1f s more: the paginated list is %s of JSON (%d bytes per Pod; %d without managedFields)",
 		st.Items, res.KwokSeconds, mib(st.ListBytes), st.ObjectBytes/int64(st.Items), st.StrippedBytes/int64(st.Items))
 
-	home := filepath.Join(outDir, "home")
+	// Its own $HOME, so that a scale run of another N can run at the same
+	// time (while this one is still seeding, say).
+	home := filepath.Join(outDir, fmt.Sprintf("home-scale-n%d", o.n))
 	if err := os.RemoveAll(home); err != nil {
 		return fmt.Errorf("clean %s: %w", home, err)
 	}
