@@ -251,7 +251,7 @@ func (cp *ControlPlane) StopKwok() error {
 	if p == nil {
 		return errors.New("kwok is not running")
 	}
-	p.terminate(stopGrace)
+	p.terminate()
 	cp.logf("kwok stopped")
 	return nil
 }
@@ -447,7 +447,7 @@ func (cp *ControlPlane) stopBusy(procs ...*process) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.terminate(stopGrace)
+			p.terminate()
 		}()
 	}
 	wg.Wait()

@@ -478,10 +478,10 @@ func (cp *ControlPlane) Stop() {
 
 	cp.stopBusy(busy...)
 	if apiserver != nil {
-		apiserver.terminate(stopGrace)
+		apiserver.terminate()
 	}
 	if etcd != nil {
-		etcd.terminate(stopGrace)
+		etcd.terminate()
 	}
 	if cp.ownDir {
 		if err := os.RemoveAll(cp.dir); err != nil {

@@ -131,10 +131,10 @@ func (p *process) kill() {
 	<-p.done
 }
 
-// terminate sends SIGTERM, waits up to grace, then SIGKILLs.
-func (p *process) terminate(grace time.Duration) {
+// terminate sends SIGTERM, waits up to stopGrace, then SIGKILLs.
+func (p *process) terminate() {
 	p.signal(syscall.SIGTERM)
-	timer := time.NewTimer(grace)
+	timer := time.NewTimer(stopGrace)
 	defer timer.Stop()
 	select {
 	case <-p.done:
