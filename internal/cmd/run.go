@@ -120,11 +120,13 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 		UntilSynced:  o.untilSynced,
 		OutputClosed: stdoutClosed,
 	}
+	var runSink informer.Sink = sink
 	if o.waiter.active() {
 		o.waiter.engine = engine
 		runOpts.Check = o.waiter.check
+		runSink = o.waiter.sink(sink)
 	}
-	err = engine.Run(sigCtx, sink, runOpts)
+	err = engine.Run(sigCtx, runSink, runOpts)
 	stopFollowing()
 	following.Wait()
 	switch {

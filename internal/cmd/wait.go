@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
@@ -14,13 +15,49 @@ import (
 // exitConditionFailed is the exit code of a --fail-when that held.
 const exitConditionFailed = 2
 
-// waiter evaluates --until, --until-any and --fail-when on the objects the
-// stream knows (the informers' Stores) whenever the engine asks: the
-// objects named (present or not), or every object of an unnamed target.
+// waiter evaluates --until, --until-any and --fail-when whenever the engine
+// asks, on the objects the printed stream has shown: the objects named
+// (present or not), or every object of an unnamed target. Its view is kept
+// from the batches its Sink sees, not read from the Stores, which may be a
+// batch ahead of the output: a condition never holds on a change that was
+// not printed.
 type waiter struct {
 	until, untilAny, failWhen []*condition.Condition
 	engine                    *informer.Engine
 	errOut                    io.Writer
+	// view holds, by target ID and key, the objects as last handed to the
+	// Sink. Only Run's goroutine touches it.
+	view map[string]map[string]*rawobj.Object
+}
+
+// sink returns inner with the waiter's view kept up to date.
+func (w *waiter) sink(inner informer.Sink) informer.Sink {
+	w.view = map[string]map[string]*rawobj.Object{}
+	return viewSink{Sink: inner, w: w}
+}
+
+// viewSink updates the waiter's view with every batch it hands on.
+type viewSink struct {
+	informer.Sink
+	w *waiter
+}
+
+func (s viewSink) Handle(b informer.Batch) (bool, error) {
+	id := b.Informer.Target().ID()
+	objects := s.w.view[id]
+	if objects == nil {
+		objects = map[string]*rawobj.Object{}
+		s.w.view[id] = objects
+	}
+	for i := range b.Items {
+		it := &b.Items[i]
+		if it.Delta.Type == cache.Deleted {
+			delete(objects, it.Key)
+		} else {
+			objects[it.Key] = it.Object
+		}
+	}
+	return s.Sink.Handle(b)
 }
 
 // active reports whether any condition was given.
@@ -48,17 +85,16 @@ func (w *waiter) objects() []watched {
 				key = t.Namespace + "/" + t.Name
 			}
 			o := watched{name: objectName(t, t.Name), vars: targetVars(t, t.Namespace, t.Name)}
-			if obj, ok, _ := inf.Store().GetByKey(key); ok {
-				o.vars.Object = obj.(*rawobj.Object).JSON
+			if obj, ok := w.view[t.ID()][key]; ok {
+				o.vars.Object = obj.JSON
 			}
 			out = append(out, o)
 			continue
 		}
-		for _, obj := range inf.Store().List() {
-			o := obj.(*rawobj.Object)
-			vars := targetVars(t, o.Namespace, o.Name)
-			vars.Object = o.JSON
-			out = append(out, watched{name: objectName(t, o.Name), vars: vars})
+		for _, obj := range w.view[t.ID()] {
+			vars := targetVars(t, obj.Namespace, obj.Name)
+			vars.Object = obj.JSON
+			out = append(out, watched{name: objectName(t, obj.Name), vars: vars})
 		}
 	}
 	return out

@@ -51,7 +51,10 @@ type RunOptions struct {
 	// Check, if set, is called once every informer's initial list has been
 	// handed to the Sink, and again after every later batch (and whenever
 	// the set of informers changed): stop ends the run with err. It runs
-	// on Run's goroutine and may read the informers' Stores.
+	// on Run's goroutine. The informers' Stores may be ahead of what the
+	// Sink was handed (a batch is applied when popped, and handed out
+	// after): a Check that must agree with the printed stream keeps its
+	// own view, from the batches its Sink sees.
 	Check func() (stop bool, err error)
 }
 

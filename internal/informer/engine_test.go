@@ -693,21 +693,16 @@ func TestOptionalNotFoundIsGoneQuietly(t *testing.T) {
 func TestRunCheck(t *testing.T) {
 	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
 	h := newHarness(t, harnessOptions{}, nil)
-	h.lws[configMaps.ID()] = lw
-	inf, err := h.engine.Add(configMaps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	boom := errors.New("b exists")
+	h.add(configMaps, lw)
+	boom := errors.New("two records out")
 	checks := 0
 	done := h.run(context.Background(), informer.RunOptions{Check: func() (bool, error) {
 		checks++
-		// Called only once the initial list is out: a is in the Store.
-		if _, ok, _ := inf.Store().GetByKey("ns/a"); !ok {
+		// Called only once the initial list is out, after each batch.
+		switch h.sink.Printed() {
+		case 0:
 			t.Error("Check ran before the initial list was out")
-		}
-		_, ok, _ := inf.Store().GetByKey("ns/b")
-		if ok {
+		case 2:
 			return true, boom
 		}
 		return false, nil
