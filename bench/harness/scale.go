@@ -190,6 +190,9 @@ type scaleRun struct {
 	Profiles     []profileResult `json:"profiles,omitempty"`
 	// Interrupted says why the run stopped before the end, if it did.
 	Interrupted string `json:"interrupted,omitempty"`
+	// Plugin is what bin/kubectl-deltas says it was built from: the
+	// harness runs the binary it finds, which may be newer than Commit.
+	Plugin string `json:"plugin,omitempty"`
 }
 
 // runScale is `make bench-scale`.
@@ -319,6 +322,7 @@ func runScale(ctx context.Context, o options, root, benchDir string, begin time.
 			return err
 		}
 		res.BusyBefore = busy
+		res.Plugin = pluginVersion(ctx, e)
 		logf("warming the discovery caches of kubectl and kubectl deltas (not measured)")
 		if err := warmDiscovery(ctx, e); err != nil {
 			return err
@@ -519,4 +523,19 @@ func memAvailable() int64 {
 		}
 	}
 	return 0
+}
+
+// pluginVersion is bin/kubectl-deltas' own account of its build.
+func pluginVersion(ctx context.Context, e *env) string {
+	out, err := commandIn(ctx, e, []string{filepath.Join(e.bin, "kubectl-deltas"), "version", "--client"}).Output()
+	if err != nil {
+		return "unknown"
+	}
+	var parts []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && (k == "Client Version" || k == "Build Date") {
+			parts = append(parts, strings.TrimSpace(v))
+		}
+	}
+	return strings.Join(parts, ", built ")
 }

@@ -171,8 +171,11 @@ func (r *scaleRun) targets() []target {
 			add(name, false, false, "not measured")
 			continue
 		}
-		add(name, true, float64(c.RSSEndKiB) <= rssFlat*float64(c.RSSStartKiB),
-			fmt.Sprintf("%.0f → %.0f MiB (max %.0f) over %.0f s", float64(c.RSSStartKiB)/1024, float64(c.RSSEndKiB)/1024, float64(c.RSSMaxKiB)/1024, c.WriteSeconds))
+		measured := fmt.Sprintf("%.0f → %.0f MiB (max %.0f) over %.0f s", float64(c.RSSStartKiB)/1024, float64(c.RSSEndKiB)/1024, float64(c.RSSMaxKiB)/1024, c.WriteSeconds)
+		if half := c.RSSSeriesKiB[len(c.RSSSeriesKiB)/2:]; len(half) > 1 {
+			measured += fmt.Sprintf("; over the second half %.0f–%.0f MiB", float64(slices.Min(half))/1024, float64(slices.Max(half))/1024)
+		}
+		add(name, true, float64(c.RSSEndKiB) <= rssFlat*float64(c.RSSStartKiB), measured)
 	}
 	return out
 }
@@ -196,8 +199,12 @@ func scaleMarkdown(benchDir string, runs []*scaleRun) string {
 		w("\n### %s Pods on %s nodes\n\n", numberWithCommas(r.N), numberWithCommas(r.Nodes))
 		st := r.Stats
 		per := func(v int64) int64 { return v / int64(max(1, st.Items)) }
-		w("%s; commit `%s`; %d round(s), no warm-up runs (the discovery caches are warmed once); created in %.0f s, Running %.0f s later; whole run %.0f s. ",
-			r.Date, r.Commit, r.Rounds, r.SeedSeconds, r.KwokSeconds, r.DurationSeconds)
+		plugin := ""
+		if r.Plugin != "" {
+			plugin = fmt.Sprintf(" (bin/kubectl-deltas: %s)", r.Plugin)
+		}
+		w("%s; commit `%s`%s; %d round(s), no warm-up runs (the discovery caches are warmed once); created in %.0f s, Running %.0f s later; whole run %.0f s. ",
+			r.Date, r.Commit, plugin, r.Rounds, r.SeedSeconds, r.KwokSeconds, r.DurationSeconds)
 		w("The paginated list is %s of JSON (%d bytes per Pod as served, %d without managedFields: **%s** for the Store to keep). ",
 			mib(st.ListBytes), per(st.ObjectBytes), per(st.StrippedBytes), mib(st.StrippedBytes))
 		w("kube-apiserver held %s RSS and etcd %s before the measurements; kube-apiserver's peak was %s.\n\n",
