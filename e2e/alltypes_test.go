@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 )
 
 // Watching many types at once: categories (all, and one a CRD declares),
@@ -309,17 +310,7 @@ func TestAllTypesPartialAccess(t *testing.T) {
 	createCM(t, ns, "visible", nil, nil)
 	createDeployment(t, ns, "hidden")
 	// alice may list and watch ConfigMaps in ns, nothing else.
-	_, err := testEnv.client.RbacV1().Roles(ns).Create(bg, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "cm-reader"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}}},
-	}, metav1.CreateOptions{})
-	must(t, err)
-	_, err = testEnv.client.RbacV1().RoleBindings(ns).Create(bg, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "alice-cm-reader"},
-		Subjects:   []rbacv1.Subject{{Kind: "User", Name: "alice", APIGroup: "rbac.authorization.k8s.io"}},
-		RoleRef:    rbacv1.RoleRef{Kind: "Role", Name: "cm-reader", APIGroup: "rbac.authorization.k8s.io"},
-	}, metav1.CreateOptions{})
-	must(t, err)
+	grantAlice(t, testEnv.client, ns, "cm-reader", "get", "list", "watch")
 	user := testEnv.cp.UserKubeconfig()
 
 	r := runAs(t, user, time.Minute, "--all-types", "-n", ns, "--until-synced", "-o", "name")
@@ -456,4 +447,22 @@ func TestAllTypesFollowsCRDs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// grantAlice gives the user alice (the control plane's user kubeconfig)
+// verbs on ConfigMaps in ns, through a Role and a RoleBinding named
+// role and alice-role.
+func grantAlice(t *testing.T, client kubernetes.Interface, ns, role string, verbs ...string) {
+	t.Helper()
+	_, err := client.RbacV1().Roles(ns).Create(bg, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: role},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: verbs}},
+	}, metav1.CreateOptions{})
+	must(t, err)
+	_, err = client.RbacV1().RoleBindings(ns).Create(bg, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "alice-" + role},
+		Subjects:   []rbacv1.Subject{{Kind: "User", Name: "alice", APIGroup: "rbac.authorization.k8s.io"}},
+		RoleRef:    rbacv1.RoleRef{Kind: "Role", Name: role, APIGroup: "rbac.authorization.k8s.io"},
+	}, metav1.CreateOptions{})
+	must(t, err)
 }

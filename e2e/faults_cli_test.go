@@ -23,7 +23,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -274,17 +273,7 @@ func TestFaultBadInput(t *testing.T) {
 
 	// alice may list and get ConfigMaps in ns, not watch them.
 	listOnly := c.namespace(t)
-	_, err = c.client.RbacV1().Roles(listOnly).Create(bg, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "list-only"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}},
-	}, metav1.CreateOptions{})
-	must(t, err)
-	_, err = c.client.RbacV1().RoleBindings(listOnly).Create(bg, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "alice-list-only"},
-		Subjects:   []rbacv1.Subject{{Kind: "User", Name: "alice", APIGroup: "rbac.authorization.k8s.io"}},
-		RoleRef:    rbacv1.RoleRef{Kind: "Role", Name: "list-only", APIGroup: "rbac.authorization.k8s.io"},
-	}, metav1.CreateOptions{})
-	must(t, err)
+	grantAlice(t, c.client, listOnly, "list-only", "get", "list")
 	must(t, newWriter(c.client, listOnly).create(bg, "visible"))
 	must(t, newWriter(c.client, ns).create(bg, "visible"))
 

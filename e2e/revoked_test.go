@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -15,17 +14,7 @@ import (
 // delta received until then — not a retry loop.
 func TestRightsRevokedWhileWatching(t *testing.T) {
 	ns := newNamespace(t)
-	_, err := testEnv.client.RbacV1().Roles(ns).Create(bg, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "cm-watcher"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}}},
-	}, metav1.CreateOptions{})
-	must(t, err)
-	_, err = testEnv.client.RbacV1().RoleBindings(ns).Create(bg, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "alice-cm-watcher"},
-		Subjects:   []rbacv1.Subject{{Kind: "User", Name: "alice", APIGroup: "rbac.authorization.k8s.io"}},
-		RoleRef:    rbacv1.RoleRef{Kind: "Role", Name: "cm-watcher", APIGroup: "rbac.authorization.k8s.io"},
-	}, metav1.CreateOptions{})
-	must(t, err)
+	grantAlice(t, testEnv.client, ns, "cm-watcher", "get", "list", "watch")
 	createCM(t, ns, "before", nil, nil)
 
 	// Watches last 5 to 10 s, so a re-watch comes soon after the revocation.
