@@ -71,6 +71,12 @@ func Compile(flag, expr string) (*Program, error) {
 // evaluated on this object (a field it reads is absent: "no such key") is
 // false, as a filter would have it.
 func (p *Program) Eval(v Vars) (bool, error) {
+	return All([]*Program{p}, v)
+}
+
+// All reports whether every program is true on v, decoding v's objects
+// once for all of them; it stops at the first false.
+func All(programs []*Program, v Vars) (bool, error) {
 	object, err := decode(v.Object)
 	if err != nil {
 		return false, err
@@ -79,11 +85,23 @@ func (p *Program) Eval(v Vars) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	out, _, err := p.prg.Eval(map[string]any{
+	activation := map[string]any{
 		"object": object, "oldObject": old,
 		"deltaType": v.Type, "kind": v.Kind, "apiVersion": v.APIVersion,
 		"resource": v.Resource, "namespace": v.Namespace, "name": v.Name,
-	})
+	}
+	for _, p := range programs {
+		ok, err := p.eval(activation, v)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// eval runs p on decoded variables.
+func (p *Program) eval(activation map[string]any, v Vars) (bool, error) {
+	out, _, err := p.prg.Eval(activation)
 	if err != nil {
 		if strings.Contains(err.Error(), "no such key") || strings.Contains(err.Error(), "no such overload") {
 			return false, nil

@@ -183,11 +183,5 @@ func (s *Stage) matches(rec *printer.Record, it *informer.Item, secret bool) (bo
 			}
 		}
 	}
-	for _, p := range s.where {
-		ok, err := p.Eval(v)
-		if err != nil || !ok {
-			return false, err
-		}
-	}
-	return true, nil
+	return celexpr.All(s.where, v)
 }
