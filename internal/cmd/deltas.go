@@ -132,6 +132,7 @@ type DeltasOptions struct {
 	failWhen          []string
 	exclude           []string
 	excludeSet        bool
+	tree              bool
 
 	// Set by Complete.
 	args              []string
@@ -229,6 +230,7 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.allTypes, "all-types", o.allTypes, "Watch every resource type the server serves that can be listed and watched, CRDs and aggregated APIs included (cluster-scoped types with -A only). Types you may not list and watch are skipped with a note.")
 	flags.StringArrayVar(&o.until, "until", o.until, "Exit 0 as soon as every watched object meets this condition (repeatable: all must hold), as kubectl wait --for: delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE]. A named object that does not exist yet is waited for. With --timeout, running out of time exits 1.")
 	flags.StringArrayVar(&o.where, "where", o.where, "Print only the deltas for which this CEL expression is true (repeatable: all must be), over object, oldObject, deltaType, kind, apiVersion, resource, namespace and name, e.g. --where='object.metadata.labels.tier == \"web\"'. Everything is still watched.")
+	flags.BoolVar(&o.tree, "tree", o.tree, "Also print the deltas of everything the named or selected objects own, transitively (by metadata.ownerReferences): a Deployment's ReplicaSets and their Pods, a Job's Pods. Text shows the owner path, JSON an owners field; --until applies to the named objects, --fail-when to all.")
 	flags.BoolVarP(&o.quiet, "quiet", "q", o.quiet, "With --until, --until-any or --fail-when: print no deltas, only the outcome on stderr (and the exit code).")
 	flags.StringArrayVar(&o.untilAny, "until-any", o.untilAny, "Exit 0 as soon as one watched object meets this condition (repeatable: any may hold).")
 	flags.StringArrayVar(&o.failWhen, "fail-when", o.failWhen, "Exit 2 as soon as any watched object meets this condition (repeatable), after printing the delta that made it hold, e.g. --fail-when=condition=Failed.")
@@ -406,9 +408,16 @@ func (o *DeltasOptions) Validate() error {
 	case len(o.args) == 0:
 		return errors.New(`you must specify the type of resource to watch (or --all-types). Use "kubectl api-resources" for a complete list of supported resources`)
 	default:
-		if _, err := parseArgs(o.args); err != nil {
+		args, err := parseArgs(o.args)
+		if err != nil {
 			return err
 		}
+		if o.tree && args[0].name == "" && o.labelSelector == "" && o.fieldSelector == "" {
+			return fmt.Errorf("--tree follows what given objects own: name them (%s/NAME) or select them with -l/--selector", args[0].typ)
+		}
+	}
+	if o.tree && o.allTypes {
+		return errors.New("--tree cannot be used with --all-types: name the objects to follow (deployment/web) or select them with -l")
 	}
 	switch {
 	case o.count < 0:

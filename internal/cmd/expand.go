@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 )
 
 // defaultExclusions are the types --all-types and categories leave out
@@ -126,6 +127,36 @@ func parseExclusions(mapper meta.RESTMapper, exclude []string) (map[schema.Group
 // allTypes is every watchable type the server serves, less exclusions and
 // aliases; cluster-scoped ones only with -A.
 func (e *expansion) allTypes() []informer.Target {
+	return e.typesIn(e.namespace, e.allNamespaces)
+}
+
+// scouts are the targets --tree searches for what the roots own (see
+// tree.ScoutTarget): every type allTypes would watch, in the roots'
+// namespace when they share one; else in every namespace, cluster-scoped
+// types included, since a cluster-scoped owner's dependents may be
+// anywhere.
+func (e *expansion) scouts(roots []informer.Target) []informer.Target {
+	namespace, everywhere := "", len(roots) == 0
+	for i, r := range roots {
+		if r.Namespace == "" || i > 0 && r.Namespace != namespace {
+			everywhere = true
+		}
+		namespace = r.Namespace
+	}
+	if everywhere {
+		namespace = ""
+	}
+	targets := e.typesIn(namespace, everywhere)
+	for i, t := range targets {
+		targets[i] = tree.ScoutTarget(t, t.Namespace)
+	}
+	return targets
+}
+
+// typesIn is every watchable type, less exclusions and aliases: the
+// namespaced ones in namespace, or with everywhere in all namespaces and
+// the cluster-scoped ones too.
+func (e *expansion) typesIn(namespace string, everywhere bool) []informer.Target {
 	var targets []informer.Target
 	for _, gvr := range e.types.resources {
 		gr := gvr.GroupResource()
@@ -136,9 +167,14 @@ func (e *expansion) allTypes() []informer.Target {
 			continue
 		}
 		t, namespaced, ok := e.target(gvr)
-		if ok && (namespaced || e.allNamespaces) {
-			targets = append(targets, t)
+		if !ok || !namespaced && !everywhere {
+			continue
 		}
+		t.Namespace = ""
+		if namespaced && !everywhere {
+			t.Namespace = namespace
+		}
+		targets = append(targets, t)
 	}
 	return targets
 }

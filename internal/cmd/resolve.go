@@ -23,6 +23,9 @@ type resolution struct {
 	// categories are the arguments that were categories.
 	expanded   bool
 	categories []string
+	// scouts are, with --tree, the scout targets that search every type
+	// for what the roots (targets) own.
+	scouts []informer.Target
 	// failedGroups names API groups that discovery could not read.
 	failedGroups []string
 }
@@ -101,11 +104,18 @@ func (o *DeltasOptions) discover(args []resourceArg) (*resolution, error) {
 		return nil, err
 	}
 	res.expanded = len(res.categories) > 0
+	if o.tree {
+		e, err := expand()
+		if err != nil {
+			return nil, err
+		}
+		res.scouts = e.scouts(res.targets)
+	}
 	if exp != nil {
 		res.failedGroups = exp.types.failedGroups
 	}
-	if o.excludeSet && !res.expanded {
-		return nil, errors.New("--exclude only applies to --all-types and to categories such as all: drop --exclude or name a category")
+	if o.excludeSet && !res.expanded && !o.tree {
+		return nil, errors.New("--exclude only applies to --all-types, to categories such as all and to --tree: drop --exclude or name a category")
 	}
 	return res, nil
 }

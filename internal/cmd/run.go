@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 )
 
 const (
@@ -61,7 +62,7 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 		fmt.Fprintf(o.ErrOut, "warning: not watching the API groups discovery could not read: %s\n", strings.Join(res.failedGroups, ", "))
 	}
 	if m, ok := o.printer.(printer.MultiTyper); ok {
-		m.SetMultiType(res.expanded || distinctResources(res.targets) > 1)
+		m.SetMultiType(res.expanded || o.tree || distinctResources(res.targets) > 1)
 	}
 
 	config, err := o.restConfig()
@@ -77,14 +78,19 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("failed to construct an authorization client: %w", err)
 	}
 	reviews := authz.SelfSubjectAccessReviews()
-	targets, err := o.preflight(sigCtx, reviews, client, res.targets)
+	// The roots' access is checked as always; the scouts of --tree are
+	// optional: a type the user may not list is skipped with a note.
+	targets, err := o.preflight(sigCtx, reviews, client, append(res.targets, res.scouts...))
 	if err != nil {
 		return err
 	}
 
 	cfg := o.engineConfig(client)
+	if o.tree {
+		cfg.Indexers = tree.Indexers()
+	}
 	var follow *follower
-	if res.expanded && !o.untilSynced {
+	if res.expanded && !o.untilSynced && !o.tree {
 		// Types appear and go away while the stream runs: follow them.
 		mapper, err := o.configFlags.ToRESTMapper()
 		if err != nil {
@@ -126,6 +132,10 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 		runOpts.Check = o.waiter.check
 		runSink = o.waiter.sink(sink)
 	}
+	if o.tree {
+		// The tree decides what is printed; the waiter sees what is.
+		runSink = tree.New(engine, runSink)
+	}
 	err = engine.Run(sigCtx, runSink, runOpts)
 	stopFollowing()
 	following.Wait()
@@ -159,9 +169,12 @@ func (o *DeltasOptions) engineConfig(client rest.Interface) informer.Config {
 				LabelSelector: o.labelSelector,
 				FieldSelector: withName(o.fieldSelector, t.Name),
 				Parse:         parse,
-				MetadataOnly:  o.metadataOnly,
+				MetadataOnly:  o.metadataOnly || t.MetadataOnly,
 			}
-			if o.metadataOnly {
+			if t.Unfiltered {
+				target.LabelSelector, target.FieldSelector = "", withName("", t.Name)
+			}
+			if target.MetadataOnly && !t.MetadataOnly {
 				target.FullObjects = func() {
 					fmt.Fprintf(o.ErrOut, "info: %s cannot be listed as metadata only: watching whole objects\n", t.Resource.GroupResource())
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 )
 
 // exitConditionFailed is the exit code of a --fail-when that held.
@@ -74,11 +75,15 @@ type watched struct {
 	vars celexpr.Vars
 }
 
-// objects returns what the conditions are evaluated on.
-func (w *waiter) objects() []watched {
+// objects returns what the conditions are evaluated on: with rootsOnly,
+// not what --tree found the roots to own.
+func (w *waiter) objects(rootsOnly bool) []watched {
 	var out []watched
 	for _, inf := range w.engine.Informers() {
 		t := inf.Target()
+		if rootsOnly && !tree.IsRoot(t) {
+			continue
+		}
 		if t.Name != "" {
 			key := t.Name
 			if t.Namespace != "" {
@@ -122,17 +127,10 @@ func objectName(t informer.Target, name string) string {
 // every --until holding for every object (at least one, unless every
 // --until is delete), ends it with exit 0.
 func (w *waiter) check() (bool, error) {
-	objects := w.objects()
-	for _, c := range w.failWhen {
-		for _, o := range objects {
-			if ok, err := c.Holds(o.vars); err != nil || ok {
-				if err != nil {
-					return true, err
-				}
-				return true, &ExitError{Code: exitConditionFailed, Err: fmt.Errorf("%s matched --fail-when=%s", o.name, c)}
-			}
-		}
+	if stop, err := w.failed(); stop {
+		return true, err
 	}
+	objects := w.objects(true)
 	for _, c := range w.untilAny {
 		for _, o := range objects {
 			ok, err := c.Holds(o.vars)
@@ -168,6 +166,26 @@ func (w *waiter) check() (bool, error) {
 	return true, nil
 }
 
+// failed evaluates --fail-when on every object shown, what --tree found
+// included: stop with exit 2 when one holds.
+func (w *waiter) failed() (bool, error) {
+	if len(w.failWhen) == 0 {
+		return false, nil
+	}
+	objects := w.objects(false)
+	for _, c := range w.failWhen {
+		for _, o := range objects {
+			if ok, err := c.Holds(o.vars); err != nil || ok {
+				if err != nil {
+					return true, err
+				}
+				return true, &ExitError{Code: exitConditionFailed, Err: fmt.Errorf("%s matched --fail-when=%s", o.name, c)}
+			}
+		}
+	}
+	return false, nil
+}
+
 // allDelete reports whether every --until is delete: then no object at all
 // is what is waited for.
 func (w *waiter) allDelete() bool {
@@ -185,6 +203,9 @@ func (w *waiter) timedOut() error {
 	var pending []string
 	for _, inf := range w.engine.Informers() {
 		t := inf.Target()
+		if !tree.IsRoot(t) {
+			continue
+		}
 		if t.Name != "" {
 			pending = append(pending, t.Resource.Resource+"/"+t.Name)
 		} else {

@@ -344,7 +344,7 @@ func (l *loop) initialDone() bool {
 	l.e.lock.Lock()
 	defer l.e.lock.Unlock()
 	for _, inf := range l.e.informers {
-		if !inf.initialDone() {
+		if !inf.InitialDone() {
 			return false
 		}
 	}

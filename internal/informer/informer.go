@@ -28,12 +28,26 @@ type Target struct {
 	// or of --all-types): when the server forbids it, it is dropped with a
 	// note instead of ending the run.
 	Optional bool
+	// Unfiltered asks for every object of the collection: the label and
+	// field selectors that narrow the run's other targets do not apply
+	// (--tree watches what its roots own, whatever its labels).
+	Unfiltered bool
+	// MetadataOnly lists and watches the objects' metadata only
+	// (PartialObjectMetadata), also when the run watches whole objects.
+	MetadataOnly bool
 }
 
 // ID identifies the informer of t within an Engine: two targets with the
 // same ID share one informer.
 func (t Target) ID() string {
-	return t.Resource.String() + "|" + t.Namespace + "|" + t.Name
+	id := t.Resource.String() + "|" + t.Namespace + "|" + t.Name
+	if t.Unfiltered {
+		id += "|unfiltered"
+	}
+	if t.MetadataOnly {
+		id += "|metadata"
+	}
+	return id
 }
 
 // Informer is the pipeline of one Target: Reflector → DeltaFIFO → Pop →
@@ -274,9 +288,10 @@ func (inf *Informer) process(deltas cache.Deltas) ([]Item, error) {
 	return items, nil
 }
 
-// initialDone reports whether every batch of the initial list has been
-// handed to the Sink. Called by the Engine's loop only.
-func (inf *Informer) initialDone() bool {
+// InitialDone reports whether every batch of the informer's initial list
+// has been handed to the Sink. Call it only on Run's goroutine: from a
+// Sink's Handle or a Check.
+func (inf *Informer) InitialDone() bool {
 	// HasSynced takes the FIFO lock, so a Pop that is processing the last
 	// initial batch has finished (and counted it) when it returns true.
 	return inf.fifo.HasSynced() && inf.poppedInitial.Load() == inf.handledInitial

@@ -1,6 +1,8 @@
 package informer
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
@@ -23,6 +25,10 @@ type Item struct {
 	// had at this resourceVersion and UID: a relist, or a list cut off and
 	// started again, brought nothing new.
 	Unchanged bool
+	// Owners is, under --tree, the chain of ownerReferences from the root
+	// the object belongs to down to its direct owner; set by the tree, nil
+	// otherwise.
+	Owners []metav1.OwnerReference
 }
 
 // Batch is the deltas of one Pop: the deltas of one key, oldest first.

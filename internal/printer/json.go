@@ -29,10 +29,11 @@ func (p *jsonPrinter) Print(w io.Writer, r *Record) error {
 // Keys come in the documented order:
 //
 //	type, time, initial, apiVersion, kind, resource, namespace, name, uid,
-//	resourceVersion, [finalStateUnknown], [coalesced], [manager],
+//	resourceVersion, [finalStateUnknown], [coalesced], [owners], [manager],
 //	[operation], [changes], object
 //
-// finalStateUnknown is written when true, coalesced when not 0, manager and
+// finalStateUnknown is written when true, coalesced when not 0, owners
+// (an array of {"apiVersion","kind","name","uid"}) when not empty, manager and
 // operation each when not empty, changes when not nil (an empty non-nil
 // slice is "changes":[], meaning the diff found nothing). time is RFC 3339
 // with nanoseconds, in UTC. object is r.Object as is (it must be valid
@@ -71,6 +72,24 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	if r.Coalesced != 0 {
 		dst = append(dst, `,"coalesced":`...)
 		dst = strconv.AppendInt(dst, int64(r.Coalesced), 10)
+	}
+	if len(r.Owners) > 0 {
+		dst = append(dst, `,"owners":[`...)
+		for i, o := range r.Owners {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"apiVersion":`...)
+			dst = appendString(dst, o.APIVersion)
+			dst = append(dst, `,"kind":`...)
+			dst = appendString(dst, o.Kind)
+			dst = append(dst, `,"name":`...)
+			dst = appendString(dst, o.Name)
+			dst = append(dst, `,"uid":`...)
+			dst = appendString(dst, o.UID)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
 	}
 	if r.Manager != "" {
 		dst = append(dst, `,"manager":`...)

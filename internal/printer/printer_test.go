@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -316,6 +317,9 @@ func wantKeys(r *Record) []string {
 	if r.Coalesced != 0 {
 		keys = append(keys, "coalesced")
 	}
+	if len(r.Owners) > 0 {
+		keys = append(keys, "owners")
+	}
 	if r.Manager != "" {
 		keys = append(keys, "manager")
 	}
@@ -557,6 +561,55 @@ func TestTextEscapesControlCharacters(t *testing.T) {
 	want := "Updated: demo by evil\\x1b[2J\\nAdded: fake\\x85\n"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// ownedRecord is a Pod of a Deployment's ReplicaSet as --tree prints it.
+func ownedRecord() *Record {
+	return &Record{
+		Type: "Added", Time: t0(), APIVersion: "v1", Kind: "Pod", Resource: "pods",
+		Namespace: "demo", Name: "web-5f57bf4468-x2x9z", UID: "u-pod", ResourceVersion: "7",
+		Owners: []Owner{
+			{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "u-deploy"},
+			{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-5f57bf4468", UID: "u-rs"},
+		},
+		Manager: "kube-scheduler", Operation: "Update",
+		Object: object(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-5f57bf4468-x2x9z"}}`),
+	}
+}
+
+func TestOwnersText(t *testing.T) {
+	o := testOptions("text")
+	o.MultiType, o.ShowManager = true, true
+	got := printAll(t, o, []*Record{ownedRecord()})
+	want := "Added: pod web-5f57bf4468-x2x9z (deployment.apps web → replicaset.apps web-5f57bf4468) by kube-scheduler\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestOwnersJSON(t *testing.T) {
+	r := ownedRecord()
+	line := strings.TrimSuffix(printAll(t, testOptions("json"), []*Record{r}), "\n")
+	if keys, want := jsonKeys(t, line), wantKeys(r); strings.Join(keys, ",") != strings.Join(want, ",") {
+		t.Errorf("keys = %v, want %v", keys, want)
+	}
+	var got struct {
+		Owners []map[string]string `json:"owners"`
+	}
+	if err := json.Unmarshal([]byte(line), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]string{
+		{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "u-deploy"},
+		{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5f57bf4468", "uid": "u-rs"},
+	}
+	if !reflect.DeepEqual(got.Owners, want) {
+		t.Errorf("owners = %v, want %v", got.Owners, want)
+	}
+	r.Owners = nil
+	if line := printAll(t, testOptions("json"), []*Record{r}); strings.Contains(line, `"owners"`) {
+		t.Errorf("a record without owners has an owners key: %s", line)
 	}
 }
 

@@ -14,8 +14,8 @@ import (
 // its JSON form (schema v1) is fixed and documented in the README:
 //
 //	type, time, initial, apiVersion, kind, resource, namespace, name, uid,
-//	resourceVersion, [finalStateUnknown], [coalesced], [manager, operation],
-//	[changes], object
+//	resourceVersion, [finalStateUnknown], [coalesced], [owners],
+//	[manager, operation], [changes], object
 //
 // Fields in brackets are optional and omitted when empty/false/zero.
 type Record struct {
@@ -43,6 +43,10 @@ type Record struct {
 	// Coalesced is how many Updated deltas of this key were folded into this
 	// one because the reader fell behind.
 	Coalesced int
+	// Owners is, under --tree, the chain of owners from the root the
+	// object belongs to down to its direct owner; nil for a root and
+	// without --tree.
+	Owners []Owner
 	// Manager and Operation name the field manager that made the change, when
 	// known (from managedFields).
 	Manager   string
@@ -54,4 +58,13 @@ type Record struct {
 	// Object is the object's JSON as it will be printed (managedFields
 	// stripped and Secret values redacted as the flags ask), or "null".
 	Object json.RawMessage
+}
+
+// Owner is one link of a Record's owner chain: an ownerReference's
+// identifying fields.
+type Owner struct {
+	APIVersion string
+	Kind       string
+	Name       string
+	UID        string
 }

@@ -31,6 +31,22 @@ func appendTypeName(dst []byte, r *Record) []byte {
 	return dst
 }
 
+// appendOwnerPath appends an owner chain as "deployment.apps web →
+// replicaset.apps web-5f57bf4468": each owner's type name (as
+// appendTypeName) and name, root first.
+func appendOwnerPath(dst []byte, owners []Owner) []byte {
+	for i := range owners {
+		if i > 0 {
+			dst = append(dst, " → "...)
+		}
+		o := &owners[i]
+		dst = appendTypeName(dst, &Record{APIVersion: o.APIVersion, Kind: o.Kind})
+		dst = append(dst, ' ')
+		dst = appendSafe(dst, o.Name)
+	}
+	return dst
+}
+
 // appendSubject appends the record's key as short as is unambiguous: name,
 // or namespace/name when several namespaces are watched.
 func appendSubject(dst []byte, r *Record, allNamespaces bool) []byte {

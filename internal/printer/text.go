@@ -77,7 +77,7 @@ func (p *textPrinter) Print(w io.Writer, r *Record) error {
 
 // appendRecord appends the record's lines, each ending in a newline:
 //
-//	[time ]Type: [kind ]subject[ (final state unknown)][ (coalesced N updates)][ by manager]
+//	[time ]Type: [kind ]subject[ (owner → owner)][ (final state unknown)][ (coalesced N updates)][ by manager]
 //	  ~ path: old → new
 func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 	if p.o.Timestamps {
@@ -97,6 +97,11 @@ func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 		b = append(b, ' ')
 	}
 	b = appendSubject(b, r, p.o.AllNamespaces)
+	if len(r.Owners) > 0 {
+		b = append(b, " ("...)
+		b = appendOwnerPath(b, r.Owners)
+		b = append(b, ')')
+	}
 	if r.FinalStateUnknown {
 		b = append(b, " (final state unknown)"...)
 	}

@@ -121,6 +121,9 @@ func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 		FinalStateUnknown: it.Tombstone,
 		Coalesced:         it.Delta.Coalesced,
 	}
+	for _, o := range it.Owners {
+		rec.Owners = append(rec.Owners, printer.Owner{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: string(o.UID)})
+	}
 	secret := isSecret(t) && !s.showSecretData
 	if it.Object == nil {
 		rec.Namespace, rec.Name, _ = cache.SplitMetaNamespaceKey(it.Key)

@@ -1,0 +1,80 @@
+package rawobj
+
+import (
+	"encoding/json"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// OwnerReferences decodes the object's metadata.ownerReferences: nil when
+// it has none (absent, null or empty). Only that member is decoded; the
+// rest of the JSON is skipped by the scanner, so asking is cheap enough to
+// do for every delta of an owner index.
+func (o *Object) OwnerReferences() ([]metav1.OwnerReference, error) {
+	raw, err := metadataMember(o.JSON, "ownerReferences")
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	var refs []metav1.OwnerReference
+	if err := json.Unmarshal(raw, &refs); err != nil {
+		return nil, fmt.Errorf("metadata.ownerReferences of %s: %w", o.Name, err)
+	}
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	return refs, nil
+}
+
+// metadataMember returns the JSON value of metadata[name] in the object
+// data, nil when there is none. Like encoding/json, the last of repeated
+// members wins.
+func metadataMember(data []byte, name string) ([]byte, error) {
+	s := scanner{data: data}
+	var scratch []byte
+	var value []byte
+	found := func(depth int, match func(m member) bool, inner func() error) error {
+		empty, err := s.objectStart(depth)
+		if err != nil || empty {
+			return err
+		}
+		for {
+			var m member
+			if m, scratch, err = s.memberKey(scratch); err != nil {
+				return err
+			}
+			if match(m) {
+				err = inner()
+			} else {
+				err = s.skipValue(depth)
+			}
+			if err != nil {
+				return err
+			}
+			if end, err := s.memberEnd(); err != nil || end {
+				return err
+			}
+		}
+	}
+	err := found(1, func(m member) bool { return string(m.key) == "metadata" }, func() error {
+		if s.peek() != '{' {
+			return s.skipValue(1)
+		}
+		value = nil
+		return found(2, func(m member) bool { return string(m.key) == name }, func() error {
+			start := s.pos
+			if err := s.skipValue(2); err != nil {
+				return err
+			}
+			value = data[start:s.pos]
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if string(value) == "null" {
+		return nil, nil
+	}
+	return value, nil
+}

@@ -1,0 +1,501 @@
+package tree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+)
+
+// These tests run a Tree in a real informer.Engine whose ListerWatchers are
+// a fake server: per resource, the current objects and a log of events
+// with resourceVersions, so that an informer started late (a promotion)
+// lists the current state and watches from there, as against an API
+// server. Nothing sleeps: the tests wait for the records they expect.
+
+const testTimeout = 30 * time.Second
+
+func kind(group, version, k, resource string) informer.Target {
+	return informer.Target{
+		Resource: schema.GroupVersionResource{Group: group, Version: version, Resource: resource},
+		Kind:     schema.GroupVersionKind{Group: group, Version: version, Kind: k},
+	}
+}
+
+var (
+	deployments = kind("apps", "v1", "Deployment", "deployments")
+	replicaSets = kind("apps", "v1", "ReplicaSet", "replicasets")
+	pods        = kind("", "v1", "Pod", "pods")
+	jobs        = kind("batch", "v1", "Job", "jobs")
+	configMaps  = kind("", "v1", "ConfigMap", "configmaps")
+)
+
+// owner is an ownerReference in a test object: the owner's target and
+// name; its UID is "uid-"+name.
+type owner struct {
+	t    informer.Target
+	name string
+}
+
+// event is one change of the fake server, at resourceVersion rv.
+type event struct {
+	resource string
+	typ      watch.EventType
+	obj      *rawobj.Object
+	rv       int
+}
+
+// server is a fake API server: its objects, its event log and its open
+// watches.
+type server struct {
+	t  *testing.T
+	mu sync.Mutex
+	rv int
+	// objects holds each resource's objects by name.
+	objects  map[string]map[string]*rawobj.Object
+	log      []event
+	watchers map[*fakeWatch]bool
+}
+
+func newServer(t *testing.T) *server {
+	return &server{t: t, objects: map[string]map[string]*rawobj.Object{}, watchers: map[*fakeWatch]bool{}}
+}
+
+// object builds an object of target in namespace ns.
+func (s *server) object(target informer.Target, name string, rv int, labels string, owners ...owner) *rawobj.Object {
+	s.t.Helper()
+	refs := make([]string, 0, len(owners))
+	for i, o := range owners {
+		refs = append(refs, fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"name":%q,"uid":"uid-%s","controller":%v}`,
+			o.t.Kind.GroupVersion().String(), o.t.Kind.Kind, o.name, o.name, i == 0))
+	}
+	js := fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":%q,"namespace":"ns","uid":"uid-%s","resourceVersion":"%d","labels":{"v":%q},"ownerReferences":[%s]}}`,
+		target.Kind.GroupVersion().String(), target.Kind.Kind, name, name, rv, labels, strings.Join(refs, ","))
+	obj, err := rawobj.Parse([]byte(js), rawobj.ParseOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return obj
+}
+
+// apply changes an object (labels stands for its content) and tells the
+// watches of its resource.
+func (s *server) apply(typ watch.EventType, target informer.Target, name, labels string, owners ...owner) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rv++
+	obj := s.object(target, name, s.rv, labels, owners...)
+	resource := target.Resource.Resource
+	if s.objects[resource] == nil {
+		s.objects[resource] = map[string]*rawobj.Object{}
+	}
+	if typ == watch.Deleted {
+		delete(s.objects[resource], name)
+	} else {
+		s.objects[resource][name] = obj
+	}
+	e := event{resource: resource, typ: typ, obj: obj, rv: s.rv}
+	s.log = append(s.log, e)
+	for w := range s.watchers {
+		w.send(e)
+	}
+}
+
+// lw is the engine's NewListerWatcher.
+func (s *server) lw(t informer.Target) cache.ListerWatcher {
+	return &fakeLW{s: s, target: t}
+}
+
+type fakeLW struct {
+	s      *server
+	target informer.Target
+}
+
+func (f *fakeLW) matches(resource string, obj *rawobj.Object) bool {
+	return resource == f.target.Resource.Resource && (f.target.Name == "" || obj.Name == f.target.Name)
+}
+
+func (f *fakeLW) List(context.Context, metav1.ListOptions) (k8sruntime.Object, error) {
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	list := &rawobj.List{ResourceVersion: strconv.Itoa(f.s.rv)}
+	for _, obj := range f.s.objects[f.target.Resource.Resource] {
+		if f.matches(f.target.Resource.Resource, obj) {
+			list.Items = append(list.Items, obj)
+		}
+	}
+	slices.SortFunc(list.Items, func(a, b *rawobj.Object) int { return strings.Compare(a.Name, b.Name) })
+	return list, nil
+}
+
+func (f *fakeLW) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	from, err := strconv.Atoi(opts.ResourceVersion)
+	if err != nil {
+		return nil, fmt.Errorf("watch without a resourceVersion: %q", opts.ResourceVersion)
+	}
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	w := &fakeWatch{lw: f, ch: make(chan watch.Event, 1024), stopped: make(chan struct{})}
+	for _, e := range f.s.log {
+		if e.rv > from {
+			w.send(e)
+		}
+	}
+	f.s.watchers[w] = true
+	return w, nil
+}
+
+// fakeWatch is an open watch; the server's lock guards sending and
+// stopping.
+type fakeWatch struct {
+	lw      *fakeLW
+	ch      chan watch.Event
+	stopped chan struct{}
+	once    sync.Once
+}
+
+func (w *fakeWatch) send(e event) {
+	if !w.lw.matches(e.resource, e.obj) {
+		return
+	}
+	select {
+	case w.ch <- watch.Event{Type: e.typ, Object: e.obj}:
+	case <-w.stopped:
+	}
+}
+
+func (w *fakeWatch) Stop() {
+	w.once.Do(func() {
+		close(w.stopped)
+		w.lw.s.mu.Lock()
+		delete(w.lw.s.watchers, w)
+		w.lw.s.mu.Unlock()
+	})
+}
+
+func (w *fakeWatch) ResultChan() <-chan watch.Event { return w.ch }
+
+// recorder is the Sink behind the Tree: it writes each delta as a line,
+// "Type Kind name [(owner path)] [initial]", and tells the test.
+type recorder struct {
+	mu    sync.Mutex
+	lines []string
+	added chan struct{}
+}
+
+func (r *recorder) Handle(b informer.Batch) (bool, error) {
+	r.mu.Lock()
+	for _, it := range b.Items {
+		obj := it.Object
+		if obj == nil {
+			obj = it.Old
+		}
+		line := fmt.Sprintf("%s %s %s", it.Delta.Type, b.Informer.Target().Kind.Kind, obj.Name)
+		if len(it.Owners) > 0 {
+			path := make([]string, len(it.Owners))
+			for i, o := range it.Owners {
+				path[i] = o.Kind + " " + o.Name
+			}
+			line += " (" + strings.Join(path, " → ") + ")"
+		}
+		if b.Initial && !b.Joined {
+			line += " initial"
+		}
+		r.lines = append(r.lines, line)
+	}
+	r.mu.Unlock()
+	select {
+	case r.added <- struct{}{}:
+	default:
+	}
+	return false, nil
+}
+
+func (r *recorder) Flush() error { return nil }
+
+// run is a Tree in a running Engine.
+type run struct {
+	t      *testing.T
+	srv    *server
+	engine *informer.Engine
+	tree   *Tree
+	rec    *recorder
+	cancel context.CancelFunc
+	done   chan error
+	// initial is closed once every informer's initial list is out.
+	initial chan struct{}
+	// seen is how many lines the test has taken.
+	seen int
+}
+
+// start runs roots and a scout of each of types.
+func start(t *testing.T, srv *server, roots []informer.Target, types ...informer.Target) *run {
+	t.Helper()
+	engine := informer.New(informer.Config{
+		NewListerWatcher: srv.lw,
+		Indexers:         Indexers(),
+		Clock:            clocktesting.NewFakeClock(time.Now()),
+	}, nil)
+	for _, r := range roots {
+		r.Namespace = "ns"
+		if _, err := engine.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, typ := range types {
+		if _, err := engine.Add(ScoutTarget(typ, "ns")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := &recorder{added: make(chan struct{}, 1)}
+	r := &run{t: t, srv: srv, engine: engine, rec: rec, tree: New(engine, rec), done: make(chan error, 1), initial: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	var once sync.Once
+	check := func() (bool, error) {
+		once.Do(func() { close(r.initial) })
+		return false, nil
+	}
+	go func() { r.done <- engine.Run(ctx, r.tree, informer.RunOptions{Check: check}) }()
+	t.Cleanup(r.stop)
+	return r
+}
+
+// stop ends the run and waits for it.
+func (r *run) stop() {
+	r.cancel()
+	if err := <-r.done; err != nil && !errors.Is(err, informer.ErrInterrupted) {
+		r.t.Errorf("Run: %v", err)
+	}
+	r.done <- nil
+}
+
+// next waits for the next n lines.
+func (r *run) next(n int) []string {
+	r.t.Helper()
+	deadline := time.After(testTimeout)
+	for {
+		r.rec.mu.Lock()
+		if len(r.rec.lines) >= r.seen+n {
+			lines := append([]string(nil), r.rec.lines[r.seen:r.seen+n]...)
+			r.seen += n
+			r.rec.mu.Unlock()
+			return lines
+		}
+		got := append([]string(nil), r.rec.lines[r.seen:]...)
+		r.rec.mu.Unlock()
+		select {
+		case <-r.rec.added:
+		case <-deadline:
+			r.t.Fatalf("waited for %d lines, got %d: %q", n, len(got), got)
+		}
+	}
+}
+
+// expect waits for the lines want, in order.
+func (r *run) expect(want ...string) {
+	r.t.Helper()
+	if got := r.next(len(want)); !slices.Equal(got, want) {
+		r.t.Fatalf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// expectSet waits for the lines want, in any order (the initial lists of
+// several informers interleave).
+func (r *run) expectSet(want ...string) {
+	r.t.Helper()
+	got := r.next(len(want))
+	slices.Sort(got)
+	want = slices.Clone(want)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		r.t.Fatalf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// synced waits until every informer's initial list is out: what happens
+// from now on is news.
+func (r *run) synced() {
+	r.t.Helper()
+	select {
+	case <-r.initial:
+	case <-time.After(testTimeout):
+		r.t.Fatal("the initial lists never came out")
+	}
+}
+
+// settle makes sure nothing is printed for what happened so far: a marker
+// ConfigMap owned by the root is created and must be the next line.
+func (r *run) settle(root owner, marker string) {
+	r.t.Helper()
+	r.srv.apply(watch.Added, configMaps, marker, "", root)
+	r.expect("Added ConfigMap " + marker + " (" + root.t.Kind.Kind + " " + root.name + ")")
+}
+
+// members is the number of objects in the tree, read on Run's goroutine's
+// terms: the run must be stopped.
+func (r *run) members() int {
+	r.stop()
+	return len(r.tree.members)
+}
+
+func TestTreeFollowsARollout(t *testing.T) {
+	srv := newServer(t)
+	web := owner{deployments, "web"}
+	rs1, rs2 := owner{replicaSets, "web-1"}, owner{replicaSets, "web-2"}
+	srv.apply(watch.Added, deployments, "web", "1")
+	srv.apply(watch.Added, deployments, "other", "1")
+	srv.apply(watch.Added, replicaSets, "web-1", "1", web)
+	srv.apply(watch.Added, pods, "web-1-a", "1", rs1)
+	srv.apply(watch.Added, pods, "web-1-b", "1", rs1)
+	srv.apply(watch.Added, pods, "loner", "1")
+	srv.apply(watch.Added, configMaps, "settings", "1")
+
+	root := deployments
+	root.Name = "web"
+	r := start(t, srv, []informer.Target{root}, deployments, replicaSets, pods, configMaps)
+	r.expectSet(
+		"Replaced Deployment web initial",
+		"Replaced ReplicaSet web-1 (Deployment web) initial",
+		"Replaced Pod web-1-a (Deployment web → ReplicaSet web-1) initial",
+		"Replaced Pod web-1-b (Deployment web → ReplicaSet web-1) initial",
+	)
+	r.synced()
+
+	// A rollout: a new ReplicaSet and its Pod join, the old Pods go.
+	srv.apply(watch.Modified, deployments, "web", "2")
+	r.expect("Updated Deployment web")
+	srv.apply(watch.Added, replicaSets, "web-2", "1", web)
+	r.expect("Added ReplicaSet web-2 (Deployment web)")
+	srv.apply(watch.Added, pods, "web-2-a", "1", rs2)
+	r.expect("Added Pod web-2-a (Deployment web → ReplicaSet web-2)")
+	srv.apply(watch.Modified, pods, "loner", "2")
+	srv.apply(watch.Modified, deployments, "other", "2")
+	srv.apply(watch.Deleted, pods, "web-1-a", "1", rs1)
+	r.expect("Deleted Pod web-1-a (Deployment web → ReplicaSet web-1)")
+
+	// A Pod orphaned leaves with the change that orphaned it.
+	srv.apply(watch.Modified, pods, "web-1-b", "2")
+	r.expect("Updated Pod web-1-b (Deployment web → ReplicaSet web-1)")
+	srv.apply(watch.Modified, pods, "web-1-b", "3")
+	r.settle(web, "marker-1")
+
+	// The Deployment deleted: the garbage collector's deletions follow.
+	srv.apply(watch.Deleted, deployments, "web", "2")
+	r.expect("Deleted Deployment web")
+	srv.apply(watch.Deleted, replicaSets, "web-2", "1", web)
+	r.expect("Deleted ReplicaSet web-2 (Deployment web)")
+	srv.apply(watch.Modified, pods, "web-2-a", "2", rs2)
+	r.expect("Updated Pod web-2-a (Deployment web → ReplicaSet web-2)")
+	srv.apply(watch.Deleted, pods, "web-2-a", "2", rs2)
+	r.expect("Deleted Pod web-2-a (Deployment web → ReplicaSet web-2)")
+	srv.apply(watch.Deleted, replicaSets, "web-1", "1", web)
+	r.expect("Deleted ReplicaSet web-1 (Deployment web)")
+	srv.apply(watch.Deleted, configMaps, "marker-1", "", web)
+	r.expect("Deleted ConfigMap marker-1 (Deployment web)")
+
+	// Everything is gone: nothing of the tree is kept.
+	if n := r.members(); n != 0 {
+		t.Errorf("%d members left after every object was deleted: %v", n, r.tree.members)
+	}
+}
+
+func TestTreeOwnerAfterItsDependents(t *testing.T) {
+	srv := newServer(t)
+	web := owner{deployments, "web"}
+	srv.apply(watch.Added, deployments, "web", "1")
+	srv.apply(watch.Added, replicaSets, "web-1", "1", web)
+	srv.apply(watch.Added, pods, "web-1-a", "1", owner{replicaSets, "web-1"})
+
+	root := deployments
+	root.Name = "web"
+	r := start(t, srv, []informer.Target{root}, replicaSets, pods, configMaps)
+	r.expectSet(
+		"Replaced Deployment web initial",
+		"Replaced ReplicaSet web-1 (Deployment web) initial",
+		"Replaced Pod web-1-a (Deployment web → ReplicaSet web-1) initial",
+	)
+	r.synced()
+	// A Pod whose owner the stream has not seen yet is held back, and
+	// printed when its owner joins, after it.
+	rs9 := owner{replicaSets, "web-9"}
+	srv.apply(watch.Added, pods, "web-9-a", "1", rs9)
+	r.settle(web, "marker-1")
+	srv.apply(watch.Added, replicaSets, "web-9", "1", web)
+	r.expect(
+		"Added ReplicaSet web-9 (Deployment web)",
+		"Added Pod web-9-a (Deployment web → ReplicaSet web-9)",
+	)
+	srv.apply(watch.Modified, pods, "web-9-a", "2", rs9)
+	r.expect("Updated Pod web-9-a (Deployment web → ReplicaSet web-9)")
+}
+
+func TestTreeTypePromotedLater(t *testing.T) {
+	srv := newServer(t)
+	srv.apply(watch.Added, jobs, "backup", "1")
+	srv.apply(watch.Added, pods, "unrelated", "1")
+
+	root := jobs
+	root.Name = "backup"
+	r := start(t, srv, []informer.Target{root}, pods, configMaps)
+	r.expect("Replaced Job backup initial")
+	r.synced()
+	// No Pod of the Job yet; the first one promotes pods to whole objects,
+	// listed while the stream runs: news, not initial.
+	backup := owner{jobs, "backup"}
+	r.settle(backup, "marker-1")
+	srv.apply(watch.Added, pods, "backup-a", "1", backup)
+	r.expect("Added Pod backup-a (Job backup)")
+	srv.apply(watch.Modified, pods, "backup-a", "2", backup)
+	r.expect("Updated Pod backup-a (Job backup)")
+	srv.apply(watch.Modified, pods, "unrelated", "2")
+	srv.apply(watch.Deleted, pods, "backup-a", "2", backup)
+	r.expect("Deleted Pod backup-a (Job backup)")
+	for _, inf := range r.engine.Informers() {
+		if inf.Target().Resource == pods.Resource && inf.Target().MetadataOnly {
+			t.Errorf("the scout of pods is still running after the promotion")
+		}
+	}
+}
+
+func TestTreeSelectedRootsAndCycles(t *testing.T) {
+	srv := newServer(t)
+	a, b := owner{configMaps, "a"}, owner{configMaps, "b"}
+	// Two roots; b is also owned by a; c and d own each other and a.
+	srv.apply(watch.Added, jobs, "j", "1")
+	srv.apply(watch.Added, configMaps, "a", "1")
+	srv.apply(watch.Added, configMaps, "b", "1", a)
+	srv.apply(watch.Added, configMaps, "c", "1", owner{configMaps, "d"}, b)
+	srv.apply(watch.Added, configMaps, "d", "1", owner{configMaps, "c"})
+
+	rootA, rootB := configMaps, configMaps
+	rootA.Name, rootB.Name = "a", "b"
+	r := start(t, srv, []informer.Target{rootA, rootB}, configMaps)
+	r.expectSet(
+		"Replaced ConfigMap a initial",
+		"Replaced ConfigMap b initial",
+		"Replaced ConfigMap c (ConfigMap b) initial",
+		"Replaced ConfigMap d (ConfigMap b → ConfigMap c) initial",
+	)
+	r.synced()
+	srv.apply(watch.Modified, configMaps, "d", "2", owner{configMaps, "c"})
+	r.expect("Updated ConfigMap d (ConfigMap b → ConfigMap c)")
+	srv.apply(watch.Modified, configMaps, "b", "2", a)
+	r.expect("Updated ConfigMap b")
+}
