@@ -77,16 +77,19 @@ $(BIN)/kwok: hack/kwok/go.mod hack/kwok/go.sum
 	cd hack/kwok && $(GO) build -ldflags "-s -w" -o $@ sigs.k8s.io/kwok/cmd/kwok
 
 # kwok's node and pod stages (initialize and heartbeat nodes; make Pods
-# Ready, complete and delete them at once) ship in its module. kwok reads one
-# YAML stream, so they are joined with "---" lines: the files do not start
-# with one, and a plain cat would merge their documents.
+# Ready, complete and delete them at once) ship in its module; the
+# project's own hack/kwok/pod-crashloop.yaml adds a Pod that fails
+# (CrashLoopBackOff) for the tests of --fail-when. kwok reads one YAML
+# stream, so they are joined with "---" lines: the files do not start with
+# one, and a plain cat would merge their documents.
 KWOK_STAGES := node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
 	pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml
-$(BIN)/kwok-stages.yaml: hack/kwok/go.mod hack/kwok/go.sum
+$(BIN)/kwok-stages.yaml: hack/kwok/go.mod hack/kwok/go.sum hack/kwok/pod-crashloop.yaml
 	@mkdir -p $(BIN)
 	cd hack/kwok && $(GO) mod download sigs.k8s.io/kwok && \
 		dir=$$($(GO) list -m -f '{{.Dir}}' sigs.k8s.io/kwok) && test -n "$$dir" && \
-		for f in $(KWOK_STAGES); do echo '---'; cat "$$dir/kustomize/stage/$$f" || exit 1; echo; done > $@.tmp
+		{ for f in $(KWOK_STAGES); do echo '---'; cat "$$dir/kustomize/stage/$$f" || exit 1; echo; done; \
+		  echo '---'; cat pod-crashloop.yaml; } > $@.tmp
 	mv $@.tmp $@
 
 .PHONY: demo

@@ -42,7 +42,16 @@ type deltaRecord struct {
 	ResourceVersion   string          `json:"resourceVersion"`
 	FinalStateUnknown bool            `json:"finalStateUnknown"`
 	Coalesced         int             `json:"coalesced"`
+	Owners            []recordOwner   `json:"owners"`
 	Object            json.RawMessage `json:"object"`
+}
+
+// recordOwner is one link of a record's owners chain (--tree).
+type recordOwner struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
 }
 
 func (r *deltaRecord) key() string { return r.Namespace + "/" + r.Name }
