@@ -2,7 +2,7 @@
 // kube-apiserver, kube-controller-manager, kube-scheduler and kwok with
 // simulated nodes, all on 127.0.0.1), runs
 //
-//	kubectl deltas deployments,replicasets,pods -n demo --diff
+//	kubectl deltas deployment/web --tree -n demo --diff
 //
 // against it, and lets a writer create a Deployment, roll it to a new image,
 // scale it and delete it. The writer only touches the Deployment: every
@@ -144,7 +144,10 @@ func (o *options) run(ctx context.Context) error {
 		return fmt.Errorf("create namespace %s: %w", namespace, err)
 	}
 
-	args := []string{"deltas", "deployments,replicasets,pods", "-n", namespace}
+	// The Deployment and what it owns, transitively: its ReplicaSets and
+	// their Pods, each with its owner path. web does not exist yet: the
+	// stream waits for it.
+	args := []string{"deltas", "deployment/" + deployment, "--tree", "-n", namespace}
 	if o.diff {
 		// What changed, and who changed it; status writes (the counts the
 		// controllers report, Pods turning Running) are left out to keep
