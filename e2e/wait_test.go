@@ -142,6 +142,8 @@ func TestUntil(t *testing.T) {
 			{[]string{"cm", "--fail-when=jsonpath={.a[}"}, `error: invalid --fail-when "jsonpath={.a[}"`},
 			{[]string{"cm", "--until=delete", "--until-synced"}, "error: --until-synced cannot be used with --until"},
 			{[]string{"cm", "-q"}, "error: --quiet only applies when waiting for a condition"},
+			{[]string{"deployments", "--tree"}, "error: --tree follows what given objects own: name them (deployments/NAME) or select them with -l/--selector"},
+			{[]string{"--all-types", "--tree", "-l", "app=web"}, "error: --tree cannot be used with --all-types"},
 		} {
 			r := run(t, time.Minute, tc.args...)
 			if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, tc.want) {
