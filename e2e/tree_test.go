@@ -303,6 +303,12 @@ func TestBusyTree(t *testing.T) {
 	noFailure(t, c)
 }
 
+// output is every stdout line of a run that has exited: those read, then
+// the rest.
+func (s *stream) output() []string {
+	return append(slices.Clone(s.seen), s.rest()...)
+}
+
 // typeName is how text output names a kind: "deployment.apps", "pod".
 func typeName(kind, apiVersion string) string {
 	name := strings.ToLower(kind)
@@ -357,7 +363,7 @@ func TestBusyTreeCronJob(t *testing.T) {
 	if code := wait.waitExit(3 * time.Minute); code != 0 {
 		t.Fatalf("--until=condition=Complete on the Job: exit %d; stderr: %s", code, wait.stderr.String())
 	}
-	lines := append(wait.seen, wait.rest()...)
+	lines := wait.output()
 	pods := 0
 	for _, l := range lines {
 		if strings.HasPrefix(l, "pod/nightly-manual-") {
@@ -425,7 +431,7 @@ func TestBusyRolloutRecipe(t *testing.T) {
 	if code := good.waitExit(3 * time.Minute); code != 0 {
 		t.Fatalf("rollout of a good image: exit %d; stderr: %s", code, good.stderr.String())
 	}
-	lines := append(good.seen, good.rest()...)
+	lines := good.output()
 	if !slices.Contains(lines, "deployment.apps/web") || !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "replicaset.apps/web-") }) ||
 		!slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "pod/web-") }) {
 		t.Errorf("the good rollout printed %q: want the Deployment, its ReplicaSet and Pods", lines)
@@ -445,7 +451,7 @@ func TestBusyRolloutRecipe(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("rollout of a crashing image: exit %d, want 2; stderr: %s", code, bad.stderr.String())
 	}
-	lines = append(bad.seen, bad.rest()...)
+	lines = bad.output()
 	// The Pod named on stderr was printed, crash-looping, with its chain.
 	_, after, ok := strings.Cut(bad.stderr.String(), "error: pod/")
 	name, _, _ := strings.Cut(after, " matched --fail-when=")

@@ -149,7 +149,8 @@ func New(engine Engine, next informer.Sink) *Tree {
 // Handle implements informer.Sink.
 func (t *Tree) Handle(b informer.Batch) (bool, error) {
 	target := b.Informer.Target()
-	if !t.started && !(b.Initial && (IsRoot(target) || target.MetadataOnly)) {
+	ofInitialLists := b.Initial && (IsRoot(target) || target.MetadataOnly)
+	if !t.started && !ofInitialLists {
 		// The lists may have ended with no batch (an empty one): a batch
 		// that is not part of them says whether they have.
 		t.started = t.initialListsOut()
