@@ -1,14 +1,18 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // waitExit waits for the plugin to exit by itself and returns its code.
@@ -175,4 +179,76 @@ func TestWhere(t *testing.T) {
 	updateCM(t, ns, "db-a", "other", "2")
 	updateCM(t, ns, "web-a", "k", "changed")
 	s2.expect("Updated: web-a")
+}
+
+// ownedBy is an ownerReference to a ConfigMap.
+func ownedBy(cm *corev1.ConfigMap) []metav1.OwnerReference {
+	return []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: cm.Name, UID: cm.UID}}
+}
+
+// TestTreeRoots: --tree with several named roots and with a selector, on
+// the plain apiserver (no controllers: the test writes the owner
+// references): owned objects of any kind, two levels deep, join; an object
+// released by its owner leaves with that change.
+func TestTreeRoots(t *testing.T) {
+	ns := newNamespace(t)
+	cms := testEnv.client.CoreV1().ConfigMaps(ns)
+	a := createCM(t, ns, "a", map[string]string{"app": "x"}, nil)
+	b := createCM(t, ns, "b", map[string]string{"app": "x"}, nil)
+	createCM(t, ns, "other", map[string]string{"app": "y"}, nil)
+	c, err := cms.Create(bg, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", OwnerReferences: ownedBy(a)}}, metav1.CreateOptions{})
+	must(t, err)
+	_, err = testEnv.client.CoreV1().Secrets(ns).Create(bg, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", OwnerReferences: ownedBy(c)}}, metav1.CreateOptions{})
+	must(t, err)
+
+	t.Run("selected roots", func(t *testing.T) {
+		r := run(t, time.Minute, "cm", "-l", "app=x", "--tree", "-n", ns, "--until-synced")
+		got := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		slices.Sort(got)
+		want := []string{
+			"Replaced: configmap a",
+			"Replaced: configmap b",
+			"Replaced: configmap c (configmap a)",
+			"Replaced: secret s (configmap a → configmap c)",
+		}
+		if r.code != 0 || !slices.Equal(got, want) {
+			t.Errorf("exit %d, stdout\n  %s\nwant\n  %s\nstderr: %s", r.code, strings.Join(got, "\n  "), strings.Join(want, "\n  "), r.stderr)
+		}
+	})
+
+	t.Run("named roots, joining and leaving", func(t *testing.T) {
+		s := start(t, "cm/a", "cm/b", "--tree", "-n", ns, "-o", "json")
+		for range 4 {
+			s.next(30 * time.Second)
+		}
+		_, err := cms.Create(bg, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "e", OwnerReferences: ownedBy(b)}}, metav1.CreateOptions{})
+		must(t, err)
+		line := s.next(30 * time.Second)
+		var rec struct {
+			Type   string `json:"type"`
+			Name   string `json:"name"`
+			Owners []struct {
+				Name string `json:"name"`
+				UID  string `json:"uid"`
+			} `json:"owners"`
+		}
+		must(t, json.Unmarshal([]byte(line), &rec))
+		if rec.Type != "Added" || rec.Name != "e" || len(rec.Owners) != 1 || rec.Owners[0].Name != "b" || rec.Owners[0].UID != string(b.UID) {
+			t.Fatalf("after creating e owned by b: %s", line)
+		}
+		// c released by a: its last record, then nothing of c or s.
+		_, err = cms.Patch(bg, "c", types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/ownerReferences"}]`), metav1.PatchOptions{})
+		must(t, err)
+		must(t, json.Unmarshal([]byte(s.next(30*time.Second)), &rec))
+		if rec.Type != "Updated" || rec.Name != "c" || len(rec.Owners) != 1 || rec.Owners[0].Name != "a" {
+			t.Fatalf("after c was released: %+v", rec)
+		}
+		updateCM(t, ns, "c", "k", "v")
+		updateCM(t, ns, "other", "k", "v")
+		updateCM(t, ns, "e", "k", "v")
+		must(t, json.Unmarshal([]byte(s.next(30*time.Second)), &rec))
+		if rec.Type != "Updated" || rec.Name != "e" {
+			t.Fatalf("after updates of c, other and e, the next record is %+v; want e's update only", rec)
+		}
+	})
 }
