@@ -27,13 +27,25 @@ type waiter struct {
 	engine                    *informer.Engine
 	errOut                    io.Writer
 	// view holds, by target ID and key, the objects as last handed to the
-	// Sink. Only Run's goroutine touches it.
-	view map[string]map[string]*rawobj.Object
+	// Sink. verdicts holds what each condition said of each object in the
+	// view: objects are immutable (a change brings a new one), so a
+	// condition is evaluated once per object, not once per check; an
+	// object leaving the view takes its verdicts along. Only Run's
+	// goroutine touches them.
+	view     map[string]map[string]*rawobj.Object
+	verdicts map[verdictKey]bool
+}
+
+// verdictKey names one condition's verdict on one object.
+type verdictKey struct {
+	obj  *rawobj.Object
+	cond *condition.Condition
 }
 
 // sink returns inner with the waiter's view kept up to date.
 func (w *waiter) sink(inner informer.Sink) informer.Sink {
 	w.view = map[string]map[string]*rawobj.Object{}
+	w.verdicts = map[verdictKey]bool{}
 	return viewSink{Sink: inner, w: w}
 }
 
@@ -52,6 +64,9 @@ func (s viewSink) Handle(b informer.Batch) (bool, error) {
 	}
 	for i := range b.Items {
 		it := &b.Items[i]
+		if old := objects[it.Key]; old != nil && old != it.Object {
+			s.w.forget(old)
+		}
 		if it.Delta.Type == cache.Deleted {
 			delete(objects, it.Key)
 		} else {
@@ -59,6 +74,32 @@ func (s viewSink) Handle(b informer.Batch) (bool, error) {
 		}
 	}
 	return s.Sink.Handle(b)
+}
+
+// forget drops the verdicts on obj, which left the view.
+func (w *waiter) forget(obj *rawobj.Object) {
+	for _, conds := range [][]*condition.Condition{w.until, w.untilAny, w.failWhen} {
+		for _, c := range conds {
+			delete(w.verdicts, verdictKey{obj, c})
+		}
+	}
+}
+
+// holds evaluates c on o, once per object in the view.
+func (w *waiter) holds(c *condition.Condition, o watched) (bool, error) {
+	if o.obj == nil {
+		return c.Holds(o.vars)
+	}
+	key := verdictKey{o.obj, c}
+	if v, ok := w.verdicts[key]; ok {
+		return v, nil
+	}
+	v, err := c.Holds(o.vars)
+	if err != nil {
+		return false, err
+	}
+	w.verdicts[key] = v
+	return v, nil
 }
 
 // active reports whether any condition was given.
@@ -71,8 +112,9 @@ type watched struct {
 	// name is how messages name it: "deployment.apps/web".
 	name string
 	// vars is the object as the Store has it (Object nil if it does not
-	// exist), for the conditions.
+	// exist), for the conditions; obj is that object, nil if none.
 	vars celexpr.Vars
+	obj  *rawobj.Object
 }
 
 // objects returns what the conditions are evaluated on: with rootsOnly,
@@ -91,7 +133,7 @@ func (w *waiter) objects(rootsOnly bool) []watched {
 			}
 			o := watched{name: objectName(t, t.Name), vars: targetVars(t, t.Namespace, t.Name)}
 			if obj, ok := w.view[t.ID()][key]; ok {
-				o.vars.Object = obj.JSON
+				o.vars.Object, o.obj = obj.JSON, obj
 			}
 			out = append(out, o)
 			continue
@@ -99,7 +141,7 @@ func (w *waiter) objects(rootsOnly bool) []watched {
 		for _, obj := range w.view[t.ID()] {
 			vars := targetVars(t, obj.Namespace, obj.Name)
 			vars.Object = obj.JSON
-			out = append(out, watched{name: objectName(t, obj.Name), vars: vars})
+			out = append(out, watched{name: objectName(t, obj.Name), vars: vars, obj: obj})
 		}
 	}
 	return out
@@ -133,7 +175,7 @@ func (w *waiter) check() (bool, error) {
 	objects := w.objects(true)
 	for _, c := range w.untilAny {
 		for _, o := range objects {
-			ok, err := c.Holds(o.vars)
+			ok, err := w.holds(c, o)
 			if err != nil {
 				return true, err
 			}
@@ -151,7 +193,7 @@ func (w *waiter) check() (bool, error) {
 	}
 	for _, o := range objects {
 		for _, c := range w.until {
-			ok, err := c.Holds(o.vars)
+			ok, err := w.holds(c, o)
 			if err != nil {
 				return true, err
 			}
@@ -175,7 +217,7 @@ func (w *waiter) failed() (bool, error) {
 	objects := w.objects(false)
 	for _, c := range w.failWhen {
 		for _, o := range objects {
-			if ok, err := c.Holds(o.vars); err != nil || ok {
+			if ok, err := w.holds(c, o); err != nil || ok {
 				if err != nil {
 					return true, err
 				}
