@@ -49,6 +49,7 @@ type options struct {
 	profileRepeat                     int
 	pipeline, profile                 bool
 	only                              string
+	tag                               string
 	hold                              bool
 	record                            string
 	renderOnly                        bool
@@ -76,6 +77,7 @@ func run() error {
 	flag.BoolVar(&o.profile, "profile", true, "profile kubectl deltas' initial sync and put `go tool pprof -top` into RESULTS.md")
 	flag.BoolVar(&o.pipeline, "pipeline", true, "run the in-process benchmarks (go test -bench ./bench/pipeline) and put them into RESULTS.md")
 	flag.StringVar(&o.only, "only", "", "comma-separated client IDs to measure (default all; for experiments)")
+	flag.StringVar(&o.tag, "tag", "", "with -scale: save the run as bench/results/scale-nN-TAG.json, beside the full run (with -only, for a few clients)")
 	flag.BoolVar(&o.hold, "hold", false, "start and seed the control plane, print its kubeconfig and wait for Ctrl-C (for experiments)")
 	flag.StringVar(&o.record, "record", "", "record a watch stream of the seeded objects plus one update burst into this file (gzip) and exit")
 	flag.BoolVar(&o.renderOnly, "render", false, "only render RESULTS.md and results.svg from bench/results/*.json")

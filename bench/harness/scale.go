@@ -147,6 +147,22 @@ func scaleClients() []clientDef {
 			},
 		},
 		{
+			ID: "d-meta", Group: "d", Label: "(d) -o json --metadata-only",
+			Measured:      "-o json --metadata-only: PartialObjectMetadata lists and watches, the record's object the metadata (issue 12).",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true, noBurst: true,
+			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--metadata-only") },
+		},
+		{
+			ID: "d-all", Group: "d", Label: "(d) --all-types -A -o json",
+			Measured: "--all-types -A -o json --until-synced: every type the server serves (Events and Leases left out by default), the Pods by far the largest; wall is when the last Pod's record is out; the run exits once every type has synced (issue 12).",
+			peakPerObject: 6000,
+			mode:          markers(`"resource":"pods"`), exits: true, noBurst: true,
+			args: func(e *env, _ bool) []string {
+				return []string{filepath.Join(e.bin, "kubectl-deltas"), "--all-types", "-A", "-o", "json", "--kubeconfig", e.kubeconfig, "--until-synced"}
+			},
+		},
+		{
 			ID: "b-dyn-stream", Group: "b", Label: "(b) client-go dynamic, streaming list",
 			Measured:      "the dynamic informer with KUBE_FEATURE_WatchListClient=true (client-go v0.36's default).",
 			peakPerObject: 50000,
@@ -193,6 +209,9 @@ type scaleRun struct {
 	// Plugin is what bin/kubectl-deltas says it was built from: the
 	// harness runs the binary it finds, which may be newer than Commit.
 	Plugin string `json:"plugin,omitempty"`
+	// Tag names a run of some clients only (-tag), kept beside the full
+	// run of the same N.
+	Tag string `json:"tag,omitempty"`
 }
 
 // runScale is `make bench-scale`.
@@ -307,7 +326,13 @@ func runScale(ctx context.Context, o options, root, benchDir string, begin time.
 	}
 	timeout := 2*time.Minute + time.Duration(o.n)*4*time.Millisecond
 
-	path := filepath.Join(benchDir, "results", fmt.Sprintf("scale-n%d.json", o.n))
+	name := fmt.Sprintf("scale-n%d.json", o.n)
+	if o.tag != "" {
+		// A run of a few clients (-only) beside the full one, say.
+		name = fmt.Sprintf("scale-n%d-%s.json", o.n, o.tag)
+		res.Tag = o.tag
+	}
+	path := filepath.Join(benchDir, "results", name)
 	// Saved after every sample, so that an interrupted run (Ctrl-C, a
 	// deadline) leaves what it measured.
 	checkpoint := func() {

@@ -177,6 +177,26 @@ func (r *scaleRun) targets() []target {
 		}
 		add(name, true, float64(c.RSSEndKiB) <= rssFlat*float64(c.RSSStartKiB), measured)
 	}
+	// Issue 12: watching everything costs little more than its largest
+	// type; metadata only costs a fraction of whole objects.
+	const allName = "(issue 12) --all-types -A sync wall ≤ 1.2 × its largest type (Pods) alone"
+	if aw := r.syncStat("d-all", wallOf); aw.ok() && dw.ok() {
+		q := aw.Median / dw.Median
+		add(allName, true, q <= 1.2, fmt.Sprintf("%s vs %s (-o json) = %.2f×", secs(aw.Median), secs(dw.Median), q))
+	} else {
+		add(allName, false, false, "not measured")
+	}
+	const metaName = "(issue 12) --metadata-only peak RSS ≤ 0.25 × whole objects"
+	if mr := r.syncStat("d-meta", rssOf); mr.ok() && dr.ok() {
+		q := mr.Median / dr.Median
+		add(metaName, true, q <= 0.25, fmt.Sprintf("%s vs %s (-o json) = %.2f×", mibf(mr.Median), mibf(dr.Median), q))
+	} else {
+		add(metaName, false, false, "not measured")
+	}
+	if r.Tag != "" {
+		// A run of some clients: only what it measured.
+		out = slices.DeleteFunc(out, func(t target) bool { return !t.Known })
+	}
 	return out
 }
 
@@ -196,7 +216,11 @@ func scaleMarkdown(benchDir string, runs []*scaleRun) string {
 	w("The delay of a write is from its response to the harness to the line about it on the watcher's stdout (a negative delay: the event was printed before the writer saw the response); the client's CPU per 1,000 events and its RSS (RssAnon+RssFile, sampled each second) are read from /proc over the churn.\n")
 
 	for _, r := range runs {
-		w("\n### %s Pods on %s nodes\n\n", numberWithCommas(r.N), numberWithCommas(r.Nodes))
+		tag := ""
+		if r.Tag != "" {
+			tag = fmt.Sprintf(" (run %q: %s)", r.Tag, clientLabels(r.Clients))
+		}
+		w("\n### %s Pods on %s nodes%s\n\n", numberWithCommas(r.N), numberWithCommas(r.Nodes), tag)
 		st := r.Stats
 		per := func(v int64) int64 { return v / int64(max(1, st.Items)) }
 		plugin := ""
@@ -215,7 +239,7 @@ func scaleMarkdown(benchDir string, runs []*scaleRun) string {
 		if r.Interrupted != "" {
 			w("**This run stopped before the end** (%s): what it measured until then is below.\n\n", oneLine(r.Interrupted))
 		}
-		w("| target (issue 11) | measured (medians) | result |\n|---|---|---|\n")
+		w("| target (issues 11, 12) | measured (medians) | result |\n|---|---|---|\n")
 		for _, t := range r.targets() {
 			w("| %s | %s | **%s** |\n", t.Name, t.Measured, passWord(t))
 		}
@@ -275,9 +299,19 @@ func scaleMarkdown(benchDir string, runs []*scaleRun) string {
 			w("\nFailures:\n\n%s\n", strings.Join(fails, "\n"))
 		}
 	}
-	last := runs[len(runs)-1]
+	// Every client any run measured, described once.
+	var described []clientResult
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, c := range r.Clients {
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				described = append(described, c)
+			}
+		}
+	}
 	w("\n### What was measured at scale\n\n")
-	for _, c := range displayOrder(last.Clients) {
+	for _, c := range displayOrder(described) {
 		w("- **%s**: %s\n", c.Label, c.Measured)
 	}
 	if note, err := os.ReadFile(filepath.Join(benchDir, "analysis-scale.md")); err == nil {
@@ -308,7 +342,7 @@ func displayOrder(cs []clientResult) []clientResult {
 	return out
 }
 
-var scaleDisplay = []string{"a-page", "a-page-plain", "a-full", "b-typed-list", "b-typed-proto", "b-typed-stream", "b-dyn-list", "b-dyn-stream", "c", "d-json", "d-text", "d-json-wl"}
+var scaleDisplay = []string{"a-page", "a-page-plain", "a-full", "b-typed-list", "b-typed-proto", "b-typed-stream", "b-dyn-list", "b-dyn-stream", "c", "d-json", "d-text", "d-json-wl", "d-meta", "d-all"}
 
 func passWord(t target) string {
 	switch {
@@ -336,6 +370,15 @@ func gib(kib int64) string {
 		return fmt.Sprintf("%.1f GiB", float64(kib)/(1<<20))
 	}
 	return fmt.Sprintf("%.0f MiB", float64(kib)/1024)
+}
+
+// clientLabels lists the clients of a run: "-o json, --metadata-only".
+func clientLabels(clients []clientResult) string {
+	labels := make([]string, len(clients))
+	for i, c := range clients {
+		labels[i] = c.Label
+	}
+	return strings.Join(labels, ", ")
 }
 
 // scaleSummary is the short report printed at the end of a scale run.
