@@ -53,7 +53,7 @@ build: ## Build bin/kubectl-deltas as releases are built (static, no cgo)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-deltas ./cmd/kubectl-deltas
 
 .PHONY: controlplane
-controlplane: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl $(BIN)/kube-controller-manager $(BIN)/kube-scheduler $(BIN)/kwok $(BIN)/kwok-stages.yaml ## Build the local control plane (kube-apiserver, etcd, kubectl, kube-controller-manager, kube-scheduler, kwok) from the Go module proxy into bin/ (once)
+controlplane: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/etcdutl $(BIN)/kubectl $(BIN)/kube-controller-manager $(BIN)/kube-scheduler $(BIN)/kwok $(BIN)/kwok-stages.yaml ## Build the local control plane (kube-apiserver, etcd and etcdutl, kubectl, kube-controller-manager, kube-scheduler, kwok) from the Go module proxy into bin/ (once)
 
 # Kubernetes' binaries come from k8s.io/kubernetes, pinned in
 # hack/controlplane/go.mod; kwok from sigs.k8s.io/kwok, pinned in its own
@@ -72,6 +72,12 @@ $(BIN)/kubectl: hack/controlplane/go.mod hack/controlplane/go.sum
 
 $(BIN)/etcd: hack/controlplane/go.mod hack/controlplane/go.sum hack/controlplane/etcd/main.go
 	cd hack/controlplane && $(GO) build -o $@ ./etcd
+
+# etcdutl restores etcd snapshots (the etcd-restore scenarios of
+# make e2e-faults), at the etcd version of hack/controlplane; its own module
+# keeps its dependencies out of the Kubernetes build.
+$(BIN)/etcdutl: hack/etcdutl/go.mod hack/etcdutl/go.sum
+	cd hack/etcdutl && $(GO) build -o $@ go.etcd.io/etcd/etcdutl/v3
 
 $(BIN)/kwok: hack/kwok/go.mod hack/kwok/go.sum
 	cd hack/kwok && $(GO) build -ldflags "-s -w" -o $@ sigs.k8s.io/kwok/cmd/kwok

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -101,6 +102,36 @@ func (e *WatchListFallbackError) Error() string {
 }
 
 func (e *WatchListFallbackError) Unwrap() error { return e.Err }
+
+// HistoryRewrittenError is reported (through the ErrorHandler; the
+// Reflector goes on) when a list's resourceVersion is lower than one the
+// Reflector had seen: the server's history was rewritten — etcd restored
+// from a backup without --bump-revision — and the list, now in the Store,
+// is what the server holds.
+type HistoryRewrittenError struct {
+	Resource      string
+	Before, After string
+}
+
+func (e *HistoryRewrittenError) Error() string {
+	return fmt.Sprintf("the resourceVersion of %s went back from %s to %s: the server's history was rewritten (etcd restored from a backup?); relisted", e.Resource, e.Before, e.After)
+}
+
+// checkHistory reports a list at resourceVersion listRV that is older than
+// the last one seen. resourceVersions are opaque to clients, but every
+// Kubernetes API server serves etcd revisions, which only grow; one that
+// does not parse as a number is not compared.
+func (r *Reflector) checkHistory(listRV string) {
+	before, err := strconv.ParseUint(r.LastSyncResourceVersion(), 10, 64)
+	if err != nil {
+		return
+	}
+	after, err := strconv.ParseUint(listRV, 10, 64)
+	if err != nil || after >= before {
+		return
+	}
+	r.reportError(&HistoryRewrittenError{Resource: r.typeDescription, Before: r.LastSyncResourceVersion(), After: listRV})
+}
 
 // ReflectorOptions configures a Reflector. Only Store and ListerWatcher are
 // required.
@@ -679,6 +710,7 @@ func (r *Reflector) list(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("unable to sync list result of %s: %w", r.typeDescription, err)
 	}
+	r.checkHistory(listRV)
 	r.setLastSyncResourceVersion(listRV)
 	return nil
 }
@@ -887,6 +919,7 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 			w.Stop()
 			return nil, fmt.Errorf("unable to sync watch-list result of %s: %w", r.typeDescription, err)
 		}
+		r.checkHistory(resourceVersion)
 		r.setLastSyncResourceVersion(resourceVersion)
 		return w, nil
 	}

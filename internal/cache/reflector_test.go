@@ -238,6 +238,29 @@ func TestReflectorTooLargeResourceVersionOnWatchRelists(t *testing.T) {
 	}
 }
 
+// TestReflectorHistoryRewritten: etcd restored without a bump — the watch
+// at RV 90 is too large for the server, the relist at 90 too, the
+// consistent list comes back at 40: reported once, and the watch goes on
+// from 40. A relist that moves forward reports nothing.
+func TestReflectorHistoryRewritten(t *testing.T) {
+	lw := newScriptedLW(
+		[]listResult{{list: mkList("90", "")}, {err: tooLargeRVErr()}, {list: mkList("40", "")}, {list: mkList("95", "")}},
+		[]watchResult{{err: tooLargeRVErr()}, {err: apierrors.NewResourceExpired("too old")}},
+	)
+	r, fx := newFixture(lw, ReflectorOptions{})
+	runUntilExhausted(t, r, lw)
+	if got, want := lw.watchRVs(), []string{"90", "40", "95"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("watch RVs = %v, want %v", got, want)
+	}
+	var rewritten *HistoryRewrittenError
+	if n := fx.errs.matching(func(err error) bool { return errors.As(err, &rewritten) }); n != 1 {
+		t.Fatalf("history rewrites reported %d times, want 1", n)
+	}
+	if rewritten.Before != "90" || rewritten.After != "40" {
+		t.Errorf("reported %+v, want from 90 to 40", rewritten)
+	}
+}
+
 // tooLargeRVErr is the server's answer to a request at a resourceVersion
 // it has not reached.
 func tooLargeRVErr() error {

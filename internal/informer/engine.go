@@ -197,9 +197,12 @@ func (e *Engine) fail(err error) {
 // outage.
 func (e *Engine) reflectorError(inf *Informer, err error) {
 	var fallback *cache.WatchListFallbackError
+	var rewritten *cache.HistoryRewrittenError
 	switch {
 	case errors.As(err, &fallback):
 		e.health.note(err)
+	case errors.As(err, &rewritten):
+		e.health.rewritten(err)
 	case inf.target.Optional && apierrors.IsNotFound(err):
 		// The resource is gone (a CRD deleted, an APIService removed):
 		// no warning; whoever follows discovery retires the informer.

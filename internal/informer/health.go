@@ -21,7 +21,13 @@ type health struct {
 	failing map[*Informer]bool
 	// since is when the current outage began.
 	since time.Time
+	// rewrittenAt is when a rewritten history was last reported.
+	rewrittenAt time.Time
 }
+
+// rewriteQuiet is how long after a report of a rewritten history the
+// other informers' reports of it are not repeated: one restore, one line.
+const rewriteQuiet = time.Minute
 
 func newHealth(errOut io.Writer, now func() time.Time) *health {
 	return &health{errOut: errOut, now: now, failing: map[*Informer]bool{}}
@@ -66,6 +72,19 @@ func (h *health) note(err error) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
 	fmt.Fprintf(h.errOut, "warning: %s\n", oneLine(err))
+}
+
+// rewritten reports a rewritten history (an etcd restore) once for all
+// the informers that relist because of it.
+func (h *health) rewritten(err error) {
+	h.lock.Lock()
+	defer h.lock.Unlock()
+	now := h.now()
+	if !h.rewrittenAt.IsZero() && now.Sub(h.rewrittenAt) < rewriteQuiet {
+		return
+	}
+	h.rewrittenAt = now
+	fmt.Fprintf(h.errOut, "warning: %s; deltas below are the difference to what the stream had shown\n", oneLine(err))
 }
 
 // oneLine keeps a message on one line.
