@@ -351,7 +351,7 @@ func TestAllTypesBadInput(t *testing.T) {
 		{"with a type", []string{"--all-types", "configmaps"}, `error: --all-types watches every type: drop the arguments "configmaps" or --all-types`},
 		{"with a name", []string{"--all-types", "cm/x"}, `error: --all-types watches every type: drop the arguments "cm/x" or --all-types`},
 		{"unknown exclusion", []string{"--all-types", "--exclude=nosuchtype"}, `error: invalid --exclude: the server doesn't have a resource type "nosuchtype"`},
-		{"exclude without a category", []string{"cm", "--exclude=secrets"}, "error: --exclude only applies to --all-types and to categories"},
+		{"exclude without a category", []string{"cm", "--exclude=secrets"}, "error: --exclude only applies to --all-types, to categories such as all and to --tree"},
 		{"category by name", []string{"all/web"}, `error: "all" is a category of types, which cannot be watched by name`},
 		{"unknown category", []string{"nosuchcategory"}, `error: the server doesn't have a resource type "nosuchcategory"`},
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
 )
@@ -253,6 +254,22 @@ func TestCompletionFlags(t *testing.T) {
 		got, directive := complete(t, "cm", flag, "")
 		if strings.Join(got, " ") != strings.Join(want, " ") || directive != ":4" {
 			t.Errorf("%s <TAB> = %q %s, want %q :4", flag, got, directive, want)
+		}
+	}
+
+	// Several contexts: after a comma, the ones not given yet.
+	multi := clientcmdapi.NewConfig()
+	for _, name := range []string{"east", "west", "north"} {
+		multi.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+	}
+	multiPath := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*multi, multiPath); err != nil {
+		t.Fatal(err)
+	}
+	for arg, want := range map[string][]string{"east,": {"east,north", "east,west"}, "east,w": {"east,west"}, "no": {"north"}} {
+		got, directive := complete(t, "cm", "--kubeconfig", multiPath, "--context", arg)
+		if strings.Join(got, " ") != strings.Join(want, " ") || directive != ":4" {
+			t.Errorf("--context %s<TAB> = %q %s, want %q :4", arg, got, directive, want)
 		}
 	}
 

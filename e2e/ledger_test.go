@@ -35,6 +35,7 @@ import (
 type deltaRecord struct {
 	Type              string          `json:"type"`
 	Initial           bool            `json:"initial"`
+	Context           string          `json:"context"`
 	Kind              string          `json:"kind"`
 	Namespace         string          `json:"namespace"`
 	Name              string          `json:"name"`
@@ -210,6 +211,18 @@ func (l *ledger) apply(rec deltaRecord) {
 	if rv > l.last[key] {
 		l.last[key] = rv
 	}
+}
+
+// historyRewritten forgets which resourceVersions were printed: the
+// server's history is about to be rewritten (etcd restored from a
+// snapshot), after which an object's resourceVersion may go back (it is
+// restored) or repeat (without --bump-revision, new writes reuse the
+// revisions of the lost ones). The state is kept.
+func (l *ledger) historyRewritten() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.printed = map[string]map[string]bool{}
+	l.last = map[string]uint64{}
 }
 
 // snapshot returns a copy of the state.

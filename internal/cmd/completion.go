@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -199,7 +200,23 @@ func (o *DeltasOptions) registerConfigCompletions(cmd *cobra.Command) {
 		}
 		return o.listNames(ctx, schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", toComplete), cobra.ShellCompDirectiveNoFileComp
 	})
-	_ = cmd.RegisterFlagCompletionFunc("context", o.kubeconfigCompletion(func(c *kubeconfigNames) []string { return c.contexts }))
+	// --context takes a comma-separated list: complete its last item.
+	contexts := o.kubeconfigCompletion(func(c *kubeconfigNames) []string { return c.contexts })
+	_ = cmd.RegisterFlagCompletionFunc("context", func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		head := ""
+		if i := strings.LastIndex(toComplete, ","); i >= 0 {
+			head, toComplete = toComplete[:i+1], toComplete[i+1:]
+		}
+		given := strings.Split(head, ",")
+		names, directive := contexts(cmd, args, toComplete)
+		out := make([]string, 0, len(names))
+		for _, n := range names {
+			if !slices.Contains(given, n) {
+				out = append(out, head+n)
+			}
+		}
+		return out, directive
+	})
 	_ = cmd.RegisterFlagCompletionFunc("cluster", o.kubeconfigCompletion(func(c *kubeconfigNames) []string { return c.clusters }))
 	_ = cmd.RegisterFlagCompletionFunc("user", o.kubeconfigCompletion(func(c *kubeconfigNames) []string { return c.users }))
 }

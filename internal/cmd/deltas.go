@@ -133,6 +133,9 @@ type DeltasOptions struct {
 	exclude           []string
 	excludeSet        bool
 	tree              bool
+	contexts          []string
+	allContexts       bool
+	skipUnavailable   bool
 
 	// Set by Complete.
 	args              []string
@@ -143,6 +146,11 @@ type DeltasOptions struct {
 	printer      printer.Printer
 	stage        *record.Stage
 	cachedConfig *rest.Config
+	// clusters are the contexts of a multi-cluster run (--context=a,b,
+	// --all-contexts); nil for one cluster. context is, in the options of
+	// one of those clusters (clusterOptions), its context; "" otherwise.
+	clusters []string
+	context  string
 	// waiter holds the parsed --until, --until-any and --fail-when.
 	waiter *waiter
 
@@ -202,6 +210,13 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	// -v=6 out of habit. cobra still prints the version for it.
 	flags.Bool("version", false, "Print the client version information and exit.")
 	o.configFlags.AddFlags(flags)
+	// --context takes several contexts (comma-separated, or repeated).
+	if f := flags.Lookup("context"); f != nil {
+		f.Value = &contextList{names: &o.contexts, single: o.configFlags.Context}
+		f.Usage = "The name of the kubeconfig context to use; several (comma-separated or repeated) merge their clusters into one stream, each record naming its context"
+	}
+	flags.BoolVar(&o.allContexts, "all-contexts", o.allContexts, "Watch every context of the kubeconfig: one stream, each record naming its context.")
+	flags.BoolVar(&o.skipUnavailable, "skip-unavailable", o.skipUnavailable, "With several contexts: a cluster that cannot be reached or watched at start is skipped with a warning instead of ending the run.")
 	flags.StringVarP(&o.output, "output", "o", o.output, "Output format: "+strings.Join(printer.AllowedFormats(), "|")+" (text is the default).")
 	flags.BoolVarP(&o.allNamespaces, "all-namespaces", "A", o.allNamespaces, "Watch the resources in all namespaces.")
 	flags.StringVarP(&o.labelSelector, "selector", "l", o.labelSelector, "Label selector to filter on, supports '=', '==', '!=', 'in', 'notin' (e.g. -l key1=value1,key2=value2). Evaluated by the server.")
@@ -360,11 +375,15 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.waiter.failWhen, err = parseConditions("--fail-when", o.failWhen); err != nil {
 		return err
 	}
+	if o.clusters, err = o.resolveContexts(); err != nil {
+		return err
+	}
 	color, err := resolveColor(o.color, o.Out)
 	if err != nil {
 		return err
 	}
 	o.printer, err = printer.New(printer.Options{
+		ContextWidth:  contextWidth(o.clusters),
 		Format:        o.output,
 		AllNamespaces: o.allNamespaces,
 		Timestamps:    o.timestamps,

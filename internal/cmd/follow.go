@@ -48,7 +48,10 @@ func servedTypeTargets() []informer.Target {
 // that went away are retired once their objects' deletions are out. Types
 // the user named are never touched.
 type follower struct {
-	o       *DeltasOptions
+	o *DeltasOptions
+	// context is the cluster's context in a multi-cluster run ("" for
+	// one): the targets it adds carry it.
+	context string
 	mapper  meta.RESTMapper
 	stream  *informer.Engine
 	reviews authorizationv1client.SelfSubjectAccessReviewInterface
@@ -93,7 +96,7 @@ func (f *follower) run(ctx context.Context, cfg informer.Config) {
 		served := informer.New(cfg, io.Discard)
 		for _, t := range watchable {
 			if _, err := served.Add(t); err != nil {
-				fmt.Fprintf(f.errOut, "warning: not following new types: %v\n", err)
+				fmt.Fprintf(f.errOut, "warning: %snot following new types: %v\n", f.o.contextPrefix(), err)
 				return
 			}
 		}
@@ -137,11 +140,15 @@ func (f *follower) sync(ctx context.Context) {
 		desired = append(desired, members...)
 	}
 	want := map[string]informer.Target{}
-	for _, t := range desired {
-		want[t.ID()] = t
+	for i := range desired {
+		desired[i].Context = f.context
+		want[desired[i].ID()] = desired[i]
 	}
 	for _, inf := range f.stream.Informers() {
 		t := inf.Target()
+		if t.Context != f.context {
+			continue
+		}
 		if !t.Optional {
 			delete(want, t.ID())
 			continue
@@ -151,7 +158,7 @@ func (f *follower) sync(ctx context.Context) {
 			continue
 		}
 		if f.stream.Retire(t.ID()) {
-			fmt.Fprintf(f.errOut, "info: %s is no longer served: stopped watching it\n", t.Resource.GroupResource())
+			fmt.Fprintf(f.errOut, "info: %s%s is no longer served: stopped watching it\n", f.o.contextPrefix(), t.Resource.GroupResource())
 		}
 	}
 	for _, t := range desired {
@@ -162,12 +169,12 @@ func (f *follower) sync(ctx context.Context) {
 		if err := deniedVerb(ctx, f.reviews, t); err != nil {
 			if !f.skipped[t.ID()] {
 				f.skipped[t.ID()] = true
-				fmt.Fprintf(f.errOut, "info: skipping new type %s: you may not list and watch it\n", t.Resource.GroupResource())
+				fmt.Fprintf(f.errOut, "info: %sskipping new type %s: you may not list and watch it\n", f.o.contextPrefix(), t.Resource.GroupResource())
 			}
 			continue
 		}
 		if _, err := f.stream.Add(t); err == nil {
-			fmt.Fprintf(f.errOut, "info: watching new type %s\n", t.Resource.GroupResource())
+			fmt.Fprintf(f.errOut, "info: %swatching new type %s\n", f.o.contextPrefix(), t.Resource.GroupResource())
 		}
 	}
 }

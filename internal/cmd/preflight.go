@@ -62,7 +62,7 @@ func (o *DeltasOptions) preflight(ctx context.Context, reviews authorizationv1cl
 		return nil, fmt.Errorf("you may not list and watch any of the %d types asked for (%s); check with \"kubectl auth can-i --list\"", len(skipped), joinResources(skipped))
 	}
 	if len(skipped) > 0 {
-		fmt.Fprintf(o.ErrOut, "info: skipping %d types you may not list and watch: %s\n", len(skipped), joinResources(skipped))
+		fmt.Fprintf(o.ErrOut, "info: %sskipping %d types you may not list and watch: %s\n", o.contextPrefix(), len(skipped), joinResources(skipped))
 	}
 	return kept, nil
 }

@@ -35,7 +35,9 @@ const (
 )
 
 // Run resolves the resources, then runs one informer per target until a
-// stop condition, a signal or a fatal error.
+// stop condition, a signal or a fatal error. With several contexts, each
+// cluster is resolved and checked on its own, and one engine runs the
+// informers of all of them: one stream, in pop order.
 func (o *DeltasOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -43,76 +45,77 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	sigCtx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 
-	var err error
 	if err := o.checkConfigPresent(); err != nil {
 		return err
 	}
-	o.namespace, o.explicitNamespace, err = o.configFlags.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return kubeconfigError(err)
-	}
-	res, err := o.resolve(sigCtx)
-	if err != nil {
-		if sigCtx.Err() != nil && ctx.Err() == nil {
+	var clusters []*cluster
+	for _, c := range o.clusterOptions() {
+		cl, err := c.prepare(sigCtx)
+		switch {
+		case err != nil && sigCtx.Err() != nil && ctx.Err() == nil:
 			return &ExitError{Code: exitInterrupted}
+		case err != nil && c.context == "":
+			return err
+		case err != nil && o.skipUnavailable:
+			fmt.Fprintf(o.ErrOut, "warning: skipping context %q: %s\n", c.context, oneLine(err))
+			continue
+		case err != nil:
+			return fmt.Errorf("context %q: %w (--skip-unavailable watches the other clusters)", c.context, err)
 		}
-		return err
+		clusters = append(clusters, cl)
 	}
-	if len(res.failedGroups) > 0 {
-		fmt.Fprintf(o.ErrOut, "warning: not watching the API groups discovery could not read: %s\n", strings.Join(res.failedGroups, ", "))
+	if len(clusters) == 0 {
+		return fmt.Errorf("none of the %d contexts could be watched", len(o.clusters))
 	}
 	if m, ok := o.printer.(printer.MultiTyper); ok {
-		m.SetMultiType(res.expanded || o.tree || distinctResources(res.targets) > 1)
+		multi := o.tree
+		for _, cl := range clusters {
+			multi = multi || cl.res.expanded || distinctResources(cl.targets) > 1
+		}
+		m.SetMultiType(multi)
 	}
 
-	config, err := o.restConfig()
-	if err != nil {
-		return err
+	byContext := map[string]*cluster{}
+	for _, cl := range clusters {
+		byContext[cl.o.context] = cl
 	}
-	client, err := source.NewRESTClient(config)
-	if err != nil {
-		return err
-	}
-	authz, err := authorizationv1client.NewForConfig(config)
-	if err != nil {
-		return fmt.Errorf("failed to construct an authorization client: %w", err)
-	}
-	reviews := authz.SelfSubjectAccessReviews()
-	// The roots' access is checked as always; the scouts of --tree are
-	// optional: a type the user may not list is skipped with a note.
-	targets, err := o.preflight(sigCtx, reviews, client, append(res.targets, res.scouts...))
-	if err != nil {
-		return err
-	}
-
-	cfg := o.engineConfig(client)
+	cfg := o.engineConfig(func(context string) rest.Interface { return byContext[context].client })
 	if o.tree {
 		cfg.Indexers = tree.Indexers()
 	}
-	var follow *follower
-	if res.expanded && !o.untilSynced && !o.tree {
-		// Types appear and go away while the stream runs: follow them.
-		mapper, err := o.configFlags.ToRESTMapper()
-		if err != nil {
-			return kubeconfigError(err)
+	var follows []*follower
+	for _, cl := range clusters {
+		if cl.res.expanded && !o.untilSynced && !o.tree {
+			// Types appear and go away while the stream runs: follow them.
+			f, err := cl.follower()
+			if err != nil {
+				return err
+			}
+			follows = append(follows, f)
 		}
-		follow = &follower{
-			o: o, mapper: mapper, reviews: reviews, categories: res.categories, errOut: o.ErrOut,
-			changed: make(chan struct{}, 1), skipped: map[string]bool{},
+	}
+	if len(follows) > 0 {
+		cfg.Gone = func(t informer.Target) {
+			for _, f := range follows {
+				if f.context == t.Context {
+					f.poke()
+				}
+			}
 		}
-		cfg.Gone = func(informer.Target) { follow.poke() }
 	}
 	engine := informer.New(cfg, o.ErrOut)
-	for _, t := range targets {
-		if _, err := engine.Add(t); err != nil {
-			return err
+	for _, cl := range clusters {
+		for _, t := range cl.targets {
+			if _, err := engine.Add(t); err != nil {
+				return err
+			}
 		}
 	}
 	runCtx, stopFollowing := context.WithCancel(sigCtx)
 	var following sync.WaitGroup
-	if follow != nil {
-		follow.stream = engine
-		following.Go(func() { follow.run(runCtx, servedTypesConfig(client)) })
+	for _, f := range follows {
+		f.stream = engine
+		following.Go(func() { f.run(runCtx, servedTypesConfig(byContext[f.context].client)) })
 	}
 	stdoutClosed, stopWatching := watchStdoutClosed(o.Out)
 	defer stopWatching()
@@ -136,7 +139,7 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 		// The tree decides what is printed; the waiter sees what is.
 		runSink = tree.New(engine, runSink)
 	}
-	err = engine.Run(sigCtx, runSink, runOpts)
+	err := engine.Run(sigCtx, runSink, runOpts)
 	stopFollowing()
 	following.Wait()
 	switch {
@@ -150,9 +153,97 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	return err
 }
 
+// cluster is one cluster of a run, resolved and checked: its options (for
+// its context), its client and what to watch there.
+type cluster struct {
+	o       *DeltasOptions
+	client  rest.Interface
+	reviews authorizationv1client.SelfSubjectAccessReviewInterface
+	res     *resolution
+	targets []informer.Target
+}
+
+// clusterOptions returns the options of each cluster of the run: o itself
+// for one cluster; for several contexts, a copy per context with that
+// context's connection flags, its own caches and its default namespace.
+func (o *DeltasOptions) clusterOptions() []*DeltasOptions {
+	if len(o.clusters) == 0 {
+		return []*DeltasOptions{o}
+	}
+	out := make([]*DeltasOptions, 0, len(o.clusters))
+	for _, name := range o.clusters {
+		c := *o
+		c.configFlags = forContext(o.configFlags, name, o.IOStreams)
+		c.cachedConfig = nil
+		c.context = name
+		out = append(out, &c)
+	}
+	return out
+}
+
+// prepare resolves the arguments against the cluster's discovery and
+// checks access: the cluster's targets, tagged with its context.
+func (o *DeltasOptions) prepare(ctx context.Context) (*cluster, error) {
+	var err error
+	o.namespace, o.explicitNamespace, err = o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return nil, kubeconfigError(err)
+	}
+	res, err := o.resolve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.failedGroups) > 0 {
+		fmt.Fprintf(o.ErrOut, "warning: %snot watching the API groups discovery could not read: %s\n", o.contextPrefix(), strings.Join(res.failedGroups, ", "))
+	}
+	config, err := o.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	client, err := source.NewRESTClient(config)
+	if err != nil {
+		return nil, err
+	}
+	authz, err := authorizationv1client.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("failed to construct an authorization client: %w", err)
+	}
+	reviews := authz.SelfSubjectAccessReviews()
+	// The roots' access is checked as always; the scouts of --tree are
+	// optional: a type the user may not list is skipped with a note.
+	targets, err := o.preflight(ctx, reviews, client, append(res.targets, res.scouts...))
+	if err != nil {
+		return nil, err
+	}
+	for i := range targets {
+		targets[i].Context = o.context
+	}
+	return &cluster{o: o, client: client, reviews: reviews, res: res, targets: targets}, nil
+}
+
+// follower returns the follower of the cluster's served types.
+func (cl *cluster) follower() (*follower, error) {
+	mapper, err := cl.o.configFlags.ToRESTMapper()
+	if err != nil {
+		return nil, kubeconfigError(err)
+	}
+	return &follower{
+		o: cl.o, context: cl.o.context, mapper: mapper, reviews: cl.reviews, categories: cl.res.categories, errOut: cl.o.ErrOut,
+		changed: make(chan struct{}, 1), skipped: map[string]bool{},
+	}, nil
+}
+
+// contextPrefix names the cluster in messages of a multi-cluster run.
+func (o *DeltasOptions) contextPrefix() string {
+	if o.context == "" {
+		return ""
+	}
+	return fmt.Sprintf("context %q: ", o.context)
+}
+
 // engineConfig is what every informer of the run shares: the flags that
 // shape lists and watches, and raw JSON list/watch requests through client.
-func (o *DeltasOptions) engineConfig(client rest.Interface) informer.Config {
+func (o *DeltasOptions) engineConfig(clientOf func(context string) rest.Interface) informer.Config {
 	pageSize := int64(0)
 	if o.chunkSizeSet {
 		pageSize = o.chunkSize
@@ -179,7 +270,7 @@ func (o *DeltasOptions) engineConfig(client rest.Interface) informer.Config {
 					fmt.Fprintf(o.ErrOut, "info: %s cannot be listed as metadata only: watching whole objects\n", t.Resource.GroupResource())
 				}
 			}
-			return source.NewListerWatcher(client, target)
+			return source.NewListerWatcher(clientOf(t.Context), target)
 		},
 		ResyncPeriod:    o.resync,
 		PageSize:        pageSize,

@@ -155,11 +155,15 @@ func targetVars(t informer.Target, namespace, name string) celexpr.Vars {
 	}
 }
 
-// objectName is "deployment.apps/web", as -o name prints it.
+// objectName is "deployment.apps/web", as -o name prints it; with several
+// clusters, `context "prod": deployment.apps/web`.
 func objectName(t informer.Target, name string) string {
 	kind := strings.ToLower(t.Kind.Kind)
 	if t.Kind.Group != "" {
 		kind += "." + t.Kind.Group
+	}
+	if t.Context != "" {
+		return fmt.Sprintf("context %q: %s/%s", t.Context, kind, name)
 	}
 	return kind + "/" + name
 }
@@ -248,11 +252,14 @@ func (w *waiter) timedOut() error {
 		if !tree.IsRoot(t) {
 			continue
 		}
+		what := t.Resource.GroupResource().String()
 		if t.Name != "" {
-			pending = append(pending, t.Resource.Resource+"/"+t.Name)
-		} else {
-			pending = append(pending, t.Resource.GroupResource().String())
+			what = t.Resource.Resource + "/" + t.Name
 		}
+		if t.Context != "" {
+			what += fmt.Sprintf(" in context %q", t.Context)
+		}
+		pending = append(pending, what)
 	}
 	return fmt.Errorf("timed out waiting for the condition on %s", strings.Join(pending, ", "))
 }

@@ -10,17 +10,19 @@ import (
 
 // health turns the reflectors' failure and recovery reports into one
 // warning line per outage on errOut, and one line when it is over, however
-// many retries and informers it spans. Safe for concurrent use.
+// many retries and informers it spans. With several clusters, outages are
+// per cluster, and the lines name its context. Safe for concurrent use.
 type health struct {
 	errOut io.Writer
 	now    func() time.Time
 
 	// lock guards failing and since, and serialises writes to errOut.
 	lock sync.Mutex
-	// failing holds the informers whose last report was a failure.
-	failing map[*Informer]bool
-	// since is when the current outage began.
-	since time.Time
+	// failing holds, by context, the informers whose last report was a
+	// failure.
+	failing map[string]map[*Informer]bool
+	// since is when the current outage of each context began.
+	since map[string]time.Time
 	// rewrittenAt is when a rewritten history was last reported.
 	rewrittenAt time.Time
 }
@@ -30,7 +32,7 @@ type health struct {
 const rewriteQuiet = time.Minute
 
 func newHealth(errOut io.Writer, now func() time.Time) *health {
-	return &health{errOut: errOut, now: now, failing: map[*Informer]bool{}}
+	return &health{errOut: errOut, now: now, failing: map[string]map[*Informer]bool{}, since: map[string]time.Time{}}
 }
 
 // failed records a failure of inf; the first failure of an outage prints
@@ -38,11 +40,13 @@ func newHealth(errOut io.Writer, now func() time.Time) *health {
 func (h *health) failed(inf *Informer, err error) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
-	if len(h.failing) == 0 {
-		h.since = h.now()
-		fmt.Fprintf(h.errOut, "warning: %s; retrying, nothing is lost: the watch resumes where it stopped, or relists\n", oneLine(err))
+	ctx := inf.target.Context
+	if len(h.failing[ctx]) == 0 {
+		h.since[ctx] = h.now()
+		h.failing[ctx] = map[*Informer]bool{}
+		fmt.Fprintf(h.errOut, "warning: %s%s; retrying, nothing is lost: the watch resumes where it stopped, or relists\n", contextPrefix(ctx), oneLine(err))
 	}
-	h.failing[inf] = true
+	h.failing[ctx][inf] = true
 }
 
 // recovered records that inf listed or watched successfully; the end of
@@ -50,12 +54,13 @@ func (h *health) failed(inf *Informer, err error) {
 func (h *health) recovered(inf *Informer) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
-	if !h.failing[inf] {
+	ctx := inf.target.Context
+	if !h.failing[ctx][inf] {
 		return
 	}
-	delete(h.failing, inf)
-	if len(h.failing) == 0 {
-		fmt.Fprintf(h.errOut, "info: connection restored after %s\n", h.now().Sub(h.since).Round(100*time.Millisecond))
+	delete(h.failing[ctx], inf)
+	if len(h.failing[ctx]) == 0 {
+		fmt.Fprintf(h.errOut, "info: %sconnection restored after %s\n", contextPrefix(ctx), h.now().Sub(h.since[ctx]).Round(100*time.Millisecond))
 	}
 }
 
@@ -64,7 +69,16 @@ func (h *health) recovered(inf *Informer) {
 func (h *health) forget(inf *Informer) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
-	delete(h.failing, inf)
+	delete(h.failing[inf.target.Context], inf)
+}
+
+// contextPrefix names the cluster in a message of a multi-cluster run:
+// `context "prod": `; "" for one cluster.
+func contextPrefix(ctx string) string {
+	if ctx == "" {
+		return ""
+	}
+	return fmt.Sprintf("context %q: ", ctx)
 }
 
 // note prints a one-line warning that is not part of an outage.

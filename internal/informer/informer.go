@@ -17,6 +17,9 @@ import (
 
 // Target names the collection one informer lists and watches.
 type Target struct {
+	// Context is the kubeconfig context of the cluster, when a run
+	// watches several; "" for one cluster.
+	Context string
 	// Resource is the collection; Kind is the kind of its objects.
 	Resource schema.GroupVersionResource
 	Kind     schema.GroupVersionKind
@@ -41,6 +44,9 @@ type Target struct {
 // same ID share one informer.
 func (t Target) ID() string {
 	id := t.Resource.String() + "|" + t.Namespace + "|" + t.Name
+	if t.Context != "" {
+		id = t.Context + "|" + id
+	}
 	if t.Unfiltered {
 		id += "|unfiltered"
 	}

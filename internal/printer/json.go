@@ -28,11 +28,11 @@ func (p *jsonPrinter) Print(w io.Writer, r *Record) error {
 // README), without a trailing newline, and returns the extended buffer.
 // Keys come in the documented order:
 //
-//	type, time, initial, apiVersion, kind, resource, namespace, name, uid,
-//	resourceVersion, [finalStateUnknown], [coalesced], [owners], [manager],
-//	[operation], [changes], object
+//	type, time, initial, [context], apiVersion, kind, resource, namespace,
+//	name, uid, resourceVersion, [finalStateUnknown], [coalesced], [owners],
+//	[manager], [operation], [changes], object
 //
-// finalStateUnknown is written when true, coalesced when not 0, owners
+// context is written when not empty, finalStateUnknown when true, coalesced when not 0, owners
 // (an array of {"apiVersion","kind","name","uid"}) when not empty, manager and
 // operation each when not empty, changes when not nil (an empty non-nil
 // slice is "changes":[], meaning the diff found nothing). time is RFC 3339
@@ -51,6 +51,10 @@ func AppendJSON(dst []byte, r *Record) []byte {
 		dst = append(dst, `","initial":true`...)
 	} else {
 		dst = append(dst, `","initial":false`...)
+	}
+	if r.Context != "" {
+		dst = append(dst, `,"context":`...)
+		dst = appendString(dst, r.Context)
 	}
 	dst = append(dst, `,"apiVersion":`...)
 	dst = appendString(dst, r.APIVersion)

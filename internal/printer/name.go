@@ -5,12 +5,17 @@ import "io"
 // namePrinter writes kubectl's -o name form, the lower-case kind with its
 // group for non-core kinds, a slash and the name: "configmap/demo",
 // "deployment.apps/web". As in kubectl, the namespace is not part of it.
+//
+// With several clusters the context comes first, as a column:
+// "prod     configmap/demo".
 type namePrinter struct {
-	buf []byte
+	buf          []byte
+	contextWidth int
 }
 
 func (p *namePrinter) Print(w io.Writer, r *Record) error {
-	b := appendTypeName(p.buf[:0], r)
+	b := appendContext(p.buf[:0], r, p.contextWidth)
+	b = appendTypeName(b, r)
 	b = append(b, '/')
 	b = appendSafe(b, r.Name)
 	b = append(b, '\n')

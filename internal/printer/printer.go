@@ -37,6 +37,10 @@ type Options struct {
 	// Diff adds the CHANGES column to wide (set it with --diff), so the column
 	// set is fixed from the header on.
 	Diff bool
+	// ContextWidth, when positive, is the width of the leading context
+	// column of text, name and wide (several clusters): the longest
+	// context name. 0 for one cluster: no column.
+	ContextWidth int
 
 	// Now returns the current time, for AGE in wide; nil means time.Now.
 	Now func() time.Time
@@ -156,7 +160,7 @@ func New(o Options) (Printer, error) {
 	case formatYAML:
 		return &yamlPrinter{}, nil
 	case formatName:
-		return &namePrinter{}, nil
+		return &namePrinter{contextWidth: o.ContextWidth}, nil
 	case formatJSONPath, formatJSONPathFile:
 		return newJSONPathPrinter(name, arg, false)
 	case formatJSONPathAsJSON:

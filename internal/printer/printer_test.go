@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -310,7 +311,11 @@ func jsonKeys(t *testing.T, line string) []string {
 
 // wantKeys is the documented key order of a record's JSON form.
 func wantKeys(r *Record) []string {
-	keys := []string{"type", "time", "initial", "apiVersion", "kind", "resource", "namespace", "name", "uid", "resourceVersion"}
+	keys := []string{"type", "time", "initial"}
+	if r.Context != "" {
+		keys = append(keys, "context")
+	}
+	keys = append(keys, "apiVersion", "kind", "resource", "namespace", "name", "uid", "resourceVersion")
 	if r.FinalStateUnknown {
 		keys = append(keys, "finalStateUnknown")
 	}
@@ -610,6 +615,45 @@ func TestOwnersJSON(t *testing.T) {
 	r.Owners = nil
 	if line := printAll(t, testOptions("json"), []*Record{r}); strings.Contains(line, `"owners"`) {
 		t.Errorf("a record without owners has an owners key: %s", line)
+	}
+}
+
+// TestContextColumn: with several clusters, text, name and wide lead with
+// the context, padded to the longest name; JSON has the context field.
+func TestContextColumn(t *testing.T) {
+	records := []*Record{
+		{Type: "Added", Time: t0(), Context: "prod", APIVersion: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: "tmp", Name: "demo", ResourceVersion: "1"},
+		{Type: "Updated", Time: t0(), Context: "staging", APIVersion: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: "tmp", Name: "demo", ResourceVersion: "2"},
+	}
+	for _, tc := range []struct {
+		format string
+		want   []string
+	}{
+		{"text", []string{"prod    Added: demo", "staging Updated: demo"}},
+		{"name", []string{"prod    configmap/demo", "staging configmap/demo"}},
+		{"wide", []string{"CONTEXT", "prod", "staging"}},
+	} {
+		o := testOptions(tc.format)
+		o.ContextWidth = len("staging")
+		lines := strings.Split(strings.TrimSuffix(printAll(t, o, records), "\n"), "\n")
+		if tc.format == "wide" {
+			for i, want := range tc.want {
+				if fields := strings.Fields(lines[i]); len(fields) == 0 || fields[0] != want {
+					t.Errorf("wide line %d = %q, want it to start with %s", i, lines[i], want)
+				}
+			}
+			continue
+		}
+		if !slices.Equal(lines, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.format, lines, tc.want)
+		}
+	}
+	line := strings.TrimSuffix(printAll(t, testOptions("json"), records[:1]), "\n")
+	if keys, want := jsonKeys(t, line), wantKeys(records[0]); strings.Join(keys, ",") != strings.Join(want, ",") {
+		t.Errorf("keys = %v, want %v", keys, want)
+	}
+	if !strings.Contains(line, `"context":"prod"`) {
+		t.Errorf("no context in %s", line)
 	}
 }
 

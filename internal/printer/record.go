@@ -13,7 +13,7 @@ import (
 // Record is one popped delta as every printer sees it. The field order of
 // its JSON form (schema v1) is fixed and documented in the README:
 //
-//	type, time, initial, apiVersion, kind, resource, namespace, name, uid,
+//	type, time, initial, [context], apiVersion, kind, resource, namespace, name, uid,
 //	resourceVersion, [finalStateUnknown], [coalesced], [owners],
 //	[manager, operation], [changes], object
 //
@@ -26,6 +26,9 @@ type Record struct {
 	// Initial is true for deltas of the first list (popped before the FIFO
 	// had synced).
 	Initial bool
+	// Context is the kubeconfig context of the cluster the delta comes
+	// from, when several are watched; "" for one cluster.
+	Context string
 
 	APIVersion string
 	Kind       string

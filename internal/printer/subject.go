@@ -31,6 +31,20 @@ func appendTypeName(dst []byte, r *Record) []byte {
 	return dst
 }
 
+// appendContext appends the record's context as a leading column of
+// width characters and a space; nothing when width is 0 (one cluster).
+func appendContext(dst []byte, r *Record, width int) []byte {
+	if width <= 0 {
+		return dst
+	}
+	start := len(dst)
+	dst = appendSafe(dst, r.Context)
+	for n := utf8.RuneCount(dst[start:]); n < width; n++ {
+		dst = append(dst, ' ')
+	}
+	return append(dst, ' ')
+}
+
 // appendOwnerPath appends an owner chain as "deployment.apps web →
 // replicaset.apps web-5f57bf4468": each owner's type name (as
 // appendTypeName) and name, root first.

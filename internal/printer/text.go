@@ -77,9 +77,10 @@ func (p *textPrinter) Print(w io.Writer, r *Record) error {
 
 // appendRecord appends the record's lines, each ending in a newline:
 //
-//	[time ]Type: [kind ]subject[ (owner → owner)][ (final state unknown)][ (coalesced N updates)][ by manager]
+//	[context ][time ]Type: [kind ]subject[ (owner → owner)][ (final state unknown)][ (coalesced N updates)][ by manager]
 //	  ~ path: old → new
 func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
+	b = appendContext(b, r, p.o.ContextWidth)
 	if p.o.Timestamps {
 		b = p.startColor(b, colorFaint)
 		b = r.Time.In(p.o.Location).AppendFormat(b, timestampLayout)

@@ -14,7 +14,7 @@ const wideTimeLayout = "15:04:05"
 
 // widePrinter writes the streaming table of -o wide:
 //
-//	TIME  DELTA  KIND  NAMESPACE  NAME  RESOURCEVERSION  AGE  [CHANGES]
+//	[CONTEXT]  TIME  DELTA  KIND  NAMESPACE  NAME  RESOURCEVERSION  AGE  [CHANGES]
 type widePrinter struct {
 	o          Options
 	timeLayout string
@@ -33,11 +33,13 @@ func newWidePrinter(o Options) *widePrinter {
 	// Minimum widths fit the usual values, so that the first rows rarely
 	// widen a column.
 	mins := []int{len(p.timeLayout), typeWidth(), len("Deployment.apps"), len("kube-system"), 20, len("RESOURCEVERSION"), len("<unknown>")}
-	n := 7
 	if o.Diff {
 		mins = append(mins, len("CHANGES"))
-		n++
 	}
+	if o.ContextWidth > 0 {
+		mins = append([]int{max(o.ContextWidth, len("CONTEXT"))}, mins...)
+	}
+	n := len(mins)
 	p.table = newTable(mins)
 	p.cells = make([]string, n)
 	if o.Color {
@@ -50,11 +52,22 @@ func (p *widePrinter) Print(w io.Writer, r *Record) error {
 	b := p.buf[:0]
 	if !p.headerDone && !p.o.NoHeaders {
 		header := []string{"TIME", "DELTA", "KIND", "NAMESPACE", "NAME", "RESOURCEVERSION", "AGE", "CHANGES"}
+		if p.o.ContextWidth > 0 {
+			header = append([]string{"CONTEXT"}, header...)
+		}
 		b = p.table.appendRow(b, header[:len(p.cells)], nil)
 	}
 	p.headerDone = true
 
 	c := p.cells
+	colors := p.colors
+	if p.o.ContextWidth > 0 {
+		c[0] = safeString(r.Context)
+		c = c[1:]
+		if colors != nil {
+			colors = colors[1:]
+		}
+	}
 	c[0] = r.Time.In(p.o.Location).Format(p.timeLayout)
 	c[1] = safeString(r.Type)
 	c[2] = kindColumn(r)
@@ -68,10 +81,10 @@ func (p *widePrinter) Print(w io.Writer, r *Record) error {
 			c[7] = strconv.Itoa(len(r.Changes))
 		}
 	}
-	if p.colors != nil {
-		p.colors[1] = typeColor(r.Type)
+	if colors != nil {
+		colors[1] = typeColor(r.Type)
 	}
-	b = p.table.appendRow(b, c, p.colors)
+	b = p.table.appendRow(b, p.cells, p.colors)
 	p.buf = b
 	_, err := w.Write(b)
 	return err

@@ -71,7 +71,7 @@ type Engine interface {
 // namespace (every namespace when ""), optional.
 func ScoutTarget(t informer.Target, namespace string) informer.Target {
 	return informer.Target{
-		Resource: t.Resource, Kind: t.Kind, Namespace: namespace,
+		Context: t.Context, Resource: t.Resource, Kind: t.Kind, Namespace: namespace,
 		Optional: true, Unfiltered: true, MetadataOnly: true,
 	}
 }
@@ -226,7 +226,7 @@ func (t *Tree) handleScout(b informer.Batch) (bool, error) {
 			t.forget(uid)
 			continue
 		}
-		if joined, _ := t.place(target.Resource, obj); joined {
+		if joined, _ := t.place(target, obj); joined {
 			if !t.members[uid].root {
 				t.promote(target)
 			}
@@ -276,7 +276,7 @@ func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
 			}
 			continue
 		}
-		joined, in := t.place(b.Informer.Target().Resource, obj)
+		joined, in := t.place(b.Informer.Target(), obj)
 		if in && t.members[uid].root {
 			// Named too: printed by its root's informer.
 			if joined {
@@ -335,13 +335,13 @@ func (t *Tree) print(b informer.Batch, it informer.Item) (bool, error) {
 // place puts obj in the tree when one of its owners is in it, or takes it
 // out when none is (it stopped being owned). joined reports a new member,
 // in whether it is one now. Roots stay roots.
-func (t *Tree) place(resource schema.GroupVersionResource, obj *rawobj.Object) (joined, in bool) {
+func (t *Tree) place(target informer.Target, obj *rawobj.Object) (joined, in bool) {
 	uid := types.UID(obj.UID)
 	m := t.members[uid]
 	if m != nil && m.root {
 		return false, true
 	}
-	if t.named(resource, obj) {
+	if t.named(target.Context, target.Resource, obj) {
 		return t.makeRoot(uid), true
 	}
 	owners, ok := t.ownerChain(obj)
@@ -364,18 +364,18 @@ func (t *Tree) place(resource schema.GroupVersionResource, obj *rawobj.Object) (
 	return false, false
 }
 
-// named reports whether obj, of resource, is a root: in the Store of a
+// named reports whether obj, of resource in context's cluster, is a root: in the Store of a
 // root's informer. That Store may be ahead of what was handed out, which
 // is what is wanted here: an object both named and owned comes out as a
 // root, whichever informer hands it out first.
-func (t *Tree) named(resource schema.GroupVersionResource, obj *rawobj.Object) bool {
+func (t *Tree) named(context string, resource schema.GroupVersionResource, obj *rawobj.Object) bool {
 	key := obj.Name
 	if obj.Namespace != "" {
 		key = obj.Namespace + "/" + obj.Name
 	}
 	for _, inf := range t.engine.Informers() {
 		target := inf.Target()
-		if !IsRoot(target) || target.Resource != resource {
+		if !IsRoot(target) || target.Resource != resource || target.Context != context {
 			continue
 		}
 		if o, ok, _ := inf.Store().GetByKey(key); ok {
@@ -461,7 +461,7 @@ func (t *Tree) join(uid types.UID) (bool, error) {
 				if !ok {
 					continue
 				}
-				joined, _ := t.place(target.Resource, obj)
+				joined, _ := t.place(target, obj)
 				if !joined {
 					continue
 				}
