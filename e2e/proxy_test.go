@@ -104,9 +104,17 @@ func (r *proxyRequest) isWatch() bool {
 }
 
 // isList reports whether r lists the collection: a list, or a streaming
-// list (a watch with sendInitialEvents).
+// list (a watch with sendInitialEvents). The probe of the server's history
+// after a reconnect (isProbe) is not a list of the collection.
 func (r *proxyRequest) isList() bool {
-	return !r.isWatch() || r.query.Get("sendInitialEvents") == "true"
+	return (!r.isWatch() && !r.isProbe()) || r.query.Get("sendInitialEvents") == "true"
+}
+
+// isProbe reports whether r is the one-object consistent list with which
+// the plugin checks, after the server was unreachable, that its
+// resourceVersion did not go back (an etcd restore).
+func (r *proxyRequest) isProbe() bool {
+	return !r.isWatch() && r.query.Get("limit") == "1" && r.query.Get("resourceVersion") == ""
 }
 
 func (r *proxyRequest) String() string {

@@ -441,6 +441,9 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 
 	// openedRV is the resourceVersion the current watch started from.
 	openedRV := r.LastSyncResourceVersion()
+	// reconnecting: a watch request failed (the server was down or
+	// unreachable); the next one that succeeds checks the server's history.
+	reconnecting := false
 	for {
 		// Give a cancelled ctx a chance to stop the loop, also after the
 		// continue statements below.
@@ -485,6 +488,9 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 					// watch from the same resourceVersion after a backoff;
 					// a relist would only add load.
 					r.reportError(fmt.Errorf("failed to watch %s: %w", r.typeDescription, err))
+					// A throttling server was there all along; any other
+					// failure may be a restart, over a restored etcd.
+					reconnecting = reconnecting || !apierrors.IsTooManyRequests(err)
 					if !r.waitBackoff(ctx) {
 						return nil
 					}
@@ -493,6 +499,16 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 				return fmt.Errorf("failed to watch %s: %w", r.typeDescription, err)
 			}
 			r.reportHealthy()
+			if reconnecting {
+				reconnecting = false
+				if r.historyRewritten(ctx) {
+					// Relist with a consistent list; list() reports it.
+					w.Stop()
+					w = nil
+					r.setIsLastSyncResourceVersionUnavailable(true)
+					return nil
+				}
+			}
 		}
 
 		_, err := r.handleAnyWatch(ctx, start, w, r.store, openedRV, false, r.setLastSyncResourceVersion, resyncErrCh)
@@ -525,6 +541,29 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 		}
 		return nil
 	}
+}
+
+// historyRewritten asks the server, after it was unreachable, for its
+// current resourceVersion (a consistent list of at most one object):
+// lower than the last one seen means its history was rewritten (etcd
+// restored without --bump-revision). A watch from the stream's
+// resourceVersion would then be accepted and stay silent until the server
+// caught up with a future it has not seen. false when it cannot tell.
+func (r *Reflector) historyRewritten(ctx context.Context) bool {
+	last, err := strconv.ParseUint(r.LastSyncResourceVersion(), 10, 64)
+	if err != nil {
+		return false
+	}
+	list, err := r.listerWatcher.List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return false
+	}
+	listMeta, err := meta.ListAccessor(list)
+	if err != nil {
+		return false
+	}
+	current, err := strconv.ParseUint(listMeta.GetResourceVersion(), 10, 64)
+	return err == nil && current < last
 }
 
 // watchTimeoutSeconds returns a random timeout in [min, 2·min).

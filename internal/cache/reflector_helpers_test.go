@@ -113,6 +113,13 @@ func (lw *scriptedLW) listRVs() []string {
 	return out
 }
 
+// optsOfLists returns the options of every list call.
+func (lw *scriptedLW) optsOfLists() []metav1.ListOptions {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return append([]metav1.ListOptions(nil), lw.listOpts...)
+}
+
 func (lw *scriptedLW) watchRVs() []string {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()

@@ -261,6 +261,34 @@ func TestReflectorHistoryRewritten(t *testing.T) {
 	}
 }
 
+// TestReflectorHistoryRewrittenAfterReconnect: the server was unreachable
+// and comes back over an etcd restored without a bump; the re-watch at 90
+// is accepted (it would wait silently for a future the server has not
+// seen), but the probe after the reconnect finds the server at 40: a
+// consistent relist follows, and the rewrite is reported.
+func TestReflectorHistoryRewrittenAfterReconnect(t *testing.T) {
+	lw := newScriptedLW(
+		[]listResult{{list: mkList("90", "")}, {list: mkList("40", "")}, {list: mkList("41", "")}},
+		[]watchResult{{err: connRefusedErr()}, {w: watch.NewFake()}},
+	)
+	r, fx := newFixture(lw, ReflectorOptions{})
+	runUntilExhausted(t, r, lw)
+	var got []string
+	for _, o := range lw.optsOfLists() {
+		got = append(got, fmt.Sprintf("rv=%q limit=%d", o.ResourceVersion, o.Limit))
+	}
+	if want := []string{`rv="0" limit=500`, `rv="" limit=1`, `rv="" limit=500`}; !reflect.DeepEqual(got, want) {
+		t.Errorf("lists %v, want %v (the list, the probe, a consistent relist)", got, want)
+	}
+	if got, want := lw.watchRVs(), []string{"90", "90", "41"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("watch RVs = %v, want %v", got, want)
+	}
+	var rewritten *HistoryRewrittenError
+	if n := fx.errs.matching(func(err error) bool { return errors.As(err, &rewritten) }); n != 1 || rewritten.Before != "90" || rewritten.After != "41" {
+		t.Errorf("history rewrites reported %d times (%+v), want once, 90 → 41", n, rewritten)
+	}
+}
+
 // tooLargeRVErr is the server's answer to a request at a resourceVersion
 // it has not reached.
 func tooLargeRVErr() error {
@@ -287,8 +315,18 @@ func TestReflectorRetriableWatchErrorsDoNotRelist(t *testing.T) {
 			)
 			r, fx := newFixture(lw, ReflectorOptions{})
 			runUntilExhausted(t, r, lw)
-			if n := len(lw.listOpts); n != 1 {
-				t.Errorf("%d lists, want 1", n)
+			// One list, and after the re-watch one probe of the server's
+			// history (a consistent list of one object).
+			lists, probes := 0, 0
+			for _, o := range lw.optsOfLists() {
+				if o.Limit == 1 && o.ResourceVersion == "" {
+					probes++
+				} else {
+					lists++
+				}
+			}
+			if lists != 1 || probes != 1 {
+				t.Errorf("%d lists and %d probes, want 1 and 1", lists, probes)
 			}
 			if got, want := lw.watchRVs(), []string{"7", "7", "7"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("watch RVs = %v, want %v", got, want)

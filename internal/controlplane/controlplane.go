@@ -154,14 +154,16 @@ type ControlPlane struct {
 
 	failed chan error
 
-	mu        sync.Mutex // guards the processes and stopped
+	mu        sync.Mutex // guards the processes (replicas too) and stopped
 	etcd      *process
 	apiserver *process
 	// controllerManager, scheduler and kwok run in busy clusters only.
 	controllerManager *process
 	scheduler         *process
 	kwok              *process
-	stopped           bool
+	// replicas are the extra kube-apiservers of StartAPIServerReplica.
+	replicas []*process
+	stopped  bool
 	// lifecycle serialises StartAPIServer, StopAPIServer and Stop.
 	lifecycle sync.Mutex
 }
@@ -378,9 +380,15 @@ func (cp *ControlPlane) runAPIServer(ctx context.Context) error {
 }
 
 func (cp *ControlPlane) apiserverArgs() []string {
+	return cp.apiserverArgsOn(cp.apiPort)
+}
+
+// apiserverArgsOn are the flags of a kube-apiserver listening on port; a
+// replica shares everything else (etcd, certificates, tokens, issuer).
+func (cp *ControlPlane) apiserverArgsOn(port int) []string {
 	return slices.Concat([]string{
 		fmt.Sprintf("--etcd-servers=%s", cp.EtcdURL()),
-		fmt.Sprintf("--secure-port=%d", cp.apiPort),
+		fmt.Sprintf("--secure-port=%d", port),
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--cert-dir=" + cp.path("certs"),
@@ -474,9 +482,14 @@ func (cp *ControlPlane) Stop() {
 	apiserver, etcd := cp.apiserver, cp.etcd
 	busy := []*process{cp.kwok, cp.scheduler, cp.controllerManager}
 	cp.apiserver, cp.etcd, cp.kwok, cp.scheduler, cp.controllerManager = nil, nil, nil, nil, nil
+	replicas := cp.replicas
+	cp.replicas = nil
 	cp.mu.Unlock()
 
 	cp.stopBusy(busy...)
+	for _, r := range replicas {
+		r.terminate()
+	}
 	if apiserver != nil {
 		apiserver.terminate()
 	}

@@ -113,11 +113,17 @@ func (cp *ControlPlane) waitEtcd(ctx context.Context, p *process) error {
 }
 
 func (cp *ControlPlane) waitAPIServer(ctx context.Context, p *process) error {
+	return cp.waitAPIServerAt(ctx, p, cp.Server(), apiserverLog)
+}
+
+// waitAPIServerAt waits until the kube-apiserver p serves at base
+// (https://127.0.0.1:PORT); logName is its log.
+func (cp *ControlPlane) waitAPIServerAt(ctx context.Context, p *process, base, logName string) error {
 	client := newAPIClient()
 	defer client.CloseIdleConnections()
 	expect := func(method, path, body string, want ...int) func(ctx context.Context) error {
 		return func(ctx context.Context) error {
-			status, respBody, err := do(ctx, client, method, cp.Server()+path, cp.adminToken, body)
+			status, respBody, err := do(ctx, client, method, base+path, cp.adminToken, body)
 			if err != nil {
 				return err
 			}
@@ -130,7 +136,7 @@ func (cp *ControlPlane) waitAPIServer(ctx context.Context, p *process) error {
 		}
 	}
 	const probeConfigMap = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"controlplane-probe-"}}`
-	return cp.waitReady(ctx, p, apiserverLog, "ready", []probe{
+	return cp.waitReady(ctx, p, logName, "ready", []probe{
 		{what: "GET /readyz", check: expect(http.MethodGet, "/readyz", "", http.StatusOK)},
 		// The first requests after /readyz can still race the bootstrap of the
 		// default namespace and of admission's informers.
