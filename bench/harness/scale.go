@@ -155,7 +155,7 @@ func scaleClients() []clientDef {
 		},
 		{
 			ID: "d-all", Group: "d", Label: "(d) --all-types -A -o json",
-			Measured: "--all-types -A -o json --until-synced: every type the server serves (Events and Leases left out by default), the Pods by far the largest; wall is when the last Pod's record is out; the run exits once every type has synced (issue 12).",
+			Measured:      "--all-types -A -o json --until-synced: every type the server serves (Events and Leases left out by default), the Pods by far the largest; wall is when the last Pod's record is out; the run exits once every type has synced (issue 12).",
 			peakPerObject: 6000,
 			mode:          markers(`"resource":"pods"`), exits: true, noBurst: true,
 			args: func(e *env, _ bool) []string {
