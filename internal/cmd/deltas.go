@@ -61,8 +61,11 @@ stderr.`
   # A snapshot of the current state with delta types, then exit
   kubectl deltas secrets --until-synced -o name
 
-  # Follow a rollout until it is Available, failing after 5 minutes
-  kubectl deltas deployment/web --until=condition=Available --timeout=5m
+  # A new Deployment and everything it owns (ReplicaSets, Pods), until it is Available
+  kubectl deltas deployment/web --tree --until=condition=Available --timeout=5m
+
+  # The same Deployment in two clusters, one stream
+  kubectl deltas deployment/web --context=staging,prod
 
   # Stop after 10 deltas or 30 seconds, whichever comes first
   kubectl deltas cm --count=10 --timeout=30s`
