@@ -92,16 +92,21 @@ type ledger struct {
 	// relists counts records only a relist produces: non-initial
 	// Replaced and tombstones.
 	relists int
-	// changes counts non-initial records.
-	changes int
+	// changes counts non-initial records; changedKeys are the keys they
+	// were for. (The initial list is popped key by key: a change of an
+	// object already popped may come out before the listed state of
+	// another.)
+	changes     int
+	changedKeys map[string]bool
 }
 
 func newLedger(relistAll bool) *ledger {
 	return &ledger{
-		relistAll: relistAll,
-		state:     map[string]string{},
-		printed:   map[string]map[string]bool{},
-		last:      map[string]uint64{},
+		relistAll:   relistAll,
+		state:       map[string]string{},
+		printed:     map[string]map[string]bool{},
+		last:        map[string]uint64{},
+		changedKeys: map[string]bool{},
 	}
 }
 
@@ -144,11 +149,12 @@ func (l *ledger) apply(rec deltaRecord) {
 		if rec.Type != "Replaced" {
 			l.problemf(&rec, "an initial record must be Replaced")
 		}
-		if l.changes > 0 {
-			l.problemf(&rec, "an initial record after a change")
+		if l.changedKeys[key] {
+			l.problemf(&rec, "an initial record after a change of the same object")
 		}
 	} else {
 		l.changes++
+		l.changedKeys[key] = true
 	}
 	if rec.Coalesced > 0 && rec.Type != "Updated" {
 		l.problemf(&rec, "only Updated records may be coalesced")

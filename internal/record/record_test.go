@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -275,4 +276,55 @@ func mustCEL(t *testing.T, expr string) []*celexpr.Program {
 		t.Fatal(err)
 	}
 	return []*celexpr.Program{p}
+}
+
+// TestSinkInitialOnlyForListedState: a key popped during the initial list
+// whose deltas hold, after the listed state, an update the watch brought
+// before the pop: the listed state is initial, the update is a change.
+func TestSinkInitialOnlyForListedState(t *testing.T) {
+	target := informer.Target{
+		Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		Kind:     schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
+	}
+	engine := informer.New(informer.Config{NewListerWatcher: func(informer.Target) cache.ListerWatcher { return nil }}, nil)
+	inf, err := engine.Add(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"}}`)
+	updated := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"}}`)
+	stage, err := NewStage(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := printer.New(printer.Options{Format: "json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	sink := NewSink(stage, p, &out, 0, nil)
+	b := informer.Batch{Informer: inf, Initial: true, Items: []informer.Item{
+		{Delta: cache.Delta{Type: cache.Replaced, Object: listed}, Object: listed, Key: "ns/a"},
+		{Delta: cache.Delta{Type: cache.Updated, Object: updated}, Object: updated, Old: listed, Key: "ns/a"},
+	}}
+	if _, err := sink.Handle(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r struct {
+			Type    string `json:"type"`
+			Initial bool   `json:"initial"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r.Type+" "+strconv.FormatBool(r.Initial))
+	}
+	if want := []string{"Replaced true", "Updated false"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("records %v, want %v", got, want)
+	}
 }

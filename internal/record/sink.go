@@ -56,7 +56,11 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 		if news && it.Delta.Type == cache.Replaced {
 			it.Delta.Type = cache.Added
 		}
-		keep, err := s.stage.Fill(&s.record, t, it, b.Initial && !news, now)
+		// A key popped during the initial list may carry, after its listed
+		// state, changes the watch brought before the pop: those are
+		// changes, not part of the initial state.
+		initial := b.Initial && !news && it.Delta.Type == cache.Replaced
+		keep, err := s.stage.Fill(&s.record, t, it, initial, now)
 		if err != nil {
 			return false, err
 		}
