@@ -124,7 +124,7 @@ e2e-faults: controlplane ## Fault-injection end-to-end suite: apiserver kills, c
 
 .PHONY: e2e-churn
 e2e-churn: controlplane ## Churn at scale on the busy cluster (issue 14): 50,000 Pods, 500 writes/s for 2 minutes, kube-apiserver killed and etcd compacted mid-way (CI runs it at 1,000 Pods)
-	DELTAS_CHURN_PODS=$(or $(PODS),50000) DELTAS_CHURN_RATE=$(or $(RATE),500) DELTAS_CHURN_SECONDS=$(or $(SECONDS),120) \
+	DELTAS_CHURN_PODS=$(or $(PODS),50000) DELTAS_CHURN_RATE=$(or $(RATE),500) DELTAS_CHURN_SECONDS=$(or $(CHURN_SECONDS),120) \
 		$(GO) test -tags faults -count=1 -timeout 90m -run '^TestBusyChurnAtScale$$' -v ./e2e/
 
 .PHONY: fuzz
