@@ -298,28 +298,35 @@ func (cp *ControlPlane) startEtcd(ctx context.Context) error {
 			return err
 		}
 		cp.etcdPort, cp.etcdPeerPort = ports[0], ports[1]
-		begin := time.Now()
-		p, err := startProcess(etcdBinary, filepath.Join(cp.binDir, etcdBinary), cp.etcdArgs(), cp.dir, cp.path(etcdLog), cp.unexpectedExit)
-		if err != nil {
-			return err
-		}
-		cp.mu.Lock()
-		cp.etcd = p
-		cp.mu.Unlock()
-		err = cp.waitEtcd(ctx, p)
-		if err == nil {
-			p.arm()
-			cp.logf("etcd ready on %s (pid %d) in %s", cp.EtcdURL(), p.pid(), time.Since(begin).Round(time.Millisecond))
+		if lastErr = cp.runEtcd(ctx); lastErr == nil {
 			return nil
 		}
-		p.kill()
-		lastErr = err
 		if !cp.logMentionsPortClash(etcdLog) || ctx.Err() != nil {
 			break
 		}
 		cp.logf("etcd port clash, retrying with new ports")
 	}
 	return lastErr
+}
+
+// runEtcd starts etcd on cp.etcdPort and cp.etcdPeerPort with its data
+// directory and waits for /health. On failure the process is killed.
+func (cp *ControlPlane) runEtcd(ctx context.Context) error {
+	begin := time.Now()
+	p, err := startProcess(etcdBinary, filepath.Join(cp.binDir, etcdBinary), cp.etcdArgs(), cp.dir, cp.path(etcdLog), cp.unexpectedExit)
+	if err != nil {
+		return err
+	}
+	cp.mu.Lock()
+	cp.etcd = p
+	cp.mu.Unlock()
+	if err := cp.waitEtcd(ctx, p); err != nil {
+		p.kill()
+		return err
+	}
+	p.arm()
+	cp.logf("etcd ready on %s (pid %d) in %s", cp.EtcdURL(), p.pid(), time.Since(begin).Round(time.Millisecond))
+	return nil
 }
 
 func (cp *ControlPlane) etcdArgs() []string {

@@ -83,31 +83,13 @@ func (cp *ControlPlane) withEtcdStopped(ctx context.Context, do func() error) er
 	etcd.terminate()
 	cp.logf("kube-apiserver and etcd stopped")
 	err := do()
-	if startErr := cp.restartEtcd(ctx); startErr != nil {
+	if startErr := cp.runEtcd(ctx); startErr != nil {
 		return errors.Join(err, startErr)
 	}
 	if startErr := cp.runAPIServer(ctx); startErr != nil {
 		return errors.Join(err, startErr)
 	}
 	return err
-}
-
-// restartEtcd starts etcd again on its ports and data directory.
-func (cp *ControlPlane) restartEtcd(ctx context.Context) error {
-	p, err := startProcess(etcdBinary, filepath.Join(cp.binDir, etcdBinary), cp.etcdArgs(), cp.dir, cp.path(etcdLog), cp.unexpectedExit)
-	if err != nil {
-		return err
-	}
-	cp.mu.Lock()
-	cp.etcd = p
-	cp.mu.Unlock()
-	if err := cp.waitEtcd(ctx, p); err != nil {
-		p.kill()
-		return err
-	}
-	p.arm()
-	cp.logf("etcd restarted on %s (pid %d)", cp.EtcdURL(), p.pid())
-	return nil
 }
 
 // copyFile copies src to dst.
