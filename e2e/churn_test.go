@@ -102,7 +102,9 @@ func TestBusyChurnAtScale(t *testing.T) {
 	}
 	t.Logf("%d Pods created in %s", n, time.Since(began).Round(100*time.Millisecond))
 
-	d := startJSON(t, c.cp.AdminKubeconfig(), "pods", "-n", r.ns)
+	// Through the counting proxy, to see the relist the compaction forces.
+	p := newFaultProxy(t, c.cp.Server())
+	d := startJSON(t, p.kubeconfig(c.cp.AdminToken()), "pods", "-n", r.ns)
 	r.converge(d, 3*time.Minute)
 	pid := d.pluginPID(10 * time.Second)
 	synced, err := procStatusKB(pid, "VmRSS")
@@ -136,6 +138,11 @@ func TestBusyChurnAtScale(t *testing.T) {
 	})
 	time.Sleep(time.Duration(seconds) * time.Second / 2)
 	must(t, c.cp.StopAPIServer())
+	logMark := len(p.log())
+	// Whatever the stream saw last, the compaction passes it: the re-watch
+	// at the stream's resourceVersion must fail and the plugin relist while
+	// the writers go on.
+	must(t, c.cp.AdvanceEtcdRevision(bg))
 	rev, err := c.cp.CompactEtcd(bg)
 	must(t, err)
 	ctx, cancel := context.WithTimeout(bg, 2*time.Minute)
@@ -148,10 +155,19 @@ func TestBusyChurnAtScale(t *testing.T) {
 	t.Logf("churn: %d writes, %d failed (while the server was down)", w.done.Load()-int64(n), w.failed.Load())
 
 	state := r.converge(d, 3*time.Minute)
+	var relists []proxyRequest
+	for _, req := range p.requestsTo("pods", logMark) {
+		if req.isList() {
+			relists = append(relists, req)
+		}
+	}
+	if len(relists) == 0 {
+		t.Errorf("no relist after the compaction; requests since the kill:\n%s", renderRequests(p.requestsTo("pods", logMark)))
+	}
 	hwm, err := procStatusKB(pid, "VmHWM")
 	must(t, err)
-	t.Logf("%d Pods at the end; the plugin's RSS %d MiB after the sync, peak %d MiB; %d records, %d from relists",
-		len(state), synced>>10, hwm>>10, d.led.count(), d.led.relistCount())
+	t.Logf("%d Pods at the end; the plugin's RSS %d MiB after the sync, peak %d MiB; %d records, %d from relists; %d list requests after the restart",
+		len(state), synced>>10, hwm>>10, d.led.count(), d.led.relistCount(), len(relists))
 	// Memory follows the number of objects: the peak (the relist after the
 	// compaction included) stays within three times the RSS of the
 	// initial sync, plus the runtime's own.

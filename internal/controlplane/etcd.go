@@ -57,3 +57,22 @@ func (cp *ControlPlane) CompactEtcd(ctx context.Context) (int64, error) {
 	cp.logf("etcd compacted at revision %d", rev)
 	return rev, nil
 }
+
+// AdvanceEtcdRevision writes a key outside /registry/ (no API server reads
+// it), so that etcd's revision moves past every resourceVersion handed out
+// so far; a compaction after it then invalidates them all. It works while
+// kube-apiserver is down, which no write through the API can.
+func (cp *ControlPlane) AdvanceEtcdRevision(ctx context.Context) error {
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	req := fmt.Sprintf(`{"key":%q,"value":%q}`,
+		base64.StdEncoding.EncodeToString([]byte("/deltas-test/revision")),
+		base64.StdEncoding.EncodeToString([]byte("bump")))
+	status, body, err := do(ctx, client, http.MethodPost, cp.EtcdURL()+"/v3/kv/put", "", req)
+	if err != nil {
+		return fmt.Errorf("advance etcd's revision: %w", err)
+	}
+	if status != http.StatusOK {
+		return fmt.Errorf("advance etcd's revision: status %d: %s", status, truncate(body))
+	}
+	return nil
+}
