@@ -112,7 +112,11 @@ func TestBusyChurnAtScale(t *testing.T) {
 
 	// Churn: each tick creates a Pod and deletes the oldest churned one
 	// (after the first second), so the count stays about N.
+	// More writes in flight than for the seeding: each waits longer on a
+	// server that is also busy with kwok, the controllers and the relist.
+	inFlight := make(chan struct{}, 64)
 	churnCtx, stopChurn := context.WithCancel(bg)
+	churnBegan := time.Now()
 	var churn sync.WaitGroup
 	churn.Go(func() {
 		ticker := time.NewTicker(time.Second / time.Duration(rate))
@@ -123,9 +127,9 @@ func TestBusyChurnAtScale(t *testing.T) {
 				return
 			case <-ticker.C:
 			}
-			sem <- struct{}{}
+			inFlight <- struct{}{}
 			churn.Go(func() {
-				defer func() { <-sem }()
+				defer func() { <-inFlight }()
 				ctx, cancel := context.WithTimeout(bg, 10*time.Second)
 				defer cancel()
 				if k%2 == 0 {
@@ -152,7 +156,9 @@ func TestBusyChurnAtScale(t *testing.T) {
 	time.Sleep(time.Duration(seconds) * time.Second / 2)
 	stopChurn()
 	churn.Wait()
-	t.Logf("churn: %d writes, %d failed (while the server was down)", w.done.Load()-int64(n), w.failed.Load())
+	writes := w.done.Load() - int64(n)
+	t.Logf("churn: %d writes (%.0f/s, %d/s asked), %d failed (while the server was down)",
+		writes, float64(writes)/time.Since(churnBegan).Seconds(), rate, w.failed.Load())
 
 	state := r.converge(d, 3*time.Minute)
 	var relists []proxyRequest

@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/clientcert"
 )
 
 // contextList is the value of --context: one context, or several, given
@@ -91,13 +93,20 @@ func (o *DeltasOptions) resolveContexts() ([]string, error) {
 // run: every flag the user gave, and that context. Each has its own
 // caches (REST config, discovery, RESTMapper).
 func forContext(f *genericclioptions.ConfigFlags, name string, streams genericiooptions.IOStreams) *genericclioptions.ConfigFlags {
-	c := genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams)
+	c := newConfigFlags(streams)
 	c.KubeConfig, c.CacheDir, c.Namespace = f.KubeConfig, f.CacheDir, f.Namespace
 	c.TLSServerName, c.Insecure, c.CertFile, c.KeyFile, c.CAFile = f.TLSServerName, f.Insecure, f.CertFile, f.KeyFile, f.CAFile
 	c.Impersonate, c.ImpersonateUID, c.ImpersonateGroup = f.Impersonate, f.ImpersonateUID, f.ImpersonateGroup
 	c.Username, c.Password, c.Timeout, c.DisableCompression = f.Username, f.Password, f.Timeout, f.DisableCompression
 	c.Context = &name
 	return c
+}
+
+// newConfigFlags returns the connection flags of one cluster. Its client
+// certificate, when it is a pair of files, may be rotated on disk while the
+// stream runs: the connections are then renewed (package clientcert).
+func newConfigFlags(streams genericiooptions.IOStreams) *genericclioptions.ConfigFlags {
+	return genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams).WithWrapConfigFn(clientcert.New().Wrap)
 }
 
 // contextWidth is the width of the context column of human output: the

@@ -163,7 +163,7 @@ type DeltasOptions struct {
 // NewDeltasOptions returns the options with every default set.
 func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 	return &DeltasOptions{
-		configFlags:       genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams),
+		configFlags:       newConfigFlags(streams),
 		output:            "text",
 		types:             []string{},
 		color:             "auto",

@@ -19,7 +19,7 @@ func ExplainFatal(err error) error {
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("%w\nkubectl deltas needs the list and watch verbs on the resource; check with \"kubectl auth can-i list <resource>\" and \"kubectl auth can-i watch <resource>\"", err)
 	case apierrors.IsUnauthorized(err):
-		return fmt.Errorf("%w: the server rejected the credentials (expired token?); log in again or check --kubeconfig, --context and --token", err)
+		return fmt.Errorf("%w: the server rejected the credentials (an expired token or client certificate?); log in again or check --kubeconfig, --context, --token and --client-certificate", err)
 	case apierrors.IsMethodNotSupported(err):
 		return fmt.Errorf("%w: this resource cannot be listed and watched", err)
 	}
