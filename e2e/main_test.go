@@ -85,7 +85,13 @@ func setup() (*env, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	build := exec.Command("go", "build", "-o", filepath.Join(pathDir, "kubectl-deltas"), "./cmd/kubectl-deltas")
+	buildArgs := []string{"build", "-o", filepath.Join(pathDir, "kubectl-deltas")}
+	if os.Getenv("DELTAS_E2E_RACE") != "" {
+		// The plugin itself under the race detector (slower): a data race
+		// makes it print "WARNING: DATA RACE" and exit 66.
+		buildArgs = append(buildArgs, "-race")
+	}
+	build := exec.Command("go", append(buildArgs, "./cmd/kubectl-deltas")...)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, nil, fmt.Errorf("building the plugin: %v\n%s", err, out)

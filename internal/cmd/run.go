@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -49,8 +50,11 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 		return err
 	}
 	var clusters []*cluster
-	for _, c := range o.clusterOptions() {
-		cl, err := c.prepare(sigCtx)
+	for _, p := range o.prepareClusters(sigCtx) {
+		c, cl, err := p.o, p.cl, p.err
+		if _, werr := o.ErrOut.Write(p.stderr); werr != nil {
+			return werr
+		}
 		switch {
 		case err != nil && sigCtx.Err() != nil && ctx.Err() == nil:
 			return &ExitError{Code: exitInterrupted}
@@ -177,6 +181,45 @@ func (o *DeltasOptions) clusterOptions() []*DeltasOptions {
 		c.cachedConfig = nil
 		c.context = name
 		out = append(out, &c)
+	}
+	return out
+}
+
+// preparedCluster is the outcome of one cluster's preparation, and what it
+// wrote to stderr meanwhile.
+type preparedCluster struct {
+	o      *DeltasOptions
+	cl     *cluster
+	err    error
+	stderr []byte
+}
+
+// prepareClusters prepares every cluster of the run at once: discovery and
+// the access checks are round trips, so several clusters (an unreachable
+// one among them) take as long as the slowest, not the sum. What each
+// writes to stderr is held and handed back, for Run to write in the order
+// of the contexts; every cluster's options write to the run's stderr again
+// afterwards.
+func (o *DeltasOptions) prepareClusters(ctx context.Context) []preparedCluster {
+	opts := o.clusterOptions()
+	if len(opts) == 1 {
+		cl, err := opts[0].prepare(ctx)
+		return []preparedCluster{{o: opts[0], cl: cl, err: err}}
+	}
+	out := make([]preparedCluster, len(opts))
+	held := make([]bytes.Buffer, len(opts))
+	var wg sync.WaitGroup
+	for i, c := range opts {
+		c.ErrOut = &held[i]
+		wg.Go(func() {
+			cl, err := c.prepare(ctx)
+			out[i] = preparedCluster{o: c, cl: cl, err: err}
+		})
+	}
+	wg.Wait()
+	for i, c := range opts {
+		c.ErrOut = o.ErrOut
+		out[i].stderr = held[i].Bytes()
 	}
 	return out
 }
