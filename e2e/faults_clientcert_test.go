@@ -150,8 +150,9 @@ func TestFaultClientCertRotated(t *testing.T) {
 	steps := stop()
 	d.converge(c, ns, 60*time.Second)
 	t.Logf("%d writes; %d certificates renewed on disk", steps, ca.issued())
-	if errs := d.stderr.String(); strings.Contains(errs, "error:") || strings.Contains(errs, "Unauthorized") {
-		t.Errorf("the stream reported a failure while its certificates were renewed:\n%s", errs)
+	// A renewal is not an outage: nothing on stderr.
+	if errs := d.stderr.String(); errs != "" {
+		t.Errorf("stderr is not empty while the certificates were renewed:\n%s", errs)
 	}
 	select {
 	case <-d.done:
