@@ -47,8 +47,6 @@ const (
 type Renewer struct {
 	dial func(ctx context.Context, network, address string) (net.Conn, error)
 	now  func() time.Time
-	// sleep waits d or until ctx is done; false when ctx ended first.
-	sleep func(ctx context.Context, d time.Duration) bool
 
 	// mu guards every field below.
 	mu sync.Mutex
@@ -69,11 +67,11 @@ func New() *Renewer {
 	return &Renewer{
 		dial:  d.DialContext,
 		now:   time.Now,
-		sleep: sleepContext,
 		conns: map[*trackedConn]struct{}{},
 	}
 }
 
+// sleepContext waits d or until ctx is done; false when ctx ended first.
 func sleepContext(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -200,7 +198,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// The refused response is dropped for the retry's.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	_ = resp.Body.Close()
-	if !t.r.sleep(req.Context(), reloadPause) {
+	if !sleepContext(req.Context(), reloadPause) {
 		return nil, req.Context().Err()
 	}
 	// client-go's own rotation check runs in the first handshake that

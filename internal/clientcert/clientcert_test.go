@@ -143,6 +143,8 @@ type fixture struct {
 	now    time.Time
 }
 
+// newFixture starts the server and connects a client through a Renewer,
+// with a first certificate the server takes.
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{t: t, ca: newAuthority(t), srv: &server{}, now: time.Unix(1_000_000, 0)}
@@ -159,11 +161,15 @@ func newFixture(t *testing.T) *fixture {
 	f.url = hs.URL
 
 	f.file = filepath.Join(t.TempDir(), "client.pem")
+	f.srv.set(f.rotate())
 	f.r = New()
 	f.r.now = func() time.Time { return f.now }
 	config := f.r.Wrap(&rest.Config{Host: hs.URL, TLSClientConfig: rest.TLSClientConfig{CAData: f.ca.pem, CertFile: f.file, KeyFile: f.file}})
 	if config.Dial == nil {
 		t.Fatal("Wrap left a config with certificate files without its Dial")
+	}
+	if f.client, err = rest.HTTPClientFor(config); err != nil {
+		t.Fatal(err)
 	}
 	return f
 }
@@ -181,15 +187,6 @@ func (f *fixture) rotate() int64 {
 		f.t.Fatal(err)
 	}
 	return serial
-}
-
-func (f *fixture) connect(config *rest.Config) {
-	f.t.Helper()
-	client, err := rest.HTTPClientFor(config)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	f.client = client
 }
 
 func (f *fixture) get() int {
@@ -212,9 +209,6 @@ func openConns(r *Renewer) int {
 
 func TestRenewerRotatedFiles(t *testing.T) {
 	f := newFixture(t)
-	first := f.rotate()
-	f.srv.set(first)
-	f.connect(f.r.Wrap(&rest.Config{Host: f.url, TLSClientConfig: rest.TLSClientConfig{CAData: f.ca.pem, CertFile: f.file, KeyFile: f.file}}))
 	if code := f.get(); code != http.StatusOK {
 		t.Fatalf("first request: status %d, want 200", code)
 	}
@@ -252,9 +246,6 @@ func TestRenewerRotatedFiles(t *testing.T) {
 
 func TestRenewerRenewedButStillRefused(t *testing.T) {
 	f := newFixture(t)
-	first := f.rotate()
-	f.srv.set(first)
-	f.connect(f.r.Wrap(&rest.Config{Host: f.url, TLSClientConfig: rest.TLSClientConfig{CAData: f.ca.pem, CertFile: f.file, KeyFile: f.file}}))
 	if code := f.get(); code != http.StatusOK {
 		t.Fatalf("first request: status %d, want 200", code)
 	}
