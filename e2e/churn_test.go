@@ -161,12 +161,7 @@ func TestBusyChurnAtScale(t *testing.T) {
 		writes, float64(writes)/time.Since(churnBegan).Seconds(), rate, w.failed.Load())
 
 	state := r.converge(d, 3*time.Minute)
-	var relists []proxyRequest
-	for _, req := range p.requestsTo("pods", logMark) {
-		if req.isList() {
-			relists = append(relists, req)
-		}
-	}
+	relists := listsOf(p.requestsTo("pods", logMark))
 	if len(relists) == 0 {
 		t.Errorf("no relist after the compaction; requests since the kill:\n%s", renderRequests(p.requestsTo("pods", logMark)))
 	}

@@ -23,7 +23,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
@@ -109,15 +108,7 @@ func TestFaultClientCertRotated(t *testing.T) {
 
 	certFile := filepath.Join(dir, "client.pem")
 	ca.renew(certFile)
-	admin, err := clientcmd.LoadFromFile(c.cp.AdminKubeconfig())
-	must(t, err)
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["local"] = admin.Clusters[admin.Contexts[admin.CurrentContext].Cluster]
-	cfg.AuthInfos["rotating"] = &clientcmdapi.AuthInfo{ClientCertificate: certFile, ClientKey: certFile}
-	cfg.Contexts["rotating"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "rotating", Namespace: ns}
-	cfg.CurrentContext = "rotating"
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	must(t, clientcmd.WriteToFile(*cfg, kubeconfig))
+	kubeconfig := rotatingKubeconfig(t, c, ns, dir, &clientcmdapi.AuthInfo{ClientCertificate: certFile, ClientKey: certFile})
 
 	stopRenewing := make(chan struct{})
 	var renewer sync.WaitGroup
@@ -142,13 +133,7 @@ func TestFaultClientCertRotated(t *testing.T) {
 		renewer.Wait()
 	}()
 
-	d := startJSON(t, kubeconfig, "cm", "--min-watch-timeout=5s")
-	d.waitWatchingJSON(c, ns, 30*time.Second)
-	w := newWriter(c.client, ns)
-	stop := w.runPaced(names("cm", 20), 300*time.Millisecond, 3)
-	time.Sleep(70 * time.Second)
-	steps := stop()
-	d.converge(c, ns, 60*time.Second)
+	d, steps := watchUnderWrites(t, c, ns, kubeconfig, 70*time.Second)
 	t.Logf("%d writes; %d certificates renewed on disk", steps, ca.issued())
 	// A renewal is not an outage: nothing on stderr.
 	if errs := d.stderr.String(); errs != "" {

@@ -98,25 +98,10 @@ func TestFaultCredentialsExpire(t *testing.T) {
 
 	plugin := filepath.Join(dir, "credential-plugin")
 	must(t, os.WriteFile(plugin, []byte(credentialPlugin), 0o755))
-	admin, err := clientcmd.LoadFromFile(c.cp.AdminKubeconfig())
-	must(t, err)
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["local"] = admin.Clusters[admin.Contexts[admin.CurrentContext].Cluster]
-	cfg.AuthInfos["rotating"] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
+	kubeconfig := rotatingKubeconfig(t, c, ns, dir, &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
 		APIVersion: "client.authentication.k8s.io/v1", Command: plugin, InteractiveMode: clientcmdapi.NeverExecInteractiveMode,
-	}}
-	cfg.Contexts["rotating"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "rotating", Namespace: ns}
-	cfg.CurrentContext = "rotating"
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	must(t, clientcmd.WriteToFile(*cfg, kubeconfig))
-
-	d := startJSON(t, kubeconfig, "cm", "--min-watch-timeout=5s")
-	d.waitWatchingJSON(c, ns, 30*time.Second)
-	w := newWriter(c.client, ns)
-	stop := w.runPaced(names("cm", 20), 300*time.Millisecond, 3)
-	time.Sleep(90 * time.Second)
-	steps := stop()
-	d.converge(c, ns, 60*time.Second)
+	}})
+	d, steps := watchUnderWrites(t, c, ns, kubeconfig, 90*time.Second)
 
 	calls, err := os.ReadFile(filepath.Join(dir, "calls"))
 	must(t, err)
@@ -136,4 +121,35 @@ func TestFaultCredentialsExpire(t *testing.T) {
 	if code := d.stop(); code != 130 {
 		t.Errorf("exit code after SIGINT = %d, want 130", code)
 	}
+}
+
+// rotatingKubeconfig writes a kubeconfig for c's API server whose user is
+// user, its namespace ns, and returns its path.
+func rotatingKubeconfig(t *testing.T, c *cluster, ns, dir string, user *clientcmdapi.AuthInfo) string {
+	t.Helper()
+	admin, err := clientcmd.LoadFromFile(c.cp.AdminKubeconfig())
+	must(t, err)
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["local"] = admin.Clusters[admin.Contexts[admin.CurrentContext].Cluster]
+	cfg.AuthInfos["rotating"] = user
+	cfg.Contexts["rotating"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "rotating", Namespace: ns}
+	cfg.CurrentContext = "rotating"
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	must(t, clientcmd.WriteToFile(*cfg, kubeconfig))
+	return kubeconfig
+}
+
+// watchUnderWrites streams the ConfigMaps of ns with kubeconfig, re-watching
+// every 5–10 s, while a writer changes 20 of them for the given time; it
+// returns once the stream equals the server, with the number of writes.
+func watchUnderWrites(t *testing.T, c *cluster, ns, kubeconfig string, writing time.Duration) (*deltasRun, int) {
+	t.Helper()
+	d := startJSON(t, kubeconfig, "cm", "--min-watch-timeout=5s")
+	d.waitWatchingJSON(c, ns, 30*time.Second)
+	w := newWriter(c.client, ns)
+	stop := w.runPaced(names("cm", 20), 300*time.Millisecond, 3)
+	time.Sleep(writing)
+	steps := stop()
+	d.converge(c, ns, 60*time.Second)
+	return d, steps
 }

@@ -158,12 +158,7 @@ func TestFaultNetwork(t *testing.T) {
 
 			d.converge(c, ns, 60*time.Second)
 			reqs := p.requestsTo("configmaps", logMark)
-			lists := 0
-			for _, r := range reqs {
-				if r.isList() {
-					lists++
-				}
-			}
+			lists := len(listsOf(reqs))
 			t.Logf("%d records (%d from relists); after the fault %d requests, %d lists; stderr:\n%s", d.led.count(), d.led.relistCount(), len(reqs), lists, d.stderr.String())
 			if tc.noRelist {
 				if lists > 0 || d.led.relistCount() > 0 {

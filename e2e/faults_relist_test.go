@@ -105,13 +105,7 @@ func TestFaultCompactedWhileCutOff(t *testing.T) {
 	}
 	// The relist really was one: a list (or streaming list) after the proxy
 	// let the plugin through.
-	relisted := false
-	for _, r := range p.requestsTo("configmaps", logMark) {
-		if r.isList() {
-			relisted = true
-		}
-	}
-	if !relisted {
+	if len(listsOf(p.requestsTo("configmaps", logMark))) == 0 {
 		t.Errorf("no list request after the cut; requests:\n%s", renderRequests(p.requestsTo("configmaps", logMark)))
 	}
 	d.checkOutages(1)
@@ -201,13 +195,7 @@ func TestFaultRelistCycles(t *testing.T) {
 				return rec.key() == pre && rec.Type == "Replaced" && !rec.Initial
 			})
 			r.d.waitFor(fmt.Sprintf("cycle %d: the watch after the relist, held", i), 30*time.Second, func() bool { return r.p.heldWatches() > 0 })
-			lists := 0
-			for _, req := range r.p.requestsTo("configmaps", marks[r]) {
-				if req.isList() {
-					lists++
-				}
-			}
-			if lists == 0 {
+			if len(listsOf(r.p.requestsTo("configmaps", marks[r]))) == 0 {
 				t.Errorf("%s cycle %d: no list request after the 410:\n%s", r.name, i, renderRequests(r.p.requestsTo("configmaps", marks[r])))
 			}
 		}

@@ -424,6 +424,17 @@ func (p *faultProxy) requestsTo(resource string, from int) []proxyRequest {
 	return out
 }
 
+// listsOf returns the requests of rs that list the collection (isList).
+func listsOf(rs []proxyRequest) []proxyRequest {
+	var out []proxyRequest
+	for _, r := range rs {
+		if r.isList() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // renderRequests renders requests for failure messages.
 func renderRequests(rs []proxyRequest) string {
 	var b strings.Builder
