@@ -1,21 +1,18 @@
 package cache
 
-// DeltaType is the type of a change (addition, deletion, etc).
-type DeltaType string
+import "github.com/kubectl-deltas/kubectl-deltas/internal/delta"
+
+// DeltaType is the type of a change (addition, deletion, etc). The words
+// live in package delta, which the printers can import without the cache.
+type DeltaType = delta.Type
 
 // Change type definition.
 const (
-	Added   DeltaType = "Added"
-	Updated DeltaType = "Updated"
-	Deleted DeltaType = "Deleted"
-	// Replaced is emitted when we encountered watch errors and had to do a
-	// relist. We don't know if the replaced object has changed.
-	//
-	// NOTE: Previous versions of client-go emitted Sync for this case; the
-	// DeltaFIFO does too unless EmitDeltaTypeReplaced is set.
-	Replaced DeltaType = "Replaced"
-	// Sync is for synthetic events during a periodic resync.
-	Sync DeltaType = "Sync"
+	Added    = delta.Added
+	Updated  = delta.Updated
+	Deleted  = delta.Deleted
+	Replaced = delta.Replaced
+	Sync     = delta.Sync
 )
 
 // Delta is a member of Deltas (a list of Delta objects) which in its turn is
@@ -63,9 +60,4 @@ func (d Deltas) Newest() *Delta {
 type DeletedFinalStateUnknown struct {
 	Key string
 	Obj any
-}
-
-// DeltaTypes returns every delta type, in the order help texts list them.
-func DeltaTypes() []DeltaType {
-	return []DeltaType{Added, Updated, Deleted, Replaced, Sync}
 }

@@ -432,6 +432,11 @@ func (r *Reflector) startResync(ctx context.Context, resyncErrCh chan<- error) {
 // events until the watch ends. It re-opens normally closed watches from the
 // last resourceVersion, and returns (nil) when a relist is needed; it
 // returns an error only when the watch request itself failed.
+//
+// w, if not nil, is a watch already open (from a streaming list); watch
+// owns it and stops every watch it ends with. It runs on the ListAndWatch
+// goroutine and holds no lock itself: the resourceVersion is read and
+// advanced through the accessors that take lastSyncResourceVersionMutex.
 func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh chan error) error {
 	defer func() {
 		if w != nil {
@@ -454,49 +459,17 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 		start := r.clock.Now()
 		if w == nil {
 			openedRV = r.LastSyncResourceVersion()
-			options := metav1.ListOptions{
-				ResourceVersion: openedRV,
-				// We want to avoid situations of hanging watchers. Stop any
-				// watchers that do not receive any events within the timeout
-				// window.
-				TimeoutSeconds: r.watchTimeoutSeconds(),
-				// To reduce load on kube-apiserver on watch restarts, you may
-				// enable watch bookmarks. Reflector doesn't assume bookmarks
-				// are returned at all (if the server do not support watch
-				// bookmarks, it will ignore this field).
-				AllowWatchBookmarks: true,
-			}
-			var err error
-			w, err = r.listerWatcher.Watch(ctx, options)
-			if err != nil {
-				if ctx.Err() != nil {
-					// Stopped while the request was under way.
-					return nil
+			var watchErr error
+			w, watchErr = r.listerWatcher.Watch(ctx, r.watchOptions(openedRV))
+			if watchErr != nil {
+				retry, err := r.watchRequestFailed(ctx, watchErr)
+				if !retry {
+					return err
 				}
-				if isTooLargeResourceVersionError(err) {
-					// The server (a lagging watch cache, a new apiserver
-					// behind a balancer) has not reached this
-					// resourceVersion: retrying the watch at it could go on
-					// forever. Relist, as client-go does: from the last
-					// resourceVersion, and if that is too large as well,
-					// with a consistent list.
-					r.reportError(fmt.Errorf("watch of %s at a resourceVersion the server has not reached, relisting: %w", r.typeDescription, err))
-					return nil
-				}
-				if isWatchErrorRetriable(err) {
-					// The server is down, overloaded or starting: retry the
-					// watch from the same resourceVersion after a backoff;
-					// a relist would only add load.
-					r.reportError(fmt.Errorf("failed to watch %s: %w", r.typeDescription, err))
-					// A throttling server was there all along; any other
-					// failure may be a restart, over a restored etcd.
-					reconnecting = reconnecting || !apierrors.IsTooManyRequests(err)
-					if !r.waitBackoff(ctx) {
-						return nil
-					}
-					continue
-				}
-				return fmt.Errorf("failed to watch %s: %w", r.typeDescription, err)
+				// A throttling server was there all along; any other
+				// failure may be a restart, over a restored etcd.
+				reconnecting = reconnecting || !apierrors.IsTooManyRequests(watchErr)
+				continue
 			}
 			r.reportHealthy()
 			if reconnecting {
@@ -520,27 +493,85 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 			// The server closed the watch normally: re-watch.
 			continue
 		}
-		if errors.Is(err, errorStopRequested) {
+		if !r.rewatchAfterError(ctx, err) {
 			return nil
 		}
-		switch {
-		case IsExpired(err):
-			// Don't set LastSyncResourceVersionUnavailable - LIST call with
-			// ResourceVersion=RV already has a semantic that it returns
-			// data at least as fresh as provided RV. So first try to LIST
-			// with setting RV to resource version of last observed object.
-			r.reportError(fmt.Errorf("watch of %s expired, relisting: %w", r.typeDescription, err))
-		case apierrors.IsTooManyRequests(err):
-			r.reportError(fmt.Errorf("watch of %s: %w", r.typeDescription, err))
-			if !r.waitBackoff(ctx) {
-				return nil
-			}
-			continue
-		default:
-			r.reportError(fmt.Errorf("watch of %s ended with: %w", r.typeDescription, err))
-		}
-		return nil
 	}
+}
+
+// watchOptions returns the options of a watch request from resourceVersion.
+// Each call draws a new random timeout (watchTimeoutSeconds), so it is
+// called once per request.
+func (r *Reflector) watchOptions(resourceVersion string) metav1.ListOptions {
+	return metav1.ListOptions{
+		ResourceVersion: resourceVersion,
+		// We want to avoid situations of hanging watchers. Stop any
+		// watchers that do not receive any events within the timeout
+		// window.
+		TimeoutSeconds: r.watchTimeoutSeconds(),
+		// To reduce load on kube-apiserver on watch restarts, you may
+		// enable watch bookmarks. Reflector doesn't assume bookmarks
+		// are returned at all (if the server do not support watch
+		// bookmarks, it will ignore this field).
+		AllowWatchBookmarks: true,
+	}
+}
+
+// watchRequestFailed decides what follows a watch request that failed with
+// err. retry means the request is made again from the same resourceVersion,
+// without a relist, and the backoff before it has been waited out;
+// otherwise watch returns the returned error, which is nil when a relist is
+// needed or ctx was cancelled. Errors that lead to a retry or a relist are
+// reported through the ErrorHandler first. It holds no lock.
+func (r *Reflector) watchRequestFailed(ctx context.Context, err error) (retry bool, _ error) {
+	if ctx.Err() != nil {
+		// Stopped while the request was under way.
+		return false, nil
+	}
+	if isTooLargeResourceVersionError(err) {
+		// The server (a lagging watch cache, a new apiserver
+		// behind a balancer) has not reached this
+		// resourceVersion: retrying the watch at it could go on
+		// forever. Relist, as client-go does: from the last
+		// resourceVersion, and if that is too large as well,
+		// with a consistent list.
+		r.reportError(fmt.Errorf("watch of %s at a resourceVersion the server has not reached, relisting: %w", r.typeDescription, err))
+		return false, nil
+	}
+	if isWatchErrorRetriable(err) {
+		// The server is down, overloaded or starting: retry the
+		// watch from the same resourceVersion after a backoff;
+		// a relist would only add load.
+		r.reportError(fmt.Errorf("failed to watch %s: %w", r.typeDescription, err))
+		return r.waitBackoff(ctx), nil
+	}
+	return false, fmt.Errorf("failed to watch %s: %w", r.typeDescription, err)
+}
+
+// rewatchAfterError decides what follows a watch that ended with err (not
+// nil; the watch is already stopped). true means a new watch is opened from
+// the last resourceVersion, after a backoff that has been waited out; false
+// means watch returns nil: a relist follows, or ctx was cancelled. Every
+// error but errorStopRequested is reported through the ErrorHandler. It
+// holds no lock, and leaves isLastSyncResourceVersionUnavailable alone.
+func (r *Reflector) rewatchAfterError(ctx context.Context, err error) bool {
+	if errors.Is(err, errorStopRequested) {
+		return false
+	}
+	switch {
+	case IsExpired(err):
+		// Don't set LastSyncResourceVersionUnavailable - LIST call with
+		// ResourceVersion=RV already has a semantic that it returns
+		// data at least as fresh as provided RV. So first try to LIST
+		// with setting RV to resource version of last observed object.
+		r.reportError(fmt.Errorf("watch of %s expired, relisting: %w", r.typeDescription, err))
+	case apierrors.IsTooManyRequests(err):
+		r.reportError(fmt.Errorf("watch of %s: %w", r.typeDescription, err))
+		return r.waitBackoff(ctx)
+	default:
+		r.reportError(fmt.Errorf("watch of %s ended with: %w", r.typeDescription, err))
+	}
+	return false
 }
 
 // historyRewritten asks the server, after it was unreachable, for its

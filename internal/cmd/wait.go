@@ -67,7 +67,7 @@ func (s viewSink) Handle(b informer.Batch) (bool, error) {
 		if old := objects[it.Key]; old != nil && old != it.Object {
 			s.w.forget(old)
 		}
-		if it.Delta.Type == cache.Deleted {
+		if it.Type == cache.Deleted {
 			delete(objects, it.Key)
 		} else {
 			objects[it.Key] = it.Object

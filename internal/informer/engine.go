@@ -109,8 +109,24 @@ func New(cfg Config, errOut io.Writer) *Engine {
 }
 
 // Add adds the informer of t and, while Run runs, starts it. A target
-// whose ID is already watched is an error.
+// whose ID is already watched is an error. The initial list of an informer
+// added while Run runs is news to the stream (Batch.Joined): its objects
+// are shown as Added.
 func (e *Engine) Add(t Target) (*Informer, error) {
+	return e.add(t, true)
+}
+
+// AddInitial is Add for a target whose initial list is part of the state
+// the stream started from even when Run already runs: its objects are
+// shown as Replaced and initial, as those of the informers added before
+// Run (--tree's types promoted while the roots' lists come in).
+func (e *Engine) AddInitial(t Target) (*Informer, error) {
+	return e.add(t, false)
+}
+
+// add adds t's informer; joined says whether, added while Run runs, its
+// initial list is news.
+func (e *Engine) add(t Target, joined bool) (*Informer, error) {
 	e.lock.Lock()
 	defer e.lock.Unlock()
 	id := t.ID()
@@ -124,7 +140,7 @@ func (e *Engine) Add(t Target) (*Informer, error) {
 	e.informers[id] = inf
 	e.order = append(e.order, id)
 	if e.runCtx != nil {
-		inf.joined = true
+		inf.joined = joined
 		inf.start(e.runCtx, e.batches, e.synced, e.fail)
 	}
 	return inf, nil

@@ -219,6 +219,7 @@ func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(er
 				inf.poppedInitial.Add(1)
 			}
 			b = Batch{Informer: inf, Items: items, Initial: initial, Joined: inf.joined}
+			b.show()
 			return nil
 		})
 		if errors.Is(err, cache.ErrFIFOClosed) {

@@ -4,7 +4,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/delta"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 )
 
@@ -28,16 +28,16 @@ const (
 
 // typeColor is the color of a delta type word.
 func typeColor(t string) string {
-	switch cache.DeltaType(t) {
-	case cache.Added:
+	switch delta.Type(t) {
+	case delta.Added:
 		return colorGreen
-	case cache.Updated:
+	case delta.Updated:
 		return colorYellow
-	case cache.Deleted:
+	case delta.Deleted:
 		return colorRed
-	case cache.Replaced:
+	case delta.Replaced:
 		return colorCyan
-	case cache.Sync:
+	case delta.Sync:
 		return colorFaint
 	}
 	return ""
@@ -150,7 +150,7 @@ func (p *textPrinter) endColor(b []byte, c string) []byte {
 // TYPE column.
 func typeWidth() int {
 	w := 0
-	for _, t := range cache.DeltaTypes() {
+	for _, t := range delta.Types() {
 		w = max(w, len(t))
 	}
 	return w

@@ -127,117 +127,171 @@ func isSyntaxError(err error) bool {
 // parseEventObject also rejects an invalid object value that a later
 // "object" member replaces, and nesting counts from the frame.
 func parseEventObject(frame []byte, base int64, opts ParseOptions) (eventType string, obj *Object, status []byte, err error) {
-	s := scanner{data: frame, base: base}
-	s.skipSpace()
-	if s.peek() != '{' {
-		if s.pos >= len(frame) {
-			return "", nil, nil, s.unexpected()
-		}
-		return "", nil, nil, fmt.Errorf("expected a JSON object at offset %d, found %s", s.offset(s.pos), quoteByte(frame[s.pos]))
+	e := eventScan{
+		scanner:  scanner{data: frame, base: base},
+		opts:     opts,
+		objStart: -1,
+		objEnd:   -1,
+		parsed:   modeNone,
 	}
-	empty, err := s.objectStart(1)
+	if err := e.scanEnvelope(); err != nil {
+		return e.eventType, nil, nil, err
+	}
+	obj, status, err = e.result()
+	return e.eventType, obj, status, err
+}
+
+// eventScan is the state of parseEventObject's single pass over a frame. It
+// lives on parseEventObject's stack and its methods do not retain it, so
+// that parsing an event allocates only what the parsed object needs.
+//
+// Invariants: eventType is "" while hasType is false. data[objStart:objEnd]
+// is the last object value, both -1 while none. If parsed is not modeNone,
+// p holds the successful in-place scan of that value in that mode.
+type eventScan struct {
+	scanner
+	opts ParseOptions
+
+	eventType string
+	hasType   bool
+
+	objStart, objEnd int
+	parsed           int
+	p                objScan
+}
+
+// scanEnvelope validates the frame as one JSON object followed by nothing
+// but whitespace, handling its "type" and "object" members as they come
+// and skipping (after validating) any other member.
+func (e *eventScan) scanEnvelope() error {
+	e.skipSpace()
+	if e.peek() != '{' {
+		if e.pos >= len(e.data) {
+			return e.unexpected()
+		}
+		return fmt.Errorf("expected a JSON object at offset %d, found %s", e.offset(e.pos), quoteByte(e.data[e.pos]))
+	}
+	empty, err := e.objectStart(1)
 	if err != nil {
-		return "", nil, nil, err
+		return err
 	}
 	var scratch []byte
-	hasType := false
-	// frame[objStart:objEnd] is the last object value, -1 while none. If
-	// parsed is not modeNone, p holds its successful in-place scan in
-	// that mode.
-	objStart, objEnd := -1, -1
-	parsed := modeNone
-	var p objScan
 	for !empty {
 		var m member
-		m, scratch, err = s.memberKey(scratch)
+		m, scratch, err = e.memberKey(scratch)
 		if err != nil {
-			return eventType, nil, nil, err
+			return err
 		}
 		switch string(m.key) {
 		case "type":
-			if s.peek() != '"' {
-				if s.pos >= len(frame) {
-					return eventType, nil, nil, s.unexpected()
-				}
-				return eventType, nil, nil, fmt.Errorf("watch event type at offset %d is not a string", s.offset(s.pos))
-			}
-			var r strRef
-			if r, err = s.stringValue("type"); err != nil {
-				return eventType, nil, nil, err
-			}
-			eventType = eventTypeString(frame[r.start:r.end], r.flags)
-			hasType = true
+			err = e.scanType()
 		case "object":
-			objStart, parsed = s.pos, modeNone
-			mode := modeNone
-			if hasType {
-				mode = objectMode(eventType)
-			}
-			if mode != modeNone && s.peek() == '{' {
-				p = objScan{
-					scanner:           s,
-					keepManagedFields: opts.KeepManagedFields,
-					allowMissingName:  opts.AllowMissingName || mode == modeBookmark,
-					depth:             2,
-				}
-				switch err = p.parseObject(); {
-				case err == nil:
-					s.pos, parsed = p.pos, mode
-				case isSyntaxError(err):
-					return eventType, nil, nil, err
-				default:
-					// Valid JSON so far that Parse rejects; a later "type"
-					// may make it a Status: validate the rest, decide at
-					// the end.
-					err = s.skipValue(1)
-				}
-			} else {
-				err = s.skipValue(1)
-			}
-			if err != nil {
-				return eventType, nil, nil, err
-			}
-			objEnd = s.pos
+			err = e.scanObjectValue()
 		default:
-			if err = s.skipValue(1); err != nil {
-				return eventType, nil, nil, err
-			}
+			err = e.skipValue(1)
 		}
-		if empty, err = s.memberEnd(); err != nil {
-			return eventType, nil, nil, err
+		if err != nil {
+			return err
+		}
+		if empty, err = e.memberEnd(); err != nil {
+			return err
 		}
 	}
-	s.skipSpace()
-	if s.pos < len(frame) {
-		return eventType, nil, nil, s.syntaxError("unexpected " + quoteByte(frame[s.pos]) + " after the event")
+	e.skipSpace()
+	if e.pos < len(e.data) {
+		return e.syntaxError("unexpected " + quoteByte(e.data[e.pos]) + " after the event")
 	}
-	if !hasType {
-		return "", nil, nil, errors.New("watch event has no type")
+	return nil
+}
+
+// scanType reads the value of a "type" member, which must be a string, into
+// eventType and sets hasType. A later "type" member replaces it.
+func (e *eventScan) scanType() error {
+	if e.peek() != '"' {
+		if e.pos >= len(e.data) {
+			return e.unexpected()
+		}
+		return fmt.Errorf("watch event type at offset %d is not a string", e.offset(e.pos))
 	}
-	if objStart < 0 {
-		return eventType, nil, nil, errors.New("watch event has no object")
+	r, err := e.stringValue("type")
+	if err != nil {
+		return err
 	}
-	if eventType == eventError {
-		return eventType, nil, frame[objStart:objEnd:objEnd], nil
+	e.eventType = eventTypeString(e.data[r.start:r.end], r.flags)
+	e.hasType = true
+	return nil
+}
+
+// scanObjectValue consumes the value of an "object" member and records it
+// as the last object value. When the type is already known and calls for
+// a parse, the value is parsed in place into p; otherwise (or when Parse
+// would reject the value) it is only validated, and result decides.
+func (e *eventScan) scanObjectValue() error {
+	e.objStart, e.parsed = e.pos, modeNone
+	mode := modeNone
+	if e.hasType {
+		mode = objectMode(e.eventType)
 	}
-	mode := objectMode(eventType)
+	var err error
+	if mode != modeNone && e.peek() == '{' {
+		e.p = objScan{
+			scanner:           e.scanner,
+			keepManagedFields: e.opts.KeepManagedFields,
+			allowMissingName:  e.opts.AllowMissingName || mode == modeBookmark,
+			depth:             2,
+		}
+		switch err = e.p.parseObject(); {
+		case err == nil:
+			e.pos, e.parsed = e.p.pos, mode
+		case isSyntaxError(err):
+			return err
+		default:
+			// Valid JSON so far that Parse rejects; a later "type"
+			// may make it a Status: validate the rest, decide at
+			// the end.
+			err = e.skipValue(1)
+		}
+	} else {
+		err = e.skipValue(1)
+	}
+	if err != nil {
+		return err
+	}
+	e.objEnd = e.pos
+	return nil
+}
+
+// result returns parseEventObject's object or status once the whole frame
+// has been scanned, parsing the object value again if it was not parsed in
+// place in a mode that fits the final type.
+func (e *eventScan) result() (obj *Object, status []byte, err error) {
+	if !e.hasType {
+		return nil, nil, errors.New("watch event has no type")
+	}
+	if e.objStart < 0 {
+		return nil, nil, errors.New("watch event has no object")
+	}
+	if e.eventType == eventError {
+		return nil, e.data[e.objStart:e.objEnd:e.objEnd], nil
+	}
+	mode := objectMode(e.eventType)
 	if mode == modeNone {
-		return eventType, nil, nil, fmt.Errorf("unknown watch event type %q", eventType)
+		return nil, nil, fmt.Errorf("unknown watch event type %q", e.eventType)
 	}
 	// An object parsed as an ADDED's is also a valid BOOKMARK's; otherwise
 	// (the object came first, or "type" changed after it) parse it now.
-	if parsed == modeNone || parsed == modeBookmark && mode == modeObject {
-		p = objScan{
-			scanner:           scanner{data: frame, pos: objStart, base: base},
-			keepManagedFields: opts.KeepManagedFields,
-			allowMissingName:  opts.AllowMissingName || mode == modeBookmark,
+	if e.parsed == modeNone || e.parsed == modeBookmark && mode == modeObject {
+		e.p = objScan{
+			scanner:           scanner{data: e.data, pos: e.objStart, base: e.base},
+			keepManagedFields: e.opts.KeepManagedFields,
+			allowMissingName:  e.opts.AllowMissingName || mode == modeBookmark,
 			depth:             2,
 		}
-		if err := p.parseObject(); err != nil {
-			return eventType, nil, nil, err
+		if err := e.p.parseObject(); err != nil {
+			return nil, nil, err
 		}
 	}
-	return eventType, p.build(nil), nil, nil
+	return e.p.build(nil), nil, nil
 }
 
 // eventTypeString returns the decoded type, without allocating for the

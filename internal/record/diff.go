@@ -58,15 +58,15 @@ func newDiffer(o DiffOptions) (*differ, error) {
 
 // applies reports whether an item is diffed: updates, and relisted objects
 // that changed, when the Store had a previous state.
-func (d *differ) applies(it *informer.Item, initial bool) bool {
+func (d *differ) applies(it *informer.Item) bool {
 	if !d.show && !d.changedOnly || it.Old == nil || it.Object == nil {
 		return false
 	}
-	switch it.Delta.Type {
+	switch it.Type {
 	case cache.Updated:
 		return true
 	case cache.Replaced:
-		return !initial && !it.Unchanged
+		return !it.Initial && !it.Unchanged
 	}
 	return false
 }

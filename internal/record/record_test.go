@@ -126,16 +126,18 @@ func TestDiffConfig(t *testing.T) {
 	if len(changes) != 1 || changes[0].Path != "/spec/replicas" {
 		t.Errorf("changes = %+v, want only /spec/replicas", changes)
 	}
-	upd := &informer.Item{Delta: cache.Delta{Type: cache.Updated}, Old: old, Object: obj}
-	if !dc.applies(upd, false) {
+	upd := &informer.Item{Delta: cache.Delta{Type: cache.Updated}, Type: cache.Updated, Old: old, Object: obj}
+	if !dc.applies(upd) {
 		t.Error("an update is not diffed")
 	}
-	added := &informer.Item{Delta: cache.Delta{Type: cache.Added}, Object: obj}
-	if dc.applies(added, false) {
+	added := &informer.Item{Delta: cache.Delta{Type: cache.Added}, Type: cache.Added, Object: obj}
+	if dc.applies(added) {
 		t.Error("an add is diffed")
 	}
-	relist := &informer.Item{Delta: cache.Delta{Type: cache.Replaced}, Old: old, Object: obj}
-	if !dc.applies(relist, false) || dc.applies(relist, true) {
+	relist := &informer.Item{Delta: cache.Delta{Type: cache.Replaced}, Type: cache.Replaced, Old: old, Object: obj}
+	initialList := *relist
+	initialList.Initial = true
+	if !dc.applies(relist) || dc.applies(&initialList) {
 		t.Error("relist Replaced of a changed object must be diffed, initial ones not")
 	}
 	secret := mustParse(t, `{"metadata":{"name":"s"},"data":{"password":"YQ=="}}`)
@@ -255,7 +257,9 @@ func TestStageFill(t *testing.T) {
 				t.Fatal(err)
 			}
 			var r printer.Record
-			keep, err := stage.Fill(&r, tc.target, &tc.item, tc.initial, now)
+			// The engine decides what a delta is shown as; here the case does.
+			tc.item.Type, tc.item.Initial = tc.item.Delta.Type, tc.initial
+			keep, err := stage.Fill(&r, tc.target, &tc.item, now)
 			if err != nil || keep != tc.keep {
 				t.Fatalf("keep = %v, %v; want %v", keep, err, tc.keep)
 			}
@@ -278,10 +282,11 @@ func mustCEL(t *testing.T, expr string) []*celexpr.Program {
 	return []*celexpr.Program{p}
 }
 
-// TestSinkInitialOnlyForListedState: a key popped during the initial list
-// whose deltas hold, after the listed state, an update the watch brought
-// before the pop: the listed state is initial, the update is a change.
-func TestSinkInitialOnlyForListedState(t *testing.T) {
+// TestSinkPrintsWhatTheEngineDecided: the Sink prints a delta as the
+// type and initial flag the engine handed out with it (informer's
+// TestBatchShow covers the decision) and never rewrites them: here the
+// initial list of a type that joined, and an update popped with it.
+func TestSinkPrintsWhatTheEngineDecided(t *testing.T) {
 	target := informer.Target{
 		Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
 		Kind:     schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
@@ -304,8 +309,9 @@ func TestSinkInitialOnlyForListedState(t *testing.T) {
 	var out bytes.Buffer
 	sink := NewSink(stage, p, &out, 0, nil)
 	b := informer.Batch{Informer: inf, Initial: true, Items: []informer.Item{
-		{Delta: cache.Delta{Type: cache.Replaced, Object: listed}, Object: listed, Key: "ns/a"},
-		{Delta: cache.Delta{Type: cache.Updated, Object: updated}, Object: updated, Old: listed, Key: "ns/a"},
+		{Delta: cache.Delta{Type: cache.Replaced, Object: listed}, Type: cache.Replaced, Initial: true, Object: listed, Key: "ns/a"},
+		{Delta: cache.Delta{Type: cache.Replaced, Object: listed}, Type: cache.Added, Object: listed, Key: "ns/a"},
+		{Delta: cache.Delta{Type: cache.Updated, Object: updated}, Type: cache.Updated, Object: updated, Old: listed, Key: "ns/a"},
 	}}
 	if _, err := sink.Handle(b); err != nil {
 		t.Fatal(err)
@@ -324,7 +330,7 @@ func TestSinkInitialOnlyForListedState(t *testing.T) {
 		}
 		got = append(got, r.Type+" "+strconv.FormatBool(r.Initial))
 	}
-	if want := []string{"Replaced true", "Updated false"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"Replaced true", "Added false", "Updated false"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("records %v, want %v", got, want)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 )
@@ -47,20 +46,8 @@ func NewSink(stage *Stage, p printer.Printer, w io.Writer, limit int, now func()
 func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 	now := s.now()
 	t := b.Informer.Target()
-	// The initial list of a type that appeared while the stream ran is
-	// news: its objects are printed as Added, and not as part of the
-	// initial list (--watch-only keeps them).
-	news := b.Initial && b.Joined
 	for i := range b.Items {
-		it := &b.Items[i]
-		if news && it.Delta.Type == cache.Replaced {
-			it.Delta.Type = cache.Added
-		}
-		// A key popped during the initial list may carry, after its listed
-		// state, changes the watch brought before the pop: those are
-		// changes, not part of the initial state.
-		initial := b.Initial && !news && it.Delta.Type == cache.Replaced
-		keep, err := s.stage.Fill(&s.record, t, it, initial, now)
+		keep, err := s.stage.Fill(&s.record, t, &b.Items[i], now)
 		if err != nil {
 			return false, err
 		}

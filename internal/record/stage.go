@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/delta"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 )
@@ -61,7 +62,7 @@ func NewStage(o Options) (*Stage, error) {
 	}
 	types := o.Types
 	if len(types) == 0 {
-		types = cache.DeltaTypes()
+		types = delta.Types()
 	}
 	for _, t := range types {
 		s.types[t] = true
@@ -76,7 +77,7 @@ func ParseTypes(names []string) ([]cache.DeltaType, error) {
 	for _, name := range names {
 		name = strings.TrimSpace(name)
 		found := false
-		for _, t := range cache.DeltaTypes() {
+		for _, t := range delta.Types() {
 			if strings.EqualFold(name, string(t)) {
 				out = append(out, t)
 				found = true
@@ -97,7 +98,7 @@ func TypeList() string {
 
 // TypeNames is the delta types' names, for shell completion.
 func TypeNames() []string {
-	types := cache.DeltaTypes()
+	types := delta.Types()
 	names := make([]string, 0, len(types))
 	for _, t := range types {
 		names = append(names, string(t))
@@ -105,16 +106,17 @@ func TypeNames() []string {
 	return names
 }
 
-// Fill describes it, a delta of an informer watching t, as rec. keep is
+// Fill describes it, a delta of an informer watching t, as rec: as the
+// type the engine decided it is shown as (it.Type, it.Initial). keep is
 // false when the filters drop the delta; rec is then meaningless.
-func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, initial bool, now time.Time) (keep bool, err error) {
-	if !s.types[it.Delta.Type] || (s.watchOnly && initial) || (it.Unchanged && !s.relistAll) {
+func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, now time.Time) (keep bool, err error) {
+	if !s.types[it.Type] || (s.watchOnly && it.Initial) || (it.Unchanged && !s.relistAll) {
 		return false, nil
 	}
 	*rec = printer.Record{
-		Type:              string(it.Delta.Type),
+		Type:              string(it.Type),
 		Time:              now,
-		Initial:           initial,
+		Initial:           it.Initial,
 		Context:           t.Context,
 		APIVersion:        t.Kind.GroupVersion().String(),
 		Kind:              t.Kind.Kind,
@@ -134,7 +136,7 @@ func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 	obj := it.Object
 	rec.Namespace, rec.Name = obj.Namespace, obj.Name
 	rec.UID, rec.ResourceVersion = obj.UID, obj.ResourceVersion
-	if it.Delta.Type != cache.Deleted {
+	if it.Type != cache.Deleted {
 		rec.Manager, rec.Operation = changeManager(it.Old, obj)
 	}
 	rec.Object = obj.JSON
@@ -146,12 +148,12 @@ func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 	if keep, err := s.matches(rec, it, secret); !keep || err != nil {
 		return false, err
 	}
-	if s.diff.applies(it, initial) {
+	if s.diff.applies(it) {
 		changes, err := s.diff.compute(it.Old, obj, secret)
 		if err != nil {
 			return false, err
 		}
-		if s.diff.changedOnly && it.Delta.Type == cache.Updated && len(changes) == 0 {
+		if s.diff.changedOnly && it.Type == cache.Updated && len(changes) == 0 {
 			return false, nil
 		}
 		if s.diff.show {

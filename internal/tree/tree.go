@@ -63,6 +63,7 @@ func ownerUIDs(obj any) ([]string, error) {
 // Engine is what a Tree needs of the informer.Engine it runs in.
 type Engine interface {
 	Add(informer.Target) (*informer.Informer, error)
+	AddInitial(informer.Target) (*informer.Informer, error)
 	Remove(id string) bool
 	Informers() []*informer.Informer
 }
@@ -125,9 +126,9 @@ type Tree struct {
 	members map[types.UID]*member
 	// held holds the objects of owned types handed out and not in the tree.
 	held map[types.UID]held
-	// owned holds the promoted types, by resource; initial: promoted
-	// before the tree's initial state was out, so their initial lists are
-	// part of it.
+	// owned holds the promoted types, by resource. A type promoted before
+	// the tree's initial state was out is added with AddInitial, so that
+	// the engine shows its list as part of that state.
 	owned map[schema.GroupVersionResource]bool
 	// started: every root's and scout's initial list has been handed out.
 	started bool
@@ -197,7 +198,7 @@ func (t *Tree) handleRoot(b informer.Batch) (bool, error) {
 			continue
 		}
 		uid := types.UID(obj.UID)
-		if b.Items[i].Delta.Type == cache.Deleted {
+		if b.Items[i].Type == cache.Deleted {
 			t.forget(uid)
 			continue
 		}
@@ -222,7 +223,7 @@ func (t *Tree) handleScout(b informer.Batch) (bool, error) {
 			continue
 		}
 		uid := types.UID(obj.UID)
-		if b.Items[i].Delta.Type == cache.Deleted {
+		if b.Items[i].Type == cache.Deleted {
 			t.forget(uid)
 			continue
 		}
@@ -242,11 +243,6 @@ func (t *Tree) handleScout(b informer.Batch) (bool, error) {
 // in the tree: the first one of an object as Added (Replaced in the
 // initial state), the last one when it leaves the tree or is deleted.
 func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
-	if b.Initial && t.owned[b.Informer.Target().Resource] {
-		// Promoted while the tree's initial state was coming in: this
-		// list is part of it, not news.
-		b.Joined = false
-	}
 	for i := range b.Items {
 		it := b.Items[i]
 		obj := itemObject(&it)
@@ -264,7 +260,7 @@ func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
 		if m != nil {
 			lastOwners = m.owners
 		}
-		if it.Delta.Type == cache.Deleted {
+		if it.Type == cache.Deleted {
 			delete(t.held, uid)
 			t.forget(uid)
 			if !wasShown {
@@ -303,7 +299,7 @@ func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
 		it.Owners = m.owners
 		if !wasShown {
 			m.shown = true
-			first(&it, b.Initial && !b.Joined)
+			it.Entering(b.InitialState())
 		}
 		if done, err := t.print(b, it); done || err != nil {
 			return done, err
@@ -315,16 +311,6 @@ func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-// first makes it the first delta of an object the output has not shown:
-// Replaced in the initial state, Added after it, with no previous state.
-func first(it *informer.Item, initial bool) {
-	it.Delta.Type = cache.Added
-	if initial {
-		it.Delta.Type = cache.Replaced
-	}
-	it.Old, it.Unchanged = nil, false
 }
 
 // print passes one delta of b's informer to the next Sink.
@@ -494,7 +480,7 @@ func (t *Tree) unhold(uid types.UID) (bool, error) {
 	m := t.members[uid]
 	m.shown = true
 	it := informer.Item{Delta: cache.Delta{Object: h.obj}, Object: h.obj, Key: h.key, Owners: m.owners}
-	first(&it, !t.started)
+	it.Entering(!t.started)
 	return t.print(informer.Batch{Informer: h.inf, Initial: !t.started}, it)
 }
 
@@ -506,11 +492,17 @@ func (t *Tree) promote(scout informer.Target) {
 	}
 	owned := scout
 	owned.MetadataOnly = false
-	if _, err := t.engine.Add(owned); err != nil {
+	add := t.engine.Add
+	if !t.started {
+		// Promoted while the tree's initial state is coming in: the
+		// type's list is part of it, not news.
+		add = t.engine.AddInitial
+	}
+	if _, err := add(owned); err != nil {
 		// The stream has ended.
 		return
 	}
-	t.owned[scout.Resource] = !t.started
+	t.owned[scout.Resource] = true
 	t.engine.Remove(scout.ID())
 }
 

@@ -206,7 +206,7 @@ func (r *recorder) Handle(b informer.Batch) (bool, error) {
 		if obj == nil {
 			obj = it.Old
 		}
-		line := fmt.Sprintf("%s %s %s", it.Delta.Type, b.Informer.Target().Kind.Kind, obj.Name)
+		line := fmt.Sprintf("%s %s %s", it.Type, b.Informer.Target().Kind.Kind, obj.Name)
 		if len(it.Owners) > 0 {
 			path := make([]string, len(it.Owners))
 			for i, o := range it.Owners {
@@ -214,7 +214,7 @@ func (r *recorder) Handle(b informer.Batch) (bool, error) {
 			}
 			line += " (" + strings.Join(path, " → ") + ")"
 		}
-		if b.Initial && !b.Joined {
+		if it.Initial {
 			line += " initial"
 		}
 		r.lines = append(r.lines, line)
