@@ -1,44 +1,11 @@
 package cmd
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
-
-func TestParseArgs(t *testing.T) {
-	cases := []struct {
-		args    []string
-		want    []resourceArg
-		wantErr string
-	}{
-		{[]string{"cm"}, []resourceArg{{typ: "cm"}}, ""},
-		{[]string{"cm,secrets"}, []resourceArg{{typ: "cm"}, {typ: "secrets"}}, ""},
-		{[]string{"cm", "a", "b"}, []resourceArg{{typ: "cm", name: "a"}, {typ: "cm", name: "b"}}, ""},
-		{[]string{"cm/a", "deploy.apps/b"}, []resourceArg{{typ: "cm", name: "a"}, {typ: "deploy.apps", name: "b"}}, ""},
-		{[]string{"cm", "cm/a"}, nil, "there is no need to specify a resource type as a separate argument"},
-		{[]string{"cm/"}, nil, "must have a single resource and name"},
-		{[]string{"cm/a/b"}, nil, "must have a single resource and name"},
-		{[]string{"cm,,x"}, nil, "empty type"},
-		{nil, nil, "no resource type"},
-	}
-	for _, tc := range cases {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			got, err := parseArgs(tc.args)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil || !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("got %v, %v; want %v", got, err, tc.want)
-			}
-		})
-	}
-}
 
 // TestValidate runs the command up to Validate through Execute, as a user
 // would, and checks the message and that nothing reached stdout.
@@ -65,6 +32,9 @@ func TestValidate(t *testing.T) {
 		{"unknown flag", []string{"cm", "--nope"}, "error: unknown flag: --nope"},
 		{"short resync", []string{"cm", "--resync=10ms"}, "error: invalid --resync 10ms: must be at least 1s"},
 		{"mixed forms", []string{"cm", "cm/a"}, "error: there is no need to specify a resource type"},
+		{"name across all namespaces", []string{"cm/a", "-A"}, "error: a resource cannot be watched by name across all namespaces"},
+		{"name with a selector", []string{"cm", "a", "-l", "x=y"}, "error: a name cannot be given together with --selector"},
+		{"tree without a name", []string{"deploy", "--tree"}, "error: --tree follows what given objects own: name them (deploy/NAME)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/metadata"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 )
 
 const (
@@ -77,16 +80,16 @@ func (o *DeltasOptions) completeArgs(cmd *cobra.Command, args []string, toComple
 // boundCompletionRequests sets the request timeout of completion requests
 // when the user gave none. It must run before the first client is built.
 func (o *DeltasOptions) boundCompletionRequests() {
-	if o.requestTimeout() > 0 {
+	if connection.New(o.configFlags, "").RequestTimeout() > 0 {
 		return
 	}
 	t := completionTimeout.String()
 	o.configFlags.Timeout = &t
 }
 
-// completeTypes lists the plural names of the server's listable and
-// watchable resources (and short names) that start with prefix; after a
-// comma it completes the next type of the list.
+// completeTypes lists the names of the server's listable and watchable
+// resources that start with prefix; after a comma it completes the next
+// type of the list.
 func (o *DeltasOptions) completeTypes(toComplete string) []string {
 	head := ""
 	if i := strings.LastIndex(toComplete, ","); i >= 0 {
@@ -96,30 +99,11 @@ func (o *DeltasOptions) completeTypes(toComplete string) []string {
 	if err != nil {
 		return nil
 	}
-	lists, _ := dc.ServerPreferredResources()
-	seen := map[string]bool{}
-	var out []string
-	for _, list := range lists {
-		group := ""
-		if i := strings.Index(list.GroupVersion, "/"); i >= 0 {
-			group = list.GroupVersion[:i]
-		}
-		for _, r := range list.APIResources {
-			if strings.Contains(r.Name, "/") || !hasVerb(r.Verbs, "list") || !hasVerb(r.Verbs, "watch") {
-				continue
-			}
-			name := r.Name
-			if group != "" {
-				name += "." + group
-			}
-			if strings.HasPrefix(name, toComplete) && !seen[name] {
-				seen[name] = true
-				out = append(out, head+name)
-			}
-		}
+	names := targets.TypeNames(dc, toComplete)
+	for i := range names {
+		names[i] = head + names[i]
 	}
-	sort.Strings(out)
-	return out
+	return names
 }
 
 // completeNames lists the names of the objects of type typ (as typed by
@@ -134,7 +118,7 @@ func (o *DeltasOptions) completeNames(ctx context.Context, typ, prefix string) [
 	if err != nil {
 		return nil
 	}
-	mapping, err := mappingFor(mapper, typ)
+	mapping, err := targets.MappingFor(mapper, typ)
 	if err != nil {
 		return nil
 	}
@@ -161,7 +145,7 @@ func (o *DeltasOptions) listNames(ctx context.Context, resource schema.GroupVers
 		return nil
 	}
 	timeout := completionTimeout
-	if t := o.requestTimeout(); t > 0 {
+	if t := connection.New(o.configFlags, "").RequestTimeout(); t > 0 {
 		timeout = t
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -178,15 +162,6 @@ func (o *DeltasOptions) listNames(ctx context.Context, resource schema.GroupVers
 	}
 	sort.Strings(out)
 	return out
-}
-
-func hasVerb(verbs []string, verb string) bool {
-	for _, v := range verbs {
-		if v == verb {
-			return true
-		}
-	}
-	return false
 }
 
 // registerConfigCompletions completes --namespace from the server, and

@@ -16,14 +16,18 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
 )
 
@@ -72,11 +76,13 @@ stderr.`
 )
 
 // Exit codes: 0 for a normal end (--count, --timeout, --until-synced, the
-// reader went away), 1 for an error, 130 when interrupted.
+// reader went away), 1 for an error, 2 when a --fail-when held, 130 when
+// interrupted.
 const (
-	exitOK          = 0
-	exitError       = 1
-	exitInterrupted = 130
+	exitOK              = 0
+	exitError           = 1
+	exitConditionFailed = 2
+	exitInterrupted     = 130
 )
 
 // ExitError ends the command with Code. A nil Err means the message was
@@ -141,21 +147,18 @@ type DeltasOptions struct {
 	skipUnavailable   bool
 
 	// Set by Complete.
-	args              []string
-	namespace         string
-	explicitNamespace bool
-	chunkSizeSet      bool
+	args []string
+	// resourceArgs are args parsed; nil with --all-types.
+	resourceArgs []targets.Arg
+	chunkSizeSet bool
 	// printer prints the records; stage makes them from popped deltas.
-	printer      printer.Printer
-	stage        *record.Stage
-	cachedConfig *rest.Config
-	// clusters are the contexts of a multi-cluster run (--context=a,b,
-	// --all-contexts); nil for one cluster. context is, in the options of
-	// one of those clusters (clusterOptions), its context; "" otherwise.
-	clusters []string
-	context  string
+	printer printer.Printer
+	stage   *record.Stage
+	// contextNames are the contexts of a multi-cluster run (--context=a,b,
+	// --all-contexts); nil for one cluster.
+	contextNames []string
 	// waiter holds the parsed --until, --until-any and --fail-when.
-	waiter *waiter
+	waiter *condition.Waiter
 
 	genericiooptions.IOStreams
 }
@@ -163,7 +166,7 @@ type DeltasOptions struct {
 // NewDeltasOptions returns the options with every default set.
 func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 	return &DeltasOptions{
-		configFlags:       newConfigFlags(streams),
+		configFlags:       connection.NewConfigFlags(streams),
 		output:            "text",
 		types:             []string{},
 		color:             "auto",
@@ -337,6 +340,12 @@ func isUsageError(msg string) bool {
 // flag mistakes are reported before any server is touched.
 func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.args = args
+	if !o.allTypes && len(args) > 0 {
+		var err error
+		if o.resourceArgs, err = targets.ParseArgs(args); err != nil {
+			return err
+		}
+	}
 	o.chunkSizeSet = cmd.Flags().Changed("chunk-size")
 	o.excludeSet = cmd.Flags().Changed("exclude")
 
@@ -368,17 +377,20 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	o.waiter = &waiter{errOut: o.ErrOut}
-	if o.waiter.until, err = parseConditions("--until", o.until); err != nil {
+	until, err := parseConditions("--until", o.until)
+	if err != nil {
 		return err
 	}
-	if o.waiter.untilAny, err = parseConditions("--until-any", o.untilAny); err != nil {
+	untilAny, err := parseConditions("--until-any", o.untilAny)
+	if err != nil {
 		return err
 	}
-	if o.waiter.failWhen, err = parseConditions("--fail-when", o.failWhen); err != nil {
+	failWhen, err := parseConditions("--fail-when", o.failWhen)
+	if err != nil {
 		return err
 	}
-	if o.clusters, err = o.resolveContexts(); err != nil {
+	o.waiter = condition.NewWaiter(until, untilAny, failWhen, o.ErrOut)
+	if o.contextNames, err = connection.Contexts(o.configFlags, o.contexts, o.allContexts); err != nil {
 		return err
 	}
 	color, err := resolveColor(o.color, o.Out)
@@ -386,7 +398,7 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.printer, err = printer.New(printer.Options{
-		ContextWidth:  contextWidth(o.clusters),
+		ContextWidth:  contextWidth(o.contextNames),
 		Format:        o.output,
 		AllNamespaces: o.allNamespaces,
 		Timestamps:    o.timestamps,
@@ -429,13 +441,15 @@ func (o *DeltasOptions) Validate() error {
 	case o.allTypes:
 	case len(o.args) == 0:
 		return errors.New(`you must specify the type of resource to watch (or --all-types). Use "kubectl api-resources" for a complete list of supported resources`)
-	default:
-		args, err := parseArgs(o.args)
-		if err != nil {
-			return err
+	case o.tree && o.resourceArgs[0].Name == "" && o.labelSelector == "" && o.fieldSelector == "":
+		return fmt.Errorf("--tree follows what given objects own: name them (%s/NAME) or select them with -l/--selector", o.resourceArgs[0].Type)
+	}
+	for _, a := range o.resourceArgs {
+		if a.Name != "" && o.allNamespaces {
+			return errors.New("a resource cannot be watched by name across all namespaces: drop -A or the name")
 		}
-		if o.tree && args[0].name == "" && o.labelSelector == "" && o.fieldSelector == "" {
-			return fmt.Errorf("--tree follows what given objects own: name them (%s/NAME) or select them with -l/--selector", args[0].typ)
+		if a.Name != "" && (o.labelSelector != "" || o.fieldSelector != "") {
+			return errors.New("a name cannot be given together with --selector or --field-selector")
 		}
 	}
 	if o.tree && o.allTypes {
@@ -480,4 +494,29 @@ func (o *DeltasOptions) Validate() error {
 		}
 	}
 	return validateSelectors(o.labelSelector, o.fieldSelector)
+}
+
+// validateSelectors parses -l and --field-selector so that a bad one fails
+// before any request.
+func validateSelectors(labelSelector, fieldSelector string) error {
+	if _, err := labels.Parse(labelSelector); err != nil {
+		return fmt.Errorf("invalid --selector %q: %w", labelSelector, err)
+	}
+	if _, err := fields.ParseSelector(fieldSelector); err != nil {
+		return fmt.Errorf("invalid --field-selector %q: %w", fieldSelector, err)
+	}
+	return nil
+}
+
+// parseConditions reads the values of one condition flag.
+func parseConditions(flag string, values []string) ([]*condition.Condition, error) {
+	out := make([]*condition.Condition, 0, len(values))
+	for _, v := range values {
+		c, err := condition.Parse(flag, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }

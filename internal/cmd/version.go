@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
 )
 
@@ -129,7 +130,7 @@ func versionTemplate() string {
 func (o *VersionOptions) serverVersion() (*apimachineryversion.Info, error) {
 	config, err := o.configFlags.ToRESTConfig()
 	if err != nil {
-		return nil, kubeconfigError(err)
+		return nil, connection.KubeconfigError(err)
 	}
 	if config.Timeout == 0 {
 		config.Timeout = serverVersionTimeout

@@ -201,6 +201,17 @@ func (e *Engine) Informers() []*Informer {
 	return out
 }
 
+// Targets are the targets of Informers, in the same order.
+func (e *Engine) Targets() []Target {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+	out := make([]Target, 0, len(e.order))
+	for _, id := range e.order {
+		out = append(out, e.informers[id].Target())
+	}
+	return out
+}
+
 // fail reports an unrecoverable error; the first one wins.
 func (e *Engine) fail(err error) {
 	select {

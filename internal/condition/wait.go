@@ -1,30 +1,34 @@
-package cmd
+package condition
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/delta"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 )
 
-// exitConditionFailed is the exit code of a --fail-when that held.
-const exitConditionFailed = 2
+// Stream is what a Waiter needs of the stream it waits on.
+type Stream interface {
+	// Targets are the targets the stream runs now.
+	Targets() []informer.Target
+	// IsRoot tells the targets the user named or selected from those a
+	// view of the stream added to find what they own (--tree's scouts).
+	IsRoot(informer.Target) bool
+}
 
-// waiter evaluates --until, --until-any and --fail-when whenever the engine
+// Waiter evaluates --until, --until-any and --fail-when whenever the engine
 // asks, on the objects the printed stream has shown: the objects named
 // (present or not), or every object of an unnamed target. Its view is kept
 // from the batches its Sink sees, not read from the Stores, which may be a
 // batch ahead of the output: a condition never holds on a change that was
 // not printed.
-type waiter struct {
-	until, untilAny, failWhen []*condition.Condition
-	engine                    *informer.Engine
+type Waiter struct {
+	until, untilAny, failWhen []*Condition
+	stream                    Stream
 	errOut                    io.Writer
 	// view holds, by target ID and key, the objects as last handed to the
 	// Sink. verdicts holds what each condition said of each object in the
@@ -39,20 +43,32 @@ type waiter struct {
 // verdictKey names one condition's verdict on one object.
 type verdictKey struct {
 	obj  *rawobj.Object
-	cond *condition.Condition
+	cond *Condition
 }
 
-// sink returns inner with the waiter's view kept up to date.
-func (w *waiter) sink(inner informer.Sink) informer.Sink {
-	w.view = map[string]map[string]*rawobj.Object{}
-	w.verdicts = map[verdictKey]bool{}
+// NewWaiter returns the waiter of --until (every one must hold for every
+// object), --until-any (one holding for one object is enough) and
+// --fail-when (one holding for any object fails the run). It writes
+// "… condition met" to errOut.
+func NewWaiter(until, untilAny, failWhen []*Condition, errOut io.Writer) *Waiter {
+	return &Waiter{
+		until: until, untilAny: untilAny, failWhen: failWhen, errOut: errOut,
+		view: map[string]map[string]*rawobj.Object{}, verdicts: map[verdictKey]bool{},
+	}
+}
+
+// Sink returns inner with the waiter's view kept up to date from every
+// batch inner is handed: the conditions are evaluated on what the stream
+// has shown. stream is what the waiter asks which objects it waits on.
+func (w *Waiter) Sink(stream Stream, inner informer.Sink) informer.Sink {
+	w.stream = stream
 	return viewSink{Sink: inner, w: w}
 }
 
 // viewSink updates the waiter's view with every batch it hands on.
 type viewSink struct {
 	informer.Sink
-	w *waiter
+	w *Waiter
 }
 
 func (s viewSink) Handle(b informer.Batch) (bool, error) {
@@ -67,7 +83,7 @@ func (s viewSink) Handle(b informer.Batch) (bool, error) {
 		if old := objects[it.Key]; old != nil && old != it.Object {
 			s.w.forget(old)
 		}
-		if it.Type == cache.Deleted {
+		if it.Type == delta.Deleted {
 			delete(objects, it.Key)
 		} else {
 			objects[it.Key] = it.Object
@@ -77,8 +93,8 @@ func (s viewSink) Handle(b informer.Batch) (bool, error) {
 }
 
 // forget drops the verdicts on obj, which left the view.
-func (w *waiter) forget(obj *rawobj.Object) {
-	for _, conds := range [][]*condition.Condition{w.until, w.untilAny, w.failWhen} {
+func (w *Waiter) forget(obj *rawobj.Object) {
+	for _, conds := range [][]*Condition{w.until, w.untilAny, w.failWhen} {
 		for _, c := range conds {
 			delete(w.verdicts, verdictKey{obj, c})
 		}
@@ -86,7 +102,7 @@ func (w *waiter) forget(obj *rawobj.Object) {
 }
 
 // holds evaluates c on o, once per object in the view.
-func (w *waiter) holds(c *condition.Condition, o watched) (bool, error) {
+func (w *Waiter) holds(c *Condition, o watched) (bool, error) {
 	if o.obj == nil {
 		return c.Holds(o.vars)
 	}
@@ -102,8 +118,8 @@ func (w *waiter) holds(c *condition.Condition, o watched) (bool, error) {
 	return v, nil
 }
 
-// active reports whether any condition was given.
-func (w *waiter) active() bool {
+// Active reports whether any condition was given.
+func (w *Waiter) Active() bool {
 	return len(w.until)+len(w.untilAny)+len(w.failWhen) > 0
 }
 
@@ -119,11 +135,10 @@ type watched struct {
 
 // objects returns what the conditions are evaluated on: with rootsOnly,
 // not what --tree found the roots to own.
-func (w *waiter) objects(rootsOnly bool) []watched {
+func (w *Waiter) objects(rootsOnly bool) []watched {
 	var out []watched
-	for _, inf := range w.engine.Informers() {
-		t := inf.Target()
-		if rootsOnly && !tree.IsRoot(t) {
+	for _, t := range w.stream.Targets() {
+		if rootsOnly && !w.stream.IsRoot(t) {
 			continue
 		}
 		if t.Name != "" {
@@ -168,11 +183,11 @@ func objectName(t informer.Target, name string) string {
 	return kind + "/" + name
 }
 
-// check is the engine's Check: a --fail-when that holds for any object
-// ends the run with exit 2; else --until-any holding for one object, or
+// Check is the engine's Check (informer.RunOptions): a --fail-when that
+// holds for any object ends the run with a *FailedError; else --until-any holding for one object, or
 // every --until holding for every object (at least one, unless every
-// --until is delete), ends it with exit 0.
-func (w *waiter) check() (bool, error) {
+// --until is delete), ends it with no error.
+func (w *Waiter) Check() (bool, error) {
 	if stop, err := w.failed(); stop {
 		return true, err
 	}
@@ -213,8 +228,8 @@ func (w *waiter) check() (bool, error) {
 }
 
 // failed evaluates --fail-when on every object shown, what --tree found
-// included: stop with exit 2 when one holds.
-func (w *waiter) failed() (bool, error) {
+// included: stop with a *FailedError when one holds.
+func (w *Waiter) failed() (bool, error) {
 	if len(w.failWhen) == 0 {
 		return false, nil
 	}
@@ -225,7 +240,7 @@ func (w *waiter) failed() (bool, error) {
 				if err != nil {
 					return true, err
 				}
-				return true, &ExitError{Code: exitConditionFailed, Err: fmt.Errorf("%s matched --fail-when=%s", o.name, c)}
+				return true, &FailedError{Object: o.name, Condition: c}
 			}
 		}
 	}
@@ -234,7 +249,7 @@ func (w *waiter) failed() (bool, error) {
 
 // allDelete reports whether every --until is delete: then no object at all
 // is what is waited for.
-func (w *waiter) allDelete() bool {
+func (w *Waiter) allDelete() bool {
 	for _, c := range w.until {
 		if !c.IsDelete() {
 			return false
@@ -243,13 +258,23 @@ func (w *waiter) allDelete() bool {
 	return true
 }
 
-// timedOut is the error of a --timeout that elapsed while waiting, in
+// FailedError is a --fail-when that held.
+type FailedError struct {
+	// Object names the object it held for: "deployment.apps/web".
+	Object    string
+	Condition *Condition
+}
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("%s matched --fail-when=%s", e.Object, e.Condition)
+}
+
+// TimedOut is the error of a --timeout that elapsed while waiting, in
 // kubectl wait's words, naming what did not meet the conditions.
-func (w *waiter) timedOut() error {
+func (w *Waiter) TimedOut() error {
 	var pending []string
-	for _, inf := range w.engine.Informers() {
-		t := inf.Target()
-		if !tree.IsRoot(t) {
+	for _, t := range w.stream.Targets() {
+		if !w.stream.IsRoot(t) {
 			continue
 		}
 		what := t.Resource.GroupResource().String()
@@ -262,17 +287,4 @@ func (w *waiter) timedOut() error {
 		pending = append(pending, what)
 	}
 	return fmt.Errorf("timed out waiting for the condition on %s", strings.Join(pending, ", "))
-}
-
-// parseConditions reads the values of one condition flag.
-func parseConditions(flag string, values []string) ([]*condition.Condition, error) {
-	out := make([]*condition.Condition, 0, len(values))
-	for _, v := range values {
-		c, err := condition.Parse(flag, v)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
 }

@@ -1,9 +1,10 @@
-package cmd
+package targets
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -12,44 +13,60 @@ import (
 	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 )
 
-// preflight checks, before anything is printed, what would otherwise fail
+// Access is what the access checks need of one cluster.
+type Access struct {
+	// Client reads namespaces; Reviews asks the server what the user may
+	// do.
+	Client  rest.Interface
+	Reviews authorizationv1client.SelfSubjectAccessReviewInterface
+	// Context names the cluster in messages ("" for one cluster).
+	Context string
+	// ErrOut receives the note on the types left out.
+	ErrOut io.Writer
+}
+
+// ServerError is a request of the access checks that did not reach the
+// server, or that ctx ended: the caller says which server and what to
+// check.
+type ServerError struct{ Err error }
+
+func (e *ServerError) Error() string { return e.Err.Error() }
+func (e *ServerError) Unwrap() error { return e.Err }
+
+// Check checks, before anything is printed, what would otherwise fail
 // only after the initial list is out: that the namespaces exist and that
 // the user may both list and watch every target. Checks the server cannot
 // answer (old servers, no right to ask) are skipped: the list and watch
 // themselves remain the final word.
 //
-// A target the user did not name (Optional: a member of a category or of
-// --all-types) that may not be listed or watched is left out, with one note
-// on stderr naming every such type; only when nothing at all remains is it
-// an error. preflight returns the targets to watch.
+// A target the user did not name (Optional: a member of a category, of
+// --all-types, a scout of --tree) that may not be listed or watched is left
+// out, with one note naming every such type; only when nothing at all
+// remains is it an error. Check returns the targets to watch.
 //
-// A server that cannot be reached is an error here, not an outage to ride
-// out: discovery may have been answered from kubectl's disk cache, so this
-// is the first request that proves the server is there.
-func (o *DeltasOptions) preflight(ctx context.Context, reviews authorizationv1client.SelfSubjectAccessReviewInterface, client rest.Interface, targets []informer.Target) ([]informer.Target, error) {
-	limit := o.startupLimit()
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
+// A server that cannot be reached is an error here (a *ServerError), not
+// an outage to ride out: discovery may have been answered from kubectl's
+// disk cache, so this is the first request that proves the server is
+// there.
+func (a Access) Check(ctx context.Context, targets []informer.Target) ([]informer.Target, error) {
 	checkedNamespaces := map[string]bool{}
 	var kept, skipped []informer.Target
 	for _, t := range targets {
 		if ns := t.Namespace; ns != "" && !checkedNamespaces[ns] {
 			checkedNamespaces[ns] = true
-			err := client.Get().AbsPath("/api/v1/namespaces", ns).Do(ctx).Error()
+			err := a.Client.Get().AbsPath("/api/v1/namespaces", ns).Do(ctx).Error()
 			switch {
 			case apierrors.IsNotFound(err):
 				return nil, fmt.Errorf("namespace %q not found: check -n/--namespace or the context's namespace", ns)
-			case isNetworkError(err) || errors.Is(err, context.DeadlineExceeded):
-				if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-					return nil, o.noAnswerError(limit)
-				}
-				return nil, o.connectionError(err)
+			case connection.IsNetworkError(err) || errors.Is(err, context.DeadlineExceeded):
+				return nil, &ServerError{Err: err}
 			}
 		}
-		if denied := deniedVerb(ctx, reviews, t); denied != nil {
+		if denied := deniedVerb(ctx, a.Reviews, t); denied != nil {
 			if !t.Optional {
 				return nil, denied
 			}
@@ -62,7 +79,7 @@ func (o *DeltasOptions) preflight(ctx context.Context, reviews authorizationv1cl
 		return nil, fmt.Errorf("you may not list and watch any of the %d types asked for (%s); check with \"kubectl auth can-i --list\"", len(skipped), joinResources(skipped))
 	}
 	if len(skipped) > 0 {
-		fmt.Fprintf(o.ErrOut, "info: %sskipping %d types you may not list and watch: %s\n", o.contextPrefix(), len(skipped), joinResources(skipped))
+		fmt.Fprintf(a.ErrOut, "info: %sskipping %d types you may not list and watch: %s\n", connection.Prefix(a.Context), len(skipped), joinResources(skipped))
 	}
 	return kept, nil
 }

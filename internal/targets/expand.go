@@ -1,4 +1,4 @@
-package cmd
+package targets
 
 import (
 	"errors"
@@ -112,7 +112,7 @@ func parseExclusions(mapper meta.RESTMapper, exclude []string) (map[schema.Group
 		if typ == "" {
 			continue
 		}
-		mapping, err := mappingFor(mapper, typ)
+		mapping, err := MappingFor(mapper, typ)
 		if err != nil {
 			return nil, fmt.Errorf("invalid --exclude: %w", err)
 		}

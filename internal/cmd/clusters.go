@@ -1,0 +1,221 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
+)
+
+// cluster is one cluster of a run: how to reach it, where its messages go
+// and, once prepared, what to watch there.
+type cluster struct {
+	conn   *connection.Cluster
+	errOut io.Writer
+
+	// Set by prepare.
+	client  rest.Interface
+	reviews authorizationv1client.SelfSubjectAccessReviewInterface
+	req     targets.Request
+	res     *targets.Resolution
+	// targets are what to watch there, tagged with the cluster's context:
+	// the resolved targets and scouts the user may list and watch.
+	targets []informer.Target
+}
+
+// clusters returns the clusters of the run: one, through the command's
+// connection flags; or, for several contexts, one per context with that
+// context's connection flags and caches.
+func (o *DeltasOptions) clusters() []*cluster {
+	if len(o.contextNames) == 0 {
+		return []*cluster{{conn: connection.New(o.configFlags, ""), errOut: o.ErrOut}}
+	}
+	out := make([]*cluster, 0, len(o.contextNames))
+	for _, name := range o.contextNames {
+		flags := connection.ForContext(o.configFlags, name, o.IOStreams)
+		out = append(out, &cluster{conn: connection.New(flags, name), errOut: o.ErrOut})
+	}
+	return out
+}
+
+// prepareClusters prepares the clusters of the run. One that cannot be
+// prepared ends the run, or with --skip-unavailable is left out with a
+// warning; an interrupt during the preparation is exit 130.
+func (o *DeltasOptions) prepareClusters(ctx, sigCtx context.Context) ([]*cluster, error) {
+	var ready []*cluster
+	for _, p := range o.prepareAll(sigCtx) {
+		if _, err := o.ErrOut.Write(p.stderr); err != nil {
+			return nil, err
+		}
+		context := p.cl.conn.Context
+		switch err := p.err; {
+		case err != nil && sigCtx.Err() != nil && ctx.Err() == nil:
+			return nil, &ExitError{Code: exitInterrupted}
+		case err != nil && context == "":
+			return nil, err
+		case err != nil && o.skipUnavailable:
+			fmt.Fprintf(o.ErrOut, "warning: skipping context %q: %s\n", context, oneLine(err))
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("context %q: %w (--skip-unavailable watches the other clusters)", context, err)
+		}
+		ready = append(ready, p.cl)
+	}
+	if len(ready) == 0 {
+		return nil, fmt.Errorf("none of the %d contexts could be watched", len(o.contextNames))
+	}
+	return ready, nil
+}
+
+// preparedCluster is the outcome of one cluster's preparation, and what it
+// wrote to stderr meanwhile.
+type preparedCluster struct {
+	cl     *cluster
+	err    error
+	stderr []byte
+}
+
+// prepareAll prepares every cluster of the run at once: discovery and the
+// access checks are round trips, so several clusters (an unreachable one
+// among them) take as long as the slowest, not the sum. What each writes
+// to stderr is held and handed back, to be written in the order of the
+// contexts; every cluster writes to the run's stderr again afterwards.
+func (o *DeltasOptions) prepareAll(ctx context.Context) []preparedCluster {
+	clusters := o.clusters()
+	if len(clusters) == 1 {
+		return []preparedCluster{{cl: clusters[0], err: o.prepare(ctx, clusters[0])}}
+	}
+	out := make([]preparedCluster, len(clusters))
+	held := make([]bytes.Buffer, len(clusters))
+	var wg sync.WaitGroup
+	for i, cl := range clusters {
+		cl.errOut = &held[i]
+		wg.Go(func() { out[i] = preparedCluster{cl: cl, err: o.prepare(ctx, cl)} })
+	}
+	wg.Wait()
+	for i, cl := range clusters {
+		cl.errOut = o.ErrOut
+		out[i].stderr = held[i].Bytes()
+	}
+	return out
+}
+
+// prepare resolves the arguments against the cluster's discovery and
+// checks access: the cluster's targets, tagged with its context.
+func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
+	namespace, err := cl.conn.Namespace()
+	if err != nil {
+		return err
+	}
+	cl.req = targets.Request{
+		Args: o.resourceArgs, AllTypes: o.allTypes, Tree: o.tree,
+		Namespace: namespace, AllNamespaces: o.allNamespaces, Exclude: o.exclusions(),
+	}
+	if cl.res, err = resolve(ctx, cl); err != nil {
+		return err
+	}
+	if len(cl.res.FailedGroups) > 0 {
+		fmt.Fprintf(cl.errOut, "warning: %snot watching the API groups discovery could not read: %s\n", cl.conn.Prefix(), strings.Join(cl.res.FailedGroups, ", "))
+	}
+	config, err := cl.conn.RESTConfig()
+	if err != nil {
+		return err
+	}
+	if cl.client, err = source.NewRESTClient(config); err != nil {
+		return err
+	}
+	authz, err := authorizationv1client.NewForConfig(config)
+	if err != nil {
+		return fmt.Errorf("failed to construct an authorization client: %w", err)
+	}
+	cl.reviews = authz.SelfSubjectAccessReviews()
+	// The roots' access is checked as always; the scouts of --tree are
+	// optional: a type the user may not list is skipped with a note.
+	if cl.targets, err = checkAccess(ctx, cl, append(cl.res.Targets, cl.res.Scouts...)); err != nil {
+		return err
+	}
+	for i := range cl.targets {
+		cl.targets[i].Context = cl.conn.Context
+	}
+	return nil
+}
+
+// exclusions is --exclude: nil for the default exclusions, empty (not
+// nil) for none.
+func (o *DeltasOptions) exclusions() []string {
+	if !o.excludeSet {
+		return nil
+	}
+	return append([]string{}, o.exclude...)
+}
+
+// resolve resolves the cluster's request through discovery, bounded by
+// --request-timeout (or connection.StartupTimeout) so that an unreachable
+// server is an error, not a hang.
+func resolve(ctx context.Context, cl *cluster) (*targets.Resolution, error) {
+	limit := cl.conn.StartupLimit()
+	type result struct {
+		res *targets.Resolution
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := targets.Resolve(cl.conn, cl.req)
+		done <- result{res, err}
+	}()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, startupError(cl.conn, r.err)
+		}
+		return r.res, nil
+	case <-timer.C:
+		return nil, cl.conn.NoAnswerError(limit)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// checkAccess keeps the targets the user may list and watch (see
+// targets.Access), bounded like resolve.
+func checkAccess(ctx context.Context, cl *cluster, ts []informer.Target) ([]informer.Target, error) {
+	limit := cl.conn.StartupLimit()
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	access := targets.Access{Client: cl.client, Reviews: cl.reviews, Context: cl.conn.Context, ErrOut: cl.errOut}
+	kept, err := access.Check(ctx, ts)
+	var unreached *targets.ServerError
+	switch {
+	case errors.As(err, &unreached) && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, cl.conn.NoAnswerError(limit)
+	case errors.As(err, &unreached):
+		return nil, startupError(cl.conn, unreached.Err)
+	}
+	return kept, err
+}
+
+// startupError explains an error of the start-up: a server that cannot be
+// reached, or one the engine would stop at (informer.IsFatal).
+func startupError(conn *connection.Cluster, err error) error {
+	if connection.IsNetworkError(err) {
+		return conn.ConnectionError(err)
+	}
+	if informer.IsFatal(err) {
+		return informer.ExplainFatal(err)
+	}
+	return err
+}

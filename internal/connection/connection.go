@@ -1,0 +1,226 @@
+// Package connection is how kubectl deltas reaches one cluster: its
+// kubeconfig flags, a REST config fit for paging and watching, the limit of
+// the requests made at start-up, and errors that name the server and say
+// what to check. It sends no request of its own except reading the
+// kubeconfig.
+package connection
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/clientcert"
+)
+
+const (
+	// StartupTimeout bounds each start-up step that waits for the server
+	// (discovery, the access checks) when --request-timeout is not set, so
+	// that an unreachable server is reported instead of hanging.
+	StartupTimeout = 30 * time.Second
+	// clientQPS and clientBurst lift client-go's default rate limit of 5
+	// requests/s, which would throttle paging through a large list.
+	clientQPS   = 100
+	clientBurst = 200
+)
+
+// Cluster is the connection to one cluster. A Cluster is used by one
+// goroutine at a time; its REST config is built once, on first use.
+type Cluster struct {
+	// Context is the cluster's kubeconfig context in a run over several
+	// contexts; "" for the one cluster of a plain run.
+	Context string
+	// Flags are the cluster's connection flags; they cache the discovery
+	// client and the RESTMapper.
+	Flags *genericclioptions.ConfigFlags
+
+	config *rest.Config
+}
+
+// New returns the connection that flags describe; context names it in a
+// run over several contexts.
+func New(flags *genericclioptions.ConfigFlags, context string) *Cluster {
+	return &Cluster{Context: context, Flags: flags}
+}
+
+// NewConfigFlags returns the connection flags of one cluster. Its client
+// certificate, when it is a pair of files, may be rotated on disk while the
+// stream runs: the connections are then renewed (package clientcert).
+func NewConfigFlags(streams genericiooptions.IOStreams) *genericclioptions.ConfigFlags {
+	return genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams).WithWrapConfigFn(clientcert.New().Wrap)
+}
+
+// ForContext returns the connection flags of one context of a run over
+// several: every flag the user gave, and that context. Each has its own
+// caches (REST config, discovery, RESTMapper).
+func ForContext(f *genericclioptions.ConfigFlags, name string, streams genericiooptions.IOStreams) *genericclioptions.ConfigFlags {
+	c := NewConfigFlags(streams)
+	c.KubeConfig, c.CacheDir, c.Namespace = f.KubeConfig, f.CacheDir, f.Namespace
+	c.TLSServerName, c.Insecure, c.CertFile, c.KeyFile, c.CAFile = f.TLSServerName, f.Insecure, f.CertFile, f.KeyFile, f.CAFile
+	c.Impersonate, c.ImpersonateUID, c.ImpersonateGroup = f.Impersonate, f.ImpersonateUID, f.ImpersonateGroup
+	c.Username, c.Password, c.Timeout, c.DisableCompression = f.Username, f.Password, f.Timeout, f.DisableCompression
+	c.Context = &name
+	return c
+}
+
+// RESTConfig is the cluster's REST config, with a rate limit fit for
+// paging and watching.
+func (c *Cluster) RESTConfig() (*rest.Config, error) {
+	if c.config != nil {
+		return c.config, nil
+	}
+	config, err := c.Flags.ToRESTConfig()
+	if err != nil {
+		return nil, KubeconfigError(err)
+	}
+	config.QPS = clientQPS
+	config.Burst = clientBurst
+	c.config = config
+	return config, nil
+}
+
+// RESTMapper is the cluster's RESTMapper (kubectl's discovery cache).
+func (c *Cluster) RESTMapper() (meta.RESTMapper, error) {
+	m, err := c.Flags.ToRESTMapper()
+	if err != nil {
+		return nil, KubeconfigError(err)
+	}
+	return m, nil
+}
+
+// DiscoveryClient is the cluster's discovery client (kubectl's discovery
+// cache).
+func (c *Cluster) DiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
+	d, err := c.Flags.ToDiscoveryClient()
+	if err != nil {
+		return nil, KubeconfigError(err)
+	}
+	return d, nil
+}
+
+// Namespace is the namespace of -n, or else of the kubeconfig context.
+func (c *Cluster) Namespace() (string, error) {
+	ns, _, err := c.Flags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", KubeconfigError(err)
+	}
+	return ns, nil
+}
+
+// RequestTimeout is --request-timeout as the REST config has it (0 means
+// none).
+func (c *Cluster) RequestTimeout() time.Duration {
+	config, err := c.RESTConfig()
+	if err != nil {
+		return 0
+	}
+	return config.Timeout
+}
+
+// StartupLimit bounds each step of the start-up that waits for the server
+// (discovery, the access checks): --request-timeout, or StartupTimeout.
+func (c *Cluster) StartupLimit() time.Duration {
+	if t := c.RequestTimeout(); t > 0 {
+		return t
+	}
+	return StartupTimeout
+}
+
+// Prefix names the cluster in the messages of a run over several
+// contexts: `context "prod": `; "" for one cluster.
+func (c *Cluster) Prefix() string { return Prefix(c.Context) }
+
+// Prefix is Cluster.Prefix for a context name.
+func Prefix(context string) string {
+	if context == "" {
+		return ""
+	}
+	return fmt.Sprintf("context %q: ", context)
+}
+
+// serverName is the server URL of the cluster, for messages; never
+// credentials.
+func (c *Cluster) serverName() string {
+	config, err := c.RESTConfig()
+	if err != nil || config.Host == "" {
+		return "(unknown server)"
+	}
+	return config.Host
+}
+
+// NoAnswerError is the error of a start-up step that limit ended.
+func (c *Cluster) NoAnswerError(limit time.Duration) error {
+	return fmt.Errorf("the server %s did not answer within %s; check that it is reachable, or raise --request-timeout", c.serverName(), limit)
+}
+
+// ConnectionError explains a failure to reach the server, naming it and
+// what to check; any other error is returned as it is.
+func (c *Cluster) ConnectionError(err error) error {
+	var netErr net.Error
+	switch {
+	case utilnet.IsConnectionRefused(err):
+		return fmt.Errorf("the connection to the server %s was refused - did you specify the right host or port? (%w)", c.serverName(), err)
+	case errors.As(err, &netErr), utilnet.IsProbableEOF(err), utilnet.IsConnectionReset(err):
+		return fmt.Errorf("unable to reach the server %s: %w; check --server, --context and --kubeconfig", c.serverName(), err)
+	}
+	return err
+}
+
+// IsNetworkError tells failures to reach the server at all.
+func IsNetworkError(err error) bool {
+	if err == nil {
+		return false
+	}
+	var netErr net.Error
+	return utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) || errors.As(err, &netErr)
+}
+
+// KubeconfigError explains a configuration that cannot be loaded.
+func KubeconfigError(err error) error {
+	if clientcmd.IsEmptyConfig(err) {
+		return fmt.Errorf("no configuration has been provided: set KUBECONFIG, pass --kubeconfig, or run inside a cluster (%w)", err)
+	}
+	if clientcmd.IsConfigurationInvalid(err) {
+		return fmt.Errorf("invalid kubeconfig: %w; check --kubeconfig, --context and --cluster", err)
+	}
+	return fmt.Errorf("unable to load the kubeconfig: %w", err)
+}
+
+// CheckConfigPresent fails when there is no configuration at all: no
+// cluster in the kubeconfig files (KUBECONFIG naming files that do not
+// exist, say), no --server, and not running in a cluster. client-go would
+// otherwise fall back to http://localhost:8080 and report a refused
+// connection to a server nobody named.
+func CheckConfigPresent(flags *genericclioptions.ConfigFlags) error {
+	if flags.APIServer != nil && *flags.APIServer != "" {
+		return nil
+	}
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return nil
+	}
+	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return KubeconfigError(err)
+	}
+	if len(raw.Clusters) > 0 {
+		return nil
+	}
+	where := "~/.kube/config"
+	if env := os.Getenv("KUBECONFIG"); env != "" {
+		where = "KUBECONFIG=" + env
+	}
+	if flags.KubeConfig != nil && *flags.KubeConfig != "" {
+		where = *flags.KubeConfig
+	}
+	return fmt.Errorf("no cluster is configured (%s has none or does not exist): pass --kubeconfig, set KUBECONFIG, or use --server", where)
+}
