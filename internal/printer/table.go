@@ -8,8 +8,15 @@ const columnGap = 3
 
 // table lays out a streaming table whose column widths are stable: a column
 // starts at its minimum width and only ever grows to fit a longer cell, so
-// rows already printed stay aligned with most later ones (tabwriter with
-// RememberWidths, without having to buffer rows).
+// rows already printed stay aligned with most later ones.
+//
+// This is what kubectl get -w does with cli-runtime's
+// printers.GetNewTabWriter (liggitt/tabwriter with RememberWidths), which
+// is not used here because it measures a cell in bytes: the SGR sequences
+// of --color would count as width and push every colored row out of line.
+// It also buffers each row's cells until Flush, where this appends the row
+// to the record's buffer in one pass, and has one minimum width for every
+// column where the table's columns each have their own.
 type table struct {
 	// widths is the current content width of each column, in runes.
 	widths []int

@@ -84,6 +84,12 @@ func (p *jsonPathPrinter) Print(w io.Writer, r *Record) error {
 // goTemplatePrinter writes what its Go template says for each record, with
 // kubectl's extra functions exists and base64decode. Missing keys print
 // "<no value>", as kubectl's --allow-missing-template-keys default does.
+//
+// cli-runtime's printers.GoTemplatePrinter is not used: it prints
+// runtime.Objects (a record is none) by marshalling and unmarshalling each
+// one again, and on a template error it writes debugging text to its
+// writer, which here is stdout and carries data only. Its two functions are
+// unexported, so exists and base64decode below are copies of them.
 type goTemplatePrinter struct {
 	format   string
 	template *template.Template
