@@ -12,7 +12,6 @@ import (
 	apimachineryversion "k8s.io/apimachinery/pkg/version"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
@@ -128,20 +127,9 @@ func versionTemplate() string {
 // serverVersion asks the server for its version, bounded by
 // --request-timeout or serverVersionTimeout.
 func (o *VersionOptions) serverVersion() (*apimachineryversion.Info, error) {
-	config, err := o.configFlags.ToRESTConfig()
+	info, err := connection.New(o.configFlags, "").ServerVersion(serverVersionTimeout)
 	if err != nil {
-		return nil, connection.KubeconfigError(err)
-	}
-	if config.Timeout == 0 {
-		config.Timeout = serverVersionTimeout
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(config)
-	if err != nil {
-		return nil, fmt.Errorf("unable to create a discovery client: %w", err)
-	}
-	info, err := dc.ServerVersion()
-	if err != nil {
-		return nil, fmt.Errorf("unable to get the version of the server %s: %w; check --server, --context and --kubeconfig, or use --client for the client version only", config.Host, err)
+		return nil, fmt.Errorf("%w; check --server, --context and --kubeconfig, or use --client for the client version only", err)
 	}
 	return info, nil
 }

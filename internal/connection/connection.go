@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/discovery"
@@ -115,6 +116,28 @@ func (c *Cluster) Namespace() (string, error) {
 		return "", KubeconfigError(err)
 	}
 	return ns, nil
+}
+
+// ServerVersion asks the server for its version, bounded by
+// --request-timeout, or else by timeout.
+func (c *Cluster) ServerVersion(timeout time.Duration) (*version.Info, error) {
+	config, err := c.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	config = rest.CopyConfig(config)
+	if config.Timeout == 0 {
+		config.Timeout = timeout
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("unable to create a discovery client: %w", err)
+	}
+	info, err := dc.ServerVersion()
+	if err != nil {
+		return nil, fmt.Errorf("unable to get the version of the server %s: %w", config.Host, err)
+	}
+	return info, nil
 }
 
 // RequestTimeout is --request-timeout as the REST config has it (0 means
