@@ -199,13 +199,13 @@ func checkAccess(ctx context.Context, cl *cluster, ts []informer.Target) ([]info
 	access := targets.Access{Client: cl.client, Reviews: cl.reviews, Context: cl.conn.Context, ErrOut: cl.errOut}
 	kept, err := access.Check(ctx, ts)
 	var unreached *targets.ServerError
-	switch {
-	case errors.As(err, &unreached) && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, cl.conn.NoAnswerError(limit)
-	case errors.As(err, &unreached):
-		return nil, startupError(cl.conn, unreached.Err)
+	if !errors.As(err, &unreached) {
+		return kept, err
 	}
-	return kept, err
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, cl.conn.NoAnswerError(limit)
+	}
+	return nil, startupError(cl.conn, unreached.Err)
 }
 
 // startupError explains an error of the start-up: a server that cannot be

@@ -144,9 +144,11 @@ func (o *DeltasOptions) listNames(ctx context.Context, resource schema.GroupVers
 	if err != nil {
 		return nil
 	}
+	// boundCompletionRequests has set --request-timeout when the user gave
+	// none, so config carries the bound.
 	timeout := completionTimeout
-	if t := connection.New(o.configFlags, "").RequestTimeout(); t > 0 {
-		timeout = t
+	if config.Timeout > 0 {
+		timeout = config.Timeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -189,11 +189,10 @@ func (c *Cluster) NoAnswerError(limit time.Duration) error {
 // ConnectionError explains a failure to reach the server, naming it and
 // what to check; any other error is returned as it is.
 func (c *Cluster) ConnectionError(err error) error {
-	var netErr net.Error
 	switch {
 	case utilnet.IsConnectionRefused(err):
 		return fmt.Errorf("the connection to the server %s was refused - did you specify the right host or port? (%w)", c.serverName(), err)
-	case errors.As(err, &netErr), utilnet.IsProbableEOF(err), utilnet.IsConnectionReset(err):
+	case IsNetworkError(err):
 		return fmt.Errorf("unable to reach the server %s: %w; check --server, --context and --kubeconfig", c.serverName(), err)
 	}
 	return err
