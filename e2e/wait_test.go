@@ -141,8 +141,8 @@ func TestUntil(t *testing.T) {
 			want string
 		}{
 			{[]string{"cm", "--until=ready"}, `error: invalid --until "ready": must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE] or cel='EXPR'`},
-			{[]string{"cm", "--until=cel='object.('"}, `error: invalid --until CEL expression "object.("`},
-			{[]string{"cm", "--where=name"}, `error: invalid --where CEL expression "name": it yields string, not a bool`},
+			{[]string{"cm", "--until=cel='object.('"}, "error: --until:1:8: Syntax error"},
+			{[]string{"cm", "--where=name"}, "error: --where:1:1: the expression yields string, not bool"},
 			{[]string{"cm", "--fail-when=jsonpath={.a[}"}, `error: invalid --fail-when "jsonpath={.a[}"`},
 			{[]string{"cm", "--until=delete", "--until-synced"}, "error: --until-synced cannot be used with --until"},
 			{[]string{"cm", "-q"}, "error: --quiet only applies when waiting for a condition"},

@@ -249,8 +249,8 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.status, "status", o.status, "Include status in diffs; --status=false ignores status changes (with --changed-only, status-only updates are dropped).")
 	flags.StringArrayVar(&o.ignorePaths, "ignore-path", o.ignorePaths, "Leave this field out of diffs (repeatable): a JSON pointer (/metadata/labels/x) or a dotted path (metadata.labels.x).")
 	flags.BoolVar(&o.allTypes, "all-types", o.allTypes, "Watch every resource type the server serves that can be listed and watched, CRDs and aggregated APIs included (cluster-scoped types with -A only). Types you may not list and watch are skipped with a note.")
-	flags.StringArrayVar(&o.until, "until", o.until, "Exit 0 as soon as every watched object meets this condition (repeatable: all must hold), as kubectl wait --for: delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE]. A named object that does not exist yet is waited for. With --timeout, running out of time exits 1.")
-	flags.StringArrayVar(&o.where, "where", o.where, "Print only the deltas for which this CEL expression is true (repeatable: all must be), over object, oldObject, deltaType, kind, apiVersion, resource, namespace and name, e.g. --where='object.metadata.labels.tier == \"web\"'. Everything is still watched.")
+	flags.StringArrayVar(&o.until, "until", o.until, "Exit 0 as soon as every watched object meets this condition (repeatable: all must hold), as kubectl wait --for: delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE], or cel='EXPR' (CEL, as --where). A named object that does not exist yet is waited for. With --timeout, running out of time exits 1.")
+	flags.StringArrayVar(&o.where, "where", o.where, "Print only the deltas for which this CEL expression is true (repeatable: all must be), over object, oldObject, deltaType, kind, apiVersion, resource and name, in the CEL environment of Kubernetes' admission policies, e.g. --where='object.metadata.?labels.tier.orValue(\"\") == \"web\"' (an optional cel= prefix is allowed). Everything is still watched.")
 	flags.BoolVar(&o.tree, "tree", o.tree, "Also print the deltas of everything the named or selected objects own, transitively (by metadata.ownerReferences): a Deployment's ReplicaSets and their Pods, a Job's Pods. Text shows the owner path, JSON an owners field; --until applies to the named objects, --fail-when to all.")
 	flags.BoolVarP(&o.quiet, "quiet", "q", o.quiet, "With --until, --until-any or --fail-when: print no deltas, only the outcome on stderr (and the exit code).")
 	flags.StringArrayVar(&o.untilAny, "until-any", o.untilAny, "Exit 0 as soon as one watched object meets this condition (repeatable: any may hold).")
@@ -355,6 +355,9 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	where := make([]*celexpr.Program, 0, len(o.where))
 	for _, expr := range o.where {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(expr), "cel="); ok {
+			expr = celexpr.Unquote(rest) // --where=cel='EXPR', as --until=cel='EXPR'
+		}
 		p, err := celexpr.Compile("--where", expr)
 		if err != nil {
 			return err

@@ -83,11 +83,7 @@ func Parse(flag, s string) (*Condition, error) {
 		}
 	case "cel":
 		c.kind = kindCEL
-		expr := strings.TrimSpace(arg)
-		if len(expr) >= 2 && (expr[0] == '\'' || expr[0] == '"') && expr[len(expr)-1] == expr[0] {
-			expr = expr[1 : len(expr)-1]
-		}
-		prg, err := celexpr.Compile(flag, expr)
+		prg, err := celexpr.Compile(flag, celexpr.Unquote(arg))
 		if err != nil {
 			return nil, err
 		}

@@ -12,8 +12,9 @@ func TestParseErrors(t *testing.T) {
 		name, cond, want string
 	}{
 		{"unknown form", "ready", `invalid --until "ready": must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE] or cel='EXPR'`},
-		{"CEL that does not parse", "cel='object.('", `invalid --until CEL expression "object.("`},
-		{"CEL that is no bool", "cel=name", `it yields string, not a bool`},
+		{"CEL that does not parse", "cel='object.('", "--until:1:8: Syntax error"},
+		{"CEL that is no bool", "cel=name", `--until:1:1: the expression yields string, not bool`},
+		{"CEL estimated too costly", `cel="object.data.all(k, object.data.all(j, k != j))"`, "--until:1:1: estimated cost"},
 		{"delete with a value", "delete=yes", `invalid --until "delete=yes": delete takes no value`},
 		{"condition without a name", "condition=", `invalid --until "condition=": name the condition`},
 		{"jsonpath without braces", "jsonpath=.status.phase=Running", `invalid --until "jsonpath=.status.phase=Running": the JSONPath must be in braces`},
