@@ -134,6 +134,7 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 20s)
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 	$(GO) test -run='^$$' -fuzz='^FuzzParseListFrom$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 	$(GO) test -run='^$$' -fuzz='^FuzzNextEvent$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeValue$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## golangci-lint (.golangci.yml), go vet, gofmt and go mod tidy checks

@@ -114,7 +114,7 @@ func TestUntil(t *testing.T) {
 	t.Run("timeout", func(t *testing.T) {
 		createCM(t, ns, "forever", nil, nil)
 		r := run(t, time.Minute, "cm/forever", "-n", ns, "--until=delete", "--timeout=2s")
-		if r.code != 1 || r.stdout != "Replaced: forever\n" || r.stderr != "error: timed out waiting for the condition on configmaps/forever\n" {
+		if r.code != 1 || r.stdout != "Replaced: forever\n" || r.stderr != "error: timed out waiting for the condition on configmaps/forever\n  configmap/forever: Current: Resource is always ready\n" {
 			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 		// Without a condition a timeout is a normal end.
@@ -140,7 +140,7 @@ func TestUntil(t *testing.T) {
 			args []string
 			want string
 		}{
-			{[]string{"cm", "--until=ready"}, `error: invalid --until "ready": must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE] or cel='EXPR'`},
+			{[]string{"cm", "--until=ready"}, `error: invalid --until "ready": must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE], cel='EXPR' or status=STATUS`},
 			{[]string{"cm", "--until=cel='object.('"}, "error: --until:1:8: Syntax error"},
 			{[]string{"cm", "--where=name"}, "error: --where:1:1: the expression yields string, not bool"},
 			{[]string{"cm", "--fail-when=jsonpath={.a[}"}, `error: invalid --fail-when "jsonpath={.a[}"`},

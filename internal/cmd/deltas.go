@@ -119,6 +119,7 @@ type DeltasOptions struct {
 	showManagedFields bool
 	showSecretData    bool
 	showManager       bool
+	health            bool
 	timestamps        bool
 	noHeaders         bool
 	color             string
@@ -235,6 +236,7 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.untilSynced, "until-synced", o.untilSynced, "Print the initial list, then exit (0).")
 	flags.BoolVar(&o.showManagedFields, "show-managed-fields", o.showManagedFields, "Keep metadata.managedFields in printed objects (stripped by default).")
 	flags.BoolVar(&o.showSecretData, "show-secret-data", o.showSecretData, "Print the values of Secrets (data, stringData, last-applied-configuration); redacted by default.")
+	flags.BoolVar(&o.health, "health", o.health, "Text output: append each object's health as kstatus judges it (\"Updated: replicaset.apps web-7d4 InProgress: Ready: 1/3\"); JSON and YAML records always carry it.")
 	flags.BoolVar(&o.showManager, "show-manager", o.showManager, "Text output: name the field manager of each change (\"Updated: demo by kubectl-edit\").")
 	flags.BoolVar(&o.timestamps, "timestamps", o.timestamps, "Prefix human-readable output with the time each delta was popped.")
 	flags.BoolVar(&o.noHeaders, "no-headers", o.noHeaders, "Do not print the header of wide and custom-columns output.")
@@ -370,6 +372,7 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 		RelistAll:      o.relist == "all",
 		ShowSecretData: o.showSecretData,
 		Where:          where,
+		Health:         o.judgesHealth(),
 		Diff: record.DiffOptions{
 			Show:         o.diff,
 			ChangedOnly:  o.changedOnly,
@@ -393,6 +396,9 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.waiter = condition.NewWaiter(until, untilAny, failWhen, o.ErrOut)
+	if o.metadataOnly {
+		o.waiter.SetMetadataOnly()
+	}
 	if o.contextNames, err = connection.Contexts(o.configFlags, o.contexts, o.allContexts); err != nil {
 		return err
 	}
@@ -408,9 +414,24 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 		NoHeaders:     o.noHeaders,
 		Color:         color,
 		ShowManager:   o.showManager,
+		Health:        o.health,
 		Diff:          o.diff,
 	})
 	return err
+}
+
+// judgesHealth reports whether records carry the objects' health: always
+// in the formats that print whole records (JSON, YAML, templates), in text
+// with --health; never under --metadata-only, whose objects have no status.
+func (o *DeltasOptions) judgesHealth() bool {
+	if o.metadataOnly {
+		return false
+	}
+	switch o.output {
+	case "", "text", "wide", "name":
+		return o.health
+	}
+	return true
 }
 
 // resolveColor turns --color into a yes or no.
@@ -487,6 +508,9 @@ func (o *DeltasOptions) Validate() error {
 		return errors.New("--until-synced cannot be used with --resource-version: a resumed stream has no initial list")
 	case o.resourceVersion == "0":
 		return errors.New(`invalid --resource-version "0": give the resourceVersion of a previous delta to resume from`)
+	}
+	if o.metadataOnly && (o.health || o.waiter != nil && o.waiter.OnHealth()) {
+		return errors.New("--metadata-only objects carry no status to judge their health: drop --metadata-only, or --health and status= conditions")
 	}
 	if !o.diff && !o.changedOnly {
 		if len(o.ignorePaths) > 0 {

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -148,6 +149,9 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	var sink informer.Sink = record.NewSink(o.stage, o.printer, out, o.count, nil)
 	if o.waiter.Active() {
 		runOpts.Check = o.waiter.Check
+		if o.waiter.OnHealth() {
+			runOpts.CheckEvery = time.Second // an unschedulable Pod fails with time alone
+		}
 		sink = o.waiter.Sink(waitedStream{engine}, sink)
 	}
 	if o.tree {

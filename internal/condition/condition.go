@@ -8,9 +8,10 @@
 //	jsonpath='{PATH}'=VALUE     PATH yields exactly VALUE
 //	jsonpath='{PATH}'           PATH yields something
 //	cel='EXPR'                  a CEL expression (internal/celexpr) is true
+//	status=STATUS               the object's health (internal/health) is STATUS
 //
-// A condition is evaluated on an object's JSON as the Store holds it, or on
-// nil for an object that does not exist.
+// A condition is evaluated on an object as the Store holds it, or on nil
+// for an object that does not exist.
 package condition
 
 import (
@@ -19,10 +20,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
 // kind is the form of a condition.
@@ -34,6 +38,7 @@ const (
 	kindCondition
 	kindJSONPath
 	kindCEL
+	kindStatus
 )
 
 // Condition is one parsed condition. It is safe for concurrent use.
@@ -49,6 +54,8 @@ type Condition struct {
 	hasValue bool
 	// cel is cel='EXPR''s program.
 	cel *celexpr.Program
+	// status is status=STATUS's status.
+	status health.Status
 }
 
 // String returns the condition as given.
@@ -88,8 +95,14 @@ func Parse(flag, s string) (*Condition, error) {
 			return nil, err
 		}
 		c.cel = prg
+	case "status":
+		st, err := health.ParseStatus(arg)
+		if err != nil {
+			return nil, fmt.Errorf("invalid %s %q: %w", flag, s, err)
+		}
+		c.kind, c.status = kindStatus, st
 	default:
-		return nil, fmt.Errorf("invalid %s %q: must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE] or cel='EXPR'", flag, s)
+		return nil, fmt.Errorf("invalid %s %q: must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE], cel='EXPR' or status=STATUS", flag, s)
 	}
 	return c, nil
 }
@@ -125,9 +138,27 @@ func newJSONPath(path string) (*jsonpath.JSONPath, error) {
 	return j, nil
 }
 
-// IsDelete reports whether the condition is delete: it holds for objects
-// that do not exist.
-func (c *Condition) IsDelete() bool { return c.kind == kindDelete }
+// IsDelete reports whether the condition is delete (or status=NotFound):
+// it holds for objects that do not exist.
+func (c *Condition) IsDelete() bool {
+	return c.kind == kindDelete || c.kind == kindStatus && c.status == health.NotFound
+}
+
+// IsStatus reports whether the condition is on health (status=STATUS):
+// under --tree it is a verdict on the root and everything it owns.
+func (c *Condition) IsStatus() bool { return c.kind == kindStatus }
+
+// Judge evaluates the condition at now on obj (nil: it does not exist),
+// whose CEL variables are v. recheckAt, when not zero, is when the verdict
+// on this same object may change: a health that depends on time.
+func (c *Condition) Judge(obj *rawobj.Object, v celexpr.Vars, now time.Time) (ok bool, recheckAt time.Time, err error) {
+	if c.kind != kindStatus {
+		ok, err = c.Holds(v)
+		return ok, time.Time{}, err
+	}
+	h := health.At(obj, now)
+	return h.Status == c.status, h.RecheckAt, nil
+}
 
 // Holds reports whether the condition holds for v.Object (JSON; nil means
 // the object does not exist). A CEL condition also sees v's other fields.
@@ -140,10 +171,17 @@ func (c *Condition) Holds(v celexpr.Vars) (bool, error) {
 		return obj != nil, nil
 	}
 	if obj == nil {
-		return false, nil
+		return c.kind == kindStatus && c.status == health.NotFound, nil
 	}
 	if c.kind == kindCEL {
 		return c.cel.Eval(v)
+	}
+	if c.kind == kindStatus {
+		o, err := rawobj.Parse(obj, rawobj.ParseOptions{AllowMissingName: true})
+		if err != nil {
+			return false, fmt.Errorf("unable to read an object to evaluate %q: %w", c.src, err)
+		}
+		return health.Of(o).Status == c.status, nil
 	}
 	var decoded any
 	dec := json.NewDecoder(bytes.NewReader(obj))

@@ -11,10 +11,12 @@ func TestParseErrors(t *testing.T) {
 	cases := []struct {
 		name, cond, want string
 	}{
-		{"unknown form", "ready", `invalid --until "ready": must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE] or cel='EXPR'`},
+		{"unknown form", "ready", `invalid --until "ready": must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE], cel='EXPR' or status=STATUS`},
 		{"CEL that does not parse", "cel='object.('", "--until:1:8: Syntax error"},
 		{"CEL that is no bool", "cel=name", `--until:1:1: the expression yields string, not bool`},
 		{"CEL estimated too costly", `cel="object.data.all(k, object.data.all(j, k != j))"`, "--until:1:1: estimated cost"},
+		{"status not of kstatus", "status=Ready", `invalid --until "status=Ready": one of Current, InProgress, Failed, Terminating, Unknown, NotFound`},
+		{"status without a value", "status", `invalid --until "status": one of Current`},
 		{"delete with a value", "delete=yes", `invalid --until "delete=yes": delete takes no value`},
 		{"condition without a name", "condition=", `invalid --until "condition=": name the condition`},
 		{"jsonpath without braces", "jsonpath=.status.phase=Running", `invalid --until "jsonpath=.status.phase=Running": the JSONPath must be in braces`},
@@ -56,6 +58,10 @@ func TestHolds(t *testing.T) {
 		{"CEL true", `cel='object.status.readyReplicas >= 3 && name == "web"'`, available, true},
 		{"CEL false", `cel=object.status.phase == "Pending"`, available, false},
 		{"CEL on an absent object", `cel=true`, "", false},
+		{"status of a Deployment in progress", "status=InProgress", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","generation":2},"status":{"observedGeneration":1}}`, true},
+		{"status current, case-insensitively", "status=current", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web"}}`, true},
+		{"status of an absent object", "status=Current", "", false},
+		{"status NotFound of an absent object", "status=NotFound", "", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,12 +1,15 @@
 package condition
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/delta"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
@@ -37,7 +40,20 @@ type Waiter struct {
 	// object leaving the view takes its verdicts along. Only Run's
 	// goroutine touches them.
 	view     map[string]map[string]*rawobj.Object
-	verdicts map[verdictKey]bool
+	verdicts map[verdictKey]verdict
+	// judge is false when objects carry no status (--metadata-only): the
+	// messages then name objects without their health.
+	judge bool
+	// now reads the clock, for verdicts that change with time.
+	now func() time.Time
+}
+
+// verdict is what a condition said of an object; recheckAt, when not
+// zero, is when it may say otherwise of the same object (a health that
+// depends on time).
+type verdict struct {
+	ok        bool
+	recheckAt time.Time
 }
 
 // verdictKey names one condition's verdict on one object.
@@ -53,8 +69,31 @@ type verdictKey struct {
 func NewWaiter(until, untilAny, failWhen []*Condition, errOut io.Writer) *Waiter {
 	return &Waiter{
 		until: until, untilAny: untilAny, failWhen: failWhen, errOut: errOut,
-		view: map[string]map[string]*rawobj.Object{}, verdicts: map[verdictKey]bool{},
+		view: map[string]map[string]*rawobj.Object{}, verdicts: map[verdictKey]verdict{},
+		judge: true, now: time.Now,
 	}
+}
+
+// SetNow sets the clock the waiter reads (time.Now by default).
+func (w *Waiter) SetNow(now func() time.Time) { w.now = now }
+
+// SetMetadataOnly says that the objects carry no status to judge: errors
+// name what held a condition up without its health.
+func (w *Waiter) SetMetadataOnly() { w.judge = false }
+
+// OnHealth reports whether a condition is on health (status=…): it needs
+// objects with their status, and its verdict may change with time alone,
+// so the engine should call Check now and then even when no delta comes
+// (informer.RunOptions.CheckEvery).
+func (w *Waiter) OnHealth() bool {
+	for _, conds := range [][]*Condition{w.until, w.untilAny, w.failWhen} {
+		for _, c := range conds {
+			if c.IsStatus() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Sink returns inner with the waiter's view kept up to date from every
@@ -101,21 +140,21 @@ func (w *Waiter) forget(obj *rawobj.Object) {
 	}
 }
 
-// holds evaluates c on o, once per object in the view.
+// holds evaluates c on o, once per object in the view — again once a
+// verdict's recheck time has come.
 func (w *Waiter) holds(c *Condition, o watched) (bool, error) {
-	if o.obj == nil {
-		return c.Holds(o.vars)
-	}
 	key := verdictKey{o.obj, c}
-	if v, ok := w.verdicts[key]; ok {
-		return v, nil
+	if v, ok := w.verdicts[key]; ok && o.obj != nil && (v.recheckAt.IsZero() || w.now().Before(v.recheckAt)) {
+		return v.ok, nil
 	}
-	v, err := c.Holds(o.vars)
+	ok, recheckAt, err := c.Judge(o.obj, o.vars, w.now())
 	if err != nil {
 		return false, err
 	}
-	w.verdicts[key] = v
-	return v, nil
+	if o.obj != nil {
+		w.verdicts[key] = verdict{ok: ok, recheckAt: recheckAt}
+	}
+	return ok, nil
 }
 
 // Active reports whether any condition was given.
@@ -210,21 +249,43 @@ func (w *Waiter) Check() (bool, error) {
 	if len(objects) == 0 && !w.allDelete() {
 		return false, nil
 	}
-	for _, o := range objects {
-		for _, c := range w.until {
-			ok, err := w.holds(c, o)
-			if err != nil {
-				return true, err
-			}
-			if !ok {
-				return false, nil
-			}
-		}
+	if held, err := w.holdingUp(objects); err != nil || len(held) > 0 {
+		return err != nil, err
 	}
 	for _, o := range objects {
 		fmt.Fprintf(w.errOut, "%s condition met\n", o.name)
 	}
 	return true, nil
+}
+
+// holdingUp returns the objects for which some --until does not hold:
+// of roots (the roots' objects), or, for a status condition, of every
+// object shown — under --tree a health is the verdict on a root and all it
+// owns.
+func (w *Waiter) holdingUp(roots []watched) ([]watched, error) {
+	var all []watched
+	var held []watched
+	seen := map[string]bool{}
+	for _, c := range w.until {
+		objects := roots
+		if c.IsStatus() {
+			if all == nil {
+				all = w.objects(false)
+			}
+			objects = all
+		}
+		for _, o := range objects {
+			ok, err := w.holds(c, o)
+			if err != nil {
+				return nil, err
+			}
+			if !ok && !seen[o.name] {
+				seen[o.name] = true
+				held = append(held, o)
+			}
+		}
+	}
+	return held, nil
 }
 
 // failed evaluates --fail-when on every object shown, what --tree found
@@ -240,11 +301,23 @@ func (w *Waiter) failed() (bool, error) {
 				if err != nil {
 					return true, err
 				}
-				return true, &FailedError{Object: o.name, Condition: c}
+				return true, &FailedError{Object: o.name, Condition: c, Health: w.healthOf(o)}
 			}
 		}
 	}
 	return false, nil
+}
+
+// healthOf is o's health for messages; "" without status to judge.
+func (w *Waiter) healthOf(o watched) string {
+	if !w.judge {
+		return ""
+	}
+	h := health.At(o.obj, w.now())
+	if h.Reason != "" && !strings.Contains(h.Message, h.Reason) {
+		return fmt.Sprintf("%s (%s): %s", h.Status, h.Reason, h.Message)
+	}
+	return fmt.Sprintf("%s: %s", h.Status, h.Message)
 }
 
 // allDelete reports whether every --until is delete: then no object at all
@@ -263,10 +336,17 @@ type FailedError struct {
 	// Object names the object it held for: "deployment.apps/web".
 	Object    string
 	Condition *Condition
+	// Health is the object's health ("Failed (PodUnschedulable): Pod could
+	// not be scheduled"), "" when not judged.
+	Health string
 }
 
 func (e *FailedError) Error() string {
-	return fmt.Sprintf("%s matched --fail-when=%s", e.Object, e.Condition)
+	msg := fmt.Sprintf("%s matched --fail-when=%s", e.Object, e.Condition)
+	if e.Health != "" {
+		msg += ": " + e.Health
+	}
+	return msg
 }
 
 // TimedOut is the error of a --timeout that elapsed while waiting, in
@@ -286,5 +366,16 @@ func (w *Waiter) TimedOut() error {
 		}
 		pending = append(pending, what)
 	}
-	return fmt.Errorf("timed out waiting for the condition on %s", strings.Join(pending, ", "))
+	msg := fmt.Sprintf("timed out waiting for the condition on %s", strings.Join(pending, ", "))
+	held, err := w.holdingUp(w.objects(true))
+	if err != nil {
+		return fmt.Errorf("%s; %w", msg, err)
+	}
+	for _, o := range held {
+		msg += "\n  " + o.name
+		if h := w.healthOf(o); h != "" {
+			msg += ": " + h
+		}
+	}
+	return errors.New(msg)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -120,5 +121,105 @@ func TestWaiter(t *testing.T) {
 	}
 	if err := w.TimedOut(); err == nil || err.Error() != "timed out waiting for the condition on pods/web" {
 		t.Errorf("TimedOut: %v", err)
+	}
+}
+
+// object parses JSON as the informers do.
+func object(t *testing.T, data string) *rawobj.Object {
+	t.Helper()
+	o, err := rawobj.Parse([]byte(data), rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// podAt is a Pod created at created with the given status.
+func podAt(t *testing.T, name string, created time.Time, status string) *rawobj.Object {
+	t.Helper()
+	return object(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"`+name+`","namespace":"ns","uid":"`+name+
+		`","resourceVersion":"1","creationTimestamp":"`+created.UTC().Format(time.RFC3339)+`"},"status":`+status+`}`)
+}
+
+// TestWaiterStatus: status=… under --tree is a verdict on the root and
+// every member shown; a verdict that changes with time alone is judged
+// again once its time has come; failing and timing out name the object
+// and its health.
+func TestWaiterStatus(t *testing.T) {
+	engine := informer.New(informer.Config{NewListerWatcher: func(informer.Target) cache.ListerWatcher { return nil }}, nil)
+	root := informer.Target{
+		Resource:  schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		Kind:      schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
+		Namespace: "ns", Name: "web",
+	}
+	owned := pods
+	owned.Unfiltered = true
+	rootInf, err := engine.Add(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownedInf, err := engine.Add(owned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	w := NewWaiter(mustConditions(t, "--until", "status=Current"), nil, mustConditions(t, "--fail-when", "status=Failed"), &errOut)
+	if !w.OnHealth() {
+		t.Fatal("a waiter on status does not ask to be checked with time")
+	}
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	w.SetNow(func() time.Time { return now })
+	sink := w.Sink(fakeStream{engine}, &discard{})
+	hand := func(inf *informer.Informer, typ delta.Type, obj *rawobj.Object) {
+		t.Helper()
+		b := informer.Batch{Informer: inf, Items: []informer.Item{{Type: typ, Object: obj, Key: "ns/" + obj.Name}}}
+		if _, err := sink.Handle(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(what string, wantStop bool) error {
+		t.Helper()
+		stop, err := w.Check()
+		if stop != wantStop {
+			t.Fatalf("%s: stop %v, %v", what, stop, err)
+		}
+		return err
+	}
+	noError := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	hand(rootInf, delta.Added, object(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns","uid":"web","resourceVersion":"1"}}`))
+	unschedulable := `{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable"}]}`
+	hand(ownedInf, delta.Added, podAt(t, "web-1", now.Add(-5*time.Second), unschedulable))
+	// The root is Current, its Pod is not: not done, not failed yet.
+	noError(check("a Pod pending for 5s", false))
+	err = w.TimedOut()
+	if err == nil || err.Error() != "timed out waiting for the condition on configmaps/web\n  pod/web-1: InProgress (PodNotScheduled): Pod has not been scheduled" {
+		t.Errorf("TimedOut: %v", err)
+	}
+	// No delta, only time: 15 s after its creation the Pod has failed.
+	now = now.Add(9 * time.Second)
+	noError(check("a Pod pending for 14s", false))
+	now = now.Add(time.Second)
+	err = check("a Pod pending for 15s", true)
+	var failed *FailedError
+	if !errors.As(err, &failed) || err.Error() != "pod/web-1 matched --fail-when=status=Failed: Failed (PodUnschedulable): Pod could not be scheduled" {
+		t.Fatalf("failed: %v", err)
+	}
+	// Scheduled and ready: root and member Current.
+	hand(ownedInf, delta.Updated, podAt(t, "web-1", now, `{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}`))
+	noError(check("the Pod ready", true))
+	if got := errOut.String(); got != "configmap/web condition met\n" {
+		t.Errorf("stderr %q", got)
+	}
+	// Without status to judge, messages name the objects only.
+	w.SetMetadataOnly()
+	hand(ownedInf, delta.Updated, podAt(t, "web-1", now, unschedulable))
+	if err := w.TimedOut(); err == nil || !strings.HasSuffix(err.Error(), "\n  pod/web-1") {
+		t.Errorf("TimedOut without status: %v", err)
 	}
 }

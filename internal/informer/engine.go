@@ -56,6 +56,10 @@ type RunOptions struct {
 	// after): a Check that must agree with the printed stream keeps its
 	// own view, from the batches its Sink sees.
 	Check func() (stop bool, err error)
+	// CheckEvery, when positive, also calls Check that often (on the
+	// engine's clock) once the initial lists are out, for conditions whose
+	// verdict changes with time alone, when no delta comes.
+	CheckEvery time.Duration
 }
 
 // Engine runs a set of informers and merges their batches into one stream,
@@ -279,6 +283,17 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 		defer timer.Stop()
 		timeout = timer.C()
 	}
+	var tick <-chan time.Time
+	var ticker clock.Timer
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
+	if opts.CheckEvery > 0 && opts.Check != nil {
+		ticker = e.cfg.Clock.NewTimer(opts.CheckEvery)
+		tick = ticker.C()
+	}
 	l := loop{e: e, sink: sink, untilSynced: opts.UntilSynced, check: opts.Check}
 	for {
 		select {
@@ -296,6 +311,14 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 				return l.finish(err)
 			}
 		case <-e.synced:
+			if stop, err := l.settled(); stop {
+				return l.finish(err)
+			}
+		case <-tick:
+			// A new timer, not Reset: the fake clocks of the tests
+			// forget a timer once it fired.
+			ticker = e.cfg.Clock.NewTimer(opts.CheckEvery)
+			tick = ticker.C()
 			if stop, err := l.settled(); stop {
 				return l.finish(err)
 			}

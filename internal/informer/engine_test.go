@@ -720,3 +720,45 @@ func TestRunCheck(t *testing.T) {
 	}
 	checkNoLeak(t)
 }
+
+// TestRunCheckEvery: with CheckEvery the Check also runs on the clock,
+// without deltas, once the initial list is out: each step of the clock is
+// followed by a Check that sees it.
+func TestRunCheckEvery(t *testing.T) {
+	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	h := newHarness(t, harnessOptions{}, nil)
+	h.add(configMaps, lw)
+	start := h.clock.Now()
+	seen := make(chan time.Time, 100)
+	done := h.run(context.Background(), informer.RunOptions{CheckEvery: time.Second, Check: func() (bool, error) {
+		now := h.clock.Now()
+		seen <- now
+		return now.Sub(start) >= 3*time.Second, nil
+	}})
+	h.waitBatches(1)
+	for step := 1; step <= 3; step++ {
+		deadline := time.Now().Add(testTimeout)
+		for !h.clock.HasWaiters() {
+			if time.Now().After(deadline) {
+				t.Fatalf("no timer before step %d", step)
+			}
+			runtime.Gosched()
+		}
+		h.clock.Step(time.Second)
+		for want := start.Add(time.Duration(step) * time.Second); ; {
+			select {
+			case at := <-seen:
+				if at.Before(want) {
+					continue // an earlier Check (the initial list, the sync)
+				}
+			case <-time.After(testTimeout):
+				t.Fatalf("no Check after step %d", step)
+			}
+			break
+		}
+	}
+	if err := h.wait(done); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	checkNoLeak(t)
+}

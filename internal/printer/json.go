@@ -30,11 +30,12 @@ func (p *jsonPrinter) Print(w io.Writer, r *Record) error {
 //
 //	type, time, initial, [context], apiVersion, kind, resource, namespace,
 //	name, uid, resourceVersion, [finalStateUnknown], [coalesced], [owners],
-//	[manager], [operation], [changes], object
+//	[manager], [operation], [health], [changes], object
 //
 // context is written when not empty, finalStateUnknown when true, coalesced when not 0, owners
 // (an array of {"apiVersion","kind","name","uid"}) when not empty, manager and
-// operation each when not empty, changes when not nil (an empty non-nil
+// operation each when not empty, health ({"status","reason","message"}, reason
+// when not empty) when not nil, changes when not nil (an empty non-nil
 // slice is "changes":[], meaning the diff found nothing). time is RFC 3339
 // with nanoseconds, in UTC. object is r.Object as is (it must be valid
 // JSON; an indented one is compacted), or null when empty.
@@ -102,6 +103,17 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	if r.Operation != "" {
 		dst = append(dst, `,"operation":`...)
 		dst = appendString(dst, r.Operation)
+	}
+	if h := r.Health; h != nil {
+		dst = append(dst, `,"health":{"status":`...)
+		dst = appendString(dst, h.Status)
+		if h.Reason != "" {
+			dst = append(dst, `,"reason":`...)
+			dst = appendString(dst, h.Reason)
+		}
+		dst = append(dst, `,"message":`...)
+		dst = appendString(dst, h.Message)
+		dst = append(dst, '}')
 	}
 	if r.Changes != nil {
 		dst = append(dst, `,"changes":[`...)

@@ -34,6 +34,9 @@ type Options struct {
 	// ShowManager appends " by <manager>" to text lines whose record names a
 	// field manager. Lines of records with Changes show it regardless.
 	ShowManager bool
+	// Health appends each record's health (" InProgress: Ready: 1/3") to
+	// its text line (--health).
+	Health bool
 	// Diff adds the CHANGES column to wide (set it with --diff), so the column
 	// set is fixed from the header on.
 	Diff bool

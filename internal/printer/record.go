@@ -15,7 +15,7 @@ import (
 //
 //	type, time, initial, [context], apiVersion, kind, resource, namespace, name, uid,
 //	resourceVersion, [finalStateUnknown], [coalesced], [owners],
-//	[manager, operation], [changes], object
+//	[manager, operation], [health], [changes], object
 //
 // Fields in brackets are optional and omitted when empty/false/zero.
 type Record struct {
@@ -54,6 +54,10 @@ type Record struct {
 	// known (from managedFields).
 	Manager   string
 	Operation string
+	// Health is the verdict on the object as handed out; nil when not
+	// judged (objects without status under --metadata-only, or a format
+	// that does not show it).
+	Health *Health
 	// Changes is the field-level diff against the previous state; nil when
 	// not computed (no --diff), an empty non-nil slice when nothing changed.
 	Changes []diff.Operation
@@ -70,4 +74,13 @@ type Owner struct {
 	Kind       string
 	Name       string
 	UID        string
+}
+
+// Health is a verdict on an object (kstatus' statuses: Current,
+// InProgress, Failed, Terminating, Unknown, NotFound).
+type Health struct {
+	Status string
+	// Reason is a CamelCase reason, "" when the verdict has none.
+	Reason  string
+	Message string
 }

@@ -44,6 +44,20 @@ func typeColor(t string) string {
 }
 
 // opColor is the color of a diff line.
+// healthColor is the color of a health status: green when Current, yellow
+// in progress, red when failed, faint otherwise.
+func healthColor(status string) string {
+	switch status {
+	case "Current":
+		return colorGreen
+	case "InProgress":
+		return colorYellow
+	case "Failed":
+		return colorRed
+	}
+	return colorFaint
+}
+
 func opColor(op diff.Op) string {
 	switch op {
 	case diff.OpAdd:
@@ -77,7 +91,7 @@ func (p *textPrinter) Print(w io.Writer, r *Record) error {
 
 // appendRecord appends the record's lines, each ending in a newline:
 //
-//	[context ][time ]Type: [kind ]subject[ (owner → owner)][ (final state unknown)][ (coalesced N updates)][ by manager]
+//	[context ][time ]Type: [kind ]subject[ (owner → owner)][ (final state unknown)][ (coalesced N updates)][ by manager][ Status: message]
 //	  ~ path: old → new
 func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 	b = appendContext(b, r, p.o.ContextWidth)
@@ -118,6 +132,16 @@ func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 	if r.Manager != "" && (p.o.ShowManager || r.Changes != nil) {
 		b = append(b, " by "...)
 		b = appendSafe(b, r.Manager)
+	}
+	if p.o.Health && r.Health != nil {
+		c := healthColor(r.Health.Status)
+		b = append(b, ' ')
+		b = p.startColor(b, c)
+		b = appendSafe(b, r.Health.Status)
+		b = append(b, ':')
+		b = p.endColor(b, c)
+		b = append(b, ' ')
+		b = appendSafe(b, r.Health.Message)
 	}
 	b = append(b, '\n')
 	for i := range r.Changes {

@@ -3,6 +3,7 @@ package rawobj
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -77,4 +78,50 @@ func metadataMember(data []byte, name string) ([]byte, error) {
 		return nil, nil
 	}
 	return value, nil
+}
+
+// Member returns the JSON value of the object's top-level member name
+// ("spec", "status"), nil when there is none or it is null.
+func (o *Object) Member(name string) ([]byte, error) {
+	values, err := o.Members(name)
+	if err != nil {
+		return nil, err
+	}
+	return values[0], nil
+}
+
+// Members returns the JSON values of the object's top-level members names,
+// in their order: nil for one there is none of, or that is null. They are
+// cut out in one pass; the rest of the JSON is skipped by the scanner. Like
+// encoding/json, the last of repeated members wins.
+func (o *Object) Members(names ...string) ([][]byte, error) {
+	s := scanner{data: o.JSON}
+	var scratch []byte
+	values := make([][]byte, len(names))
+	empty, err := s.objectStart(1)
+	for !empty && err == nil {
+		var m member
+		if m, scratch, err = s.memberKey(scratch); err != nil {
+			break
+		}
+		start := s.pos
+		if err = s.skipValue(1); err != nil {
+			break
+		}
+		for i, name := range names {
+			if string(m.key) == name {
+				values[i] = o.JSON[start:s.pos]
+			}
+		}
+		empty, err = s.memberEnd()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s of %s: %w", strings.Join(names, ", "), o.Name, err)
+	}
+	for i, v := range values {
+		if string(v) == "null" {
+			values[i] = nil
+		}
+	}
+	return values, nil
 }

@@ -3,6 +3,7 @@ package rawobj
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,5 +56,31 @@ func TestOwnerReferencesBadValue(t *testing.T) {
 	}
 	if _, err := obj.OwnerReferences(); err == nil {
 		t.Fatal("an object as ownerReferences decoded without an error")
+	}
+}
+
+func TestMember(t *testing.T) {
+	o, err := Parse([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"status":"x"}},"spec":{"a":[1,{"status":2}]},"status":{"phase":"Running"},"extra":null}`), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"status", `{"phase":"Running"}`},
+		{"spec", `{"a":[1,{"status":2}]}`},
+		{"extra", ""},
+		{"absent", ""},
+	} {
+		got, err := o.Member(tc.name)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("Member(%q) = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+	dup := &Object{JSON: []byte(`{"status":1, "status" : {"b":2} }`)}
+	if got, err := dup.Member("status"); err != nil || string(got) != `{"b":2}` {
+		t.Errorf("repeated member: %q, %v", got, err)
+	}
+	bad := &Object{JSON: []byte(`{"status":{"b":}`), Name: "bad"}
+	if _, err := bad.Member("status"); err == nil || !strings.Contains(err.Error(), "status of bad") {
+		t.Errorf("broken JSON: %v", err)
 	}
 }

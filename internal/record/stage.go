@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/delta"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 )
@@ -33,6 +34,8 @@ type Options struct {
 	// Where keeps only the deltas for which every expression is true
 	// (--where); Secrets are seen redacted.
 	Where []*celexpr.Program
+	// Health judges every object handed out (record.Health).
+	Health bool
 }
 
 // Stage turns popped deltas into records. It keeps no state between
@@ -44,6 +47,7 @@ type Stage struct {
 	showSecretData bool
 	diff           *differ
 	where          []*celexpr.Program
+	health         bool
 }
 
 // NewStage checks o and returns its Stage.
@@ -59,6 +63,7 @@ func NewStage(o Options) (*Stage, error) {
 		showSecretData: o.ShowSecretData,
 		diff:           d,
 		where:          o.Where,
+		health:         o.Health,
 	}
 	types := o.Types
 	if len(types) == 0 {
@@ -110,6 +115,15 @@ func TypeNames() []string {
 // type the engine decided it is shown as (it.Type, it.Initial). keep is
 // false when the filters drop the delta; rec is then meaningless.
 func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, now time.Time) (keep bool, err error) {
+	keep, err = s.fill(rec, t, it, now)
+	if keep && s.health {
+		rec.Health = judge(it)
+	}
+	return keep, err
+}
+
+// fill is Fill but for the health, which only kept records need.
+func (s *Stage) fill(rec *printer.Record, t informer.Target, it *informer.Item, now time.Time) (keep bool, err error) {
 	if !s.types[it.Type] || (s.watchOnly && it.Initial) || (it.Unchanged && !s.relistAll) {
 		return false, nil
 	}
@@ -161,6 +175,16 @@ func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 		}
 	}
 	return true, nil
+}
+
+// judge is the health of it's object as handed out: NotFound for a
+// deletion, whatever its final state said.
+func judge(it *informer.Item) *printer.Health {
+	h := health.Gone()
+	if it.Type != cache.Deleted {
+		h = health.Of(it.Object)
+	}
+	return &printer.Health{Status: string(h.Status), Reason: h.Reason, Message: h.Message}
 }
 
 // Diffs reports whether records carry diffs (--diff).

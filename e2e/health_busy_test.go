@@ -1,0 +1,140 @@
+//go:build faults
+
+package e2e
+
+// Health on the busy cluster: rollouts judged by kstatus, checked against
+// kubectl rollout status, and rollouts that cannot finish.
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// kubectl runs the kubectl built with the control plane against c.
+func (c *cluster) kubectl(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(testEnv.pathDir, "kubectl"), append([]string{"--kubeconfig", c.cp.AdminKubeconfig()}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// createBroken creates Deployment name with one Pod that cannot run:
+// podLabels and nodeSelector go on its Pod template.
+func createBroken(t *testing.T, c *cluster, ns, name string, podLabels, nodeSelector map[string]string) {
+	t.Helper()
+	labels := map[string]string{"app": name}
+	for k, v := range podLabels {
+		labels[k] = v
+	}
+	_, err := c.client.AppsV1().Deployments(ns).Create(bg, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(int32(1)),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{NodeSelector: nodeSelector, Containers: []corev1.Container{{Name: "web", Image: "web:v1"}}},
+			},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating deployment %s: %v", name, err)
+	}
+}
+
+// TestBusyHealthRollout: --tree --until=status=Current ends a rollout
+// exactly when kubectl rollout status does: at once for one already done,
+// and for a new version, at the moment kubectl's own watch says so — not
+// before (kubectl agrees right after the exit) and not later.
+func TestBusyHealthRollout(t *testing.T) {
+	c := busyCluster(t)
+	r := &rollout{t: t, c: c, ns: c.namespace(t), minReadySeconds: 2}
+	kc := c.cp.AdminKubeconfig()
+	r.create(3, "web:v1")
+	r.waitRolledOut(90 * time.Second)
+	if res := runAs(t, kc, time.Minute, "deploy/web", "-n", r.ns, "--tree", "--until=status=Current", "--timeout=50s", "-q"); res.code != 0 {
+		t.Fatalf("a Deployment rolled out: exit %d, stderr %s", res.code, res.stderr)
+	}
+
+	r.setImage("web:v2")
+	kubectlDone := make(chan time.Time, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(bg, 2*time.Minute)
+		defer cancel()
+		out, err := c.kubectl(ctx, "-n", r.ns, "rollout", "status", "deploy/web")
+		if err != nil {
+			t.Errorf("kubectl rollout status: %v: %s", err, out)
+		}
+		kubectlDone <- time.Now()
+	}()
+	res := runAs(t, kc, 2*time.Minute, "deploy/web", "-n", r.ns, "--tree", "--until=status=Current", "--fail-when=status=Failed", "--timeout=100s", "--health")
+	deltasDone := time.Now()
+	if res.code != 0 {
+		t.Fatalf("rolling to v2: exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	ctx, cancel := context.WithTimeout(bg, 30*time.Second)
+	defer cancel()
+	out, err := c.kubectl(ctx, "-n", r.ns, "rollout", "status", "deploy/web", "--watch=false")
+	if err != nil || !strings.Contains(out, "successfully rolled out") {
+		t.Errorf("right after kubectl deltas ended, kubectl rollout status says %q (%v)", out, err)
+	}
+	select {
+	case at := <-kubectlDone:
+		if d := at.Sub(deltasDone).Abs(); d > 3*time.Second {
+			t.Errorf("kubectl rollout status ended %s apart from kubectl deltas", d)
+		}
+	case <-time.After(time.Minute):
+		t.Error("kubectl rollout status did not end")
+	}
+	// The stream said where the rollout was along the way.
+	for _, want := range []string{"Updated: deployment.apps web InProgress: ", "Current: Pod is Ready", "Current: Deployment is available. Replicas: 3"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	noFailure(t, c)
+}
+
+// TestBusyHealthFailures: rollouts that cannot finish fail fast, naming
+// the Pod and why: one that fits no node (kstatus' 15 s window), one that
+// crash-loops (kwok's crash-loop stage).
+func TestBusyHealthFailures(t *testing.T) {
+	c := busyCluster(t)
+	ns := c.namespace(t)
+	kc := c.cp.AdminKubeconfig()
+	for _, tc := range []struct {
+		name               string
+		podLabels, nodeSel map[string]string
+		want               string
+	}{
+		{"stuck", nil, map[string]string{"disk": "none"}, `Failed \(PodUnschedulable\): Pod could not be scheduled`},
+		{"crashing", map[string]string{"deltas.test/crashloop": "true"}, nil, `Failed \(ContainerCrashLooping\): Containers in CrashLoop state: web`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			createBroken(t, c, ns, tc.name, tc.podLabels, tc.nodeSel)
+			began := time.Now()
+			res := runAs(t, kc, 2*time.Minute, "deploy/"+tc.name, "-n", ns, "--tree", "--until=status=Current", "--fail-when=status=Failed", "--timeout=90s")
+			took := time.Since(began)
+			want := regexp.MustCompile(`^error: pod/` + tc.name + `-[a-z0-9]+-[a-z0-9]+ matched --fail-when=status=Failed: ` + tc.want + "\n$")
+			if res.code != 2 || !want.MatchString(res.stderr) {
+				t.Fatalf("exit %d after %s, stderr %q, want %s", res.code, took.Round(time.Second), res.stderr, want)
+			}
+			if took > 60*time.Second {
+				t.Errorf("failed after %s, want within 60s", took.Round(time.Second))
+			}
+			if !strings.Contains(res.stdout, "Replaced: deployment.apps "+tc.name) {
+				t.Errorf("stdout: %s", res.stdout)
+			}
+		})
+	}
+	noFailure(t, c)
+}

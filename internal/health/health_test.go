@@ -1,0 +1,281 @@
+package health
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+)
+
+// kstatusCase is one case of kstatus' own table tests.
+type kstatusCase struct {
+	name, manifest string
+	want           Status
+	// reason is the Reconciling or Stalled condition's reason the case
+	// expects, "" if none.
+	reason string
+}
+
+// kstatusCases reads the manifests and expected statuses of kstatus' own
+// tests (status_compute_test.go of the module version go.mod requires),
+// so that Of is held to kstatus' cases as kstatus wrote them.
+func kstatusCases(t *testing.T) []kstatusCase {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cli-utils").Output()
+	if err != nil {
+		t.Fatalf("finding the kstatus module: %v", err)
+	}
+	file := filepath.Join(strings.TrimSpace(string(out)), "pkg", "kstatus", "status", "status_compute_test.go")
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifests := map[string]string{}
+	for _, decl := range f.Decls {
+		gen, ok := decl.(*ast.GenDecl)
+		if !ok || gen.Tok != token.VAR {
+			continue
+		}
+		for _, spec := range gen.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if len(vs.Values) == 1 {
+				if lit, ok := vs.Values[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					manifests[vs.Names[0].Name], _ = strconv.Unquote(lit.Value)
+				}
+			}
+		}
+	}
+	var cases []kstatusCase
+	ast.Inspect(f, func(n ast.Node) bool {
+		kv, ok := n.(*ast.KeyValueExpr)
+		if !ok {
+			return true
+		}
+		name, ok := kv.Key.(*ast.BasicLit)
+		body, isLit := kv.Value.(*ast.CompositeLit)
+		if !ok || !isLit {
+			return true
+		}
+		c := kstatusCase{name: name.Value}
+		for _, e := range body.Elts {
+			field, ok := e.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			switch field.Key.(*ast.Ident).Name {
+			case "spec":
+				c.manifest = specOf(t, field.Value, manifests)
+			case "expectedStatus":
+				c.want = Status(strings.TrimSuffix(field.Value.(*ast.Ident).Name, "Status"))
+			case "expectedConditions":
+				c.reason = reasonOf(field.Value)
+			}
+		}
+		if c.manifest != "" && c.want != "" {
+			cases = append(cases, c)
+		}
+		return true
+	})
+	return cases
+}
+
+// specOf is a case's manifest: a variable, or fmt.Sprintf of one with the
+// current time (a Pod created just now).
+func specOf(t *testing.T, e ast.Expr, manifests map[string]string) string {
+	switch v := e.(type) {
+	case *ast.Ident:
+		return manifests[v.Name]
+	case *ast.CallExpr:
+		if id, ok := v.Args[0].(*ast.Ident); ok && len(v.Args) == 2 {
+			return strings.Replace(manifests[id.Name], "%s", time.Now().Format(time.RFC3339), 1)
+		}
+	}
+	t.Fatalf("a kstatus case's spec of an unexpected form: %T", e)
+	return ""
+}
+
+// reasonOf is the reason of the Reconciling or Stalled condition that a
+// case's expectedConditions hold with status True.
+func reasonOf(e ast.Expr) string {
+	list, ok := e.(*ast.CompositeLit)
+	if !ok {
+		return ""
+	}
+	for _, elt := range list.Elts {
+		cond, ok := elt.(*ast.CompositeLit)
+		if !ok {
+			continue
+		}
+		var typ, reason string
+		for _, f := range cond.Elts {
+			kv := f.(*ast.KeyValueExpr)
+			switch kv.Key.(*ast.Ident).Name {
+			case "Type":
+				if id, ok := kv.Value.(*ast.Ident); ok {
+					typ = id.Name
+				}
+			case "Reason":
+				reason, _ = strconv.Unquote(kv.Value.(*ast.BasicLit).Value)
+			}
+		}
+		if typ == "ConditionReconciling" || typ == "ConditionStalled" {
+			return reason
+		}
+	}
+	return ""
+}
+
+// TestKstatusOwnCases: on every manifest of kstatus' tests, Of gives
+// kstatus' status and reason.
+func TestKstatusOwnCases(t *testing.T) {
+	cases := kstatusCases(t)
+	if len(cases) < 50 {
+		t.Fatalf("read %d cases from kstatus' tests, want its 53", len(cases))
+	}
+	kinds := map[string]bool{}
+	for _, c := range cases {
+		data, err := yaml.YAMLToJSON([]byte(c.manifest))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var meta struct{ Kind string }
+		if err := yaml.Unmarshal(data, &meta); err != nil {
+			t.Fatal(err)
+		}
+		kinds[meta.Kind] = true
+		got := judge(t, data)
+		if got.Status != c.want || (c.reason != "" && got.Reason != c.reason) {
+			t.Errorf("%s: %+v, want %s (reason %q)", c.name, got, c.want, c.reason)
+		}
+	}
+	for _, kind := range []string{"Pod", "PersistentVolumeClaim", "StatefulSet", "DaemonSet", "Deployment", "ReplicaSet",
+		"PodDisruptionBudget", "Job", "CronJob", "Service", "CustomResourceDefinition"} {
+		if !kinds[kind] {
+			t.Errorf("no case of kind %s", kind)
+		}
+	}
+}
+
+// pod is a Pod manifest with the given status, created at created.
+func pod(created time.Time, status string) []byte {
+	return []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"demo","creationTimestamp":"` +
+		created.UTC().Format(time.RFC3339) + `"},"spec":{"containers":[{"name":"web","image":"nginx"}]},"status":` + status + `}`)
+}
+
+// TestPodRules: what rollout trackers call failed and kstatus leaves
+// pending, and the unschedulable Pod's window.
+func TestPodRules(t *testing.T) {
+	old := time.Now().Add(-time.Hour)
+	for _, tc := range []struct {
+		name, status       string
+		want               Status
+		reason, inMessage  string
+		recheckAfterCreate time.Duration
+	}{
+		{"image pull back-off", `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"ImagePullBackOff","message":"Back-off pulling image \"nginx:nope\""}}}]}`,
+			Failed, "ImagePullBackOff", `container web: ImagePullBackOff: Back-off pulling image "nginx:nope"`, 0},
+		{"image pull error", `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"ErrImagePull"}}}]}`,
+			Failed, "ErrImagePull", "container web: ErrImagePull", 0},
+		{"invalid image name", `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"InvalidImageName"}}}]}`,
+			Failed, "InvalidImageName", "", 0},
+		{"config error", `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"CreateContainerConfigError","message":"secret \"db\" not found"}}}]}`,
+			Failed, "CreateContainerConfigError", `secret "db" not found`, 0},
+		{"init container crash-looping", `{"phase":"Pending","initContainerStatuses":[{"name":"migrate","state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}`,
+			Failed, "CrashLoopBackOff", "init container migrate: CrashLoopBackOff", 0},
+		{"init container pulling", `{"phase":"Pending","initContainerStatuses":[{"name":"migrate","state":{"waiting":{"reason":"PodInitializing"}}}]}`,
+			InProgress, "PodPending", "Pod is in the Pending phase", 0},
+		{"container creating", `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"ContainerCreating"}}}]}`,
+			InProgress, "PodPending", "", 0},
+		{"crash-looping (kstatus)", `{"phase":"Running","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}`,
+			Failed, "ContainerCrashLooping", "Containers in CrashLoop state: web", 0},
+		{"running, not ready", `{"phase":"Running","conditions":[{"type":"Ready","status":"False"}]}`,
+			InProgress, "PodRunningNotReady", "", 0},
+		{"unschedulable for an hour", `{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable"}]}`,
+			Failed, "PodUnschedulable", "Pod could not be scheduled", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := judge(t, pod(old, tc.status))
+			if got.Status != tc.want || got.Reason != tc.reason || !strings.Contains(got.Message, tc.inMessage) || !got.RecheckAt.IsZero() {
+				t.Errorf("%+v, want %s (%s) with %q in the message", got, tc.want, tc.reason, tc.inMessage)
+			}
+		})
+	}
+
+	// Unschedulable for less than kstatus' window: in progress until the
+	// window ends, which RecheckAt says; failed from then on, whatever
+	// the wall clock says.
+	created := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	o, err := rawobj.Parse(pod(created, `{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable"}]}`), rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := created.Add(15 * time.Second)
+	if got := At(o, created.Add(2*time.Second)); got.Status != InProgress || got.Reason != "PodNotScheduled" || !got.RecheckAt.Equal(end) {
+		t.Errorf("unschedulable for 2s: %+v, want InProgress until %s", got, end)
+	}
+	if got := At(o, end); got.Status != Failed || got.Reason != "PodUnschedulable" || !got.RecheckAt.IsZero() {
+		t.Errorf("unschedulable for 15s: %+v, want Failed", got)
+	}
+}
+
+func TestOfOtherCases(t *testing.T) {
+	for _, tc := range []struct {
+		name, object string
+		want         Status
+		inMessage    string
+	}{
+		{"malformed observedGeneration", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","generation":2},"status":{"observedGeneration":"two"}}`,
+			Unknown, "status cannot be read"},
+		{"terminating", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","deletionTimestamp":"2026-11-25T06:00:00Z"}}`, Terminating, ""},
+		{"configmap", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`, Current, ""},
+		{"custom resource stalled", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","generation":1},"status":{"observedGeneration":1,"conditions":[{"type":"Stalled","status":"True","reason":"NoCapacity","message":"no capacity"}]}}`,
+			Failed, "no capacity"},
+		{"custom resource not ready", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"status":{"conditions":[{"type":"Ready","status":"False","reason":"Waiting","message":"waiting for db"}]}}`,
+			InProgress, "waiting for db"},
+		{"a Pod of another group is no Pod", `{"apiVersion":"example.com/v1","kind":"Pod","metadata":{"name":"p"},"status":{"phase":"Pending","containerStatuses":[{"name":"x","state":{"waiting":{"reason":"ErrImagePull"}}}]}}`,
+			Current, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := judge(t, []byte(tc.object))
+			if got.Status != tc.want || !strings.Contains(got.Message, tc.inMessage) {
+				t.Errorf("%+v, want %s with %q in the message", got, tc.want, tc.inMessage)
+			}
+		})
+	}
+}
+
+func TestGone(t *testing.T) {
+	if got := Of(nil); got.Status != NotFound || got.Message != "Resource does not exist" {
+		t.Errorf("Of(nil) = %+v", got)
+	}
+}
+
+// judge parses data as the informers do and judges it.
+func judge(t testing.TB, data []byte) Health {
+	t.Helper()
+	o, err := rawobj.Parse(data, rawobj.ParseOptions{AllowMissingName: true})
+	if err != nil {
+		t.Fatalf("parsing %s: %v", data, err)
+	}
+	return Of(o)
+}
+
+func TestParseStatus(t *testing.T) {
+	for _, s := range Statuses() {
+		if got, err := ParseStatus(strings.ToLower(string(s))); err != nil || got != s {
+			t.Errorf("ParseStatus(%q) = %q, %v", strings.ToLower(string(s)), got, err)
+		}
+	}
+	if _, err := ParseStatus("Ready"); err == nil || err.Error() != "one of Current, InProgress, Failed, Terminating, Unknown, NotFound" {
+		t.Errorf("ParseStatus(Ready): %v", err)
+	}
+}
