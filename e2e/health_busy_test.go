@@ -116,8 +116,9 @@ func TestBusyHealthFailures(t *testing.T) {
 		podLabels, nodeSel map[string]string
 		want               string
 	}{
-		{"stuck", nil, map[string]string{"disk": "none"}, `Failed \(PodUnschedulable\): Pod could not be scheduled`},
-		{"crashing", map[string]string{"deltas.test/crashloop": "true"}, nil, `Failed \(ContainerCrashLooping\): Containers in CrashLoop state: web`},
+		// The scheduler's Warning event explains the first.
+		{"stuck", nil, map[string]string{"disk": "none"}, `Failed \(PodUnschedulable\): Pod could not be scheduled\n  Warning FailedScheduling: 0/\d+ nodes are available: .*didn't match Pod's node affinity/selector.*`},
+		{"crashing", map[string]string{"deltas.test/crashloop": "true"}, nil, `Failed \(ContainerCrashLooping\): Containers in CrashLoop state: web(\n  Warning .*)?`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			createBroken(t, c, ns, tc.name, tc.podLabels, tc.nodeSel)
@@ -135,6 +136,14 @@ func TestBusyHealthFailures(t *testing.T) {
 				t.Errorf("stdout: %s", res.stdout)
 			}
 		})
+	}
+
+	// A timeout names what held the wait up, with its health and the
+	// Warning event that explains it.
+	res := runAs(t, kc, 2*time.Minute, "deploy/stuck", "-n", ns, "--tree", "--until=status=Current", "--timeout=5s", "-q")
+	want := regexp.MustCompile(`(?m)^  pod/stuck-[a-z0-9]+-[a-z0-9]+: Failed \(PodUnschedulable\): Pod could not be scheduled\n    Warning FailedScheduling: .*$`)
+	if res.code != 1 || !strings.HasPrefix(res.stderr, "error: timed out waiting for the condition on deployments/stuck\n") || !want.MatchString(res.stderr) {
+		t.Errorf("timeout: exit %d, stderr %q, want %s", res.code, res.stderr, want)
 	}
 	noFailure(t, c)
 }

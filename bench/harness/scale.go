@@ -80,6 +80,13 @@ func scaleClients() []clientDef {
 			args: func(e *env, watch bool) []string { return e.deltas("json", watch) },
 		},
 		{
+			ID: "d-json-nh", Group: "d", Label: "(d) -o json --health=false",
+			Measured:      "-o json --health=false: records without the kstatus verdict, for the cost of health (issue 22).",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true, noBurst: true,
+			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--health=false") },
+		},
+		{
 			ID: "b-typed-list", Group: "b", Label: "(b) client-go typed, list+watch",
 			Measured:      "bench/baseline -typed: the typed Pod informer's ListWatch (clientset, *corev1.Pod, JSON), Reflector+DeltaFIFO+Indexer, managedFields stripped in the transformer, one encoding/json line per delta; KUBE_FEATURE_WatchListClient=false.",
 			peakPerObject: 26000,

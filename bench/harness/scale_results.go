@@ -193,6 +193,14 @@ func (r *scaleRun) targets() []target {
 	} else {
 		add(metaName, false, false, "not measured")
 	}
+	// Issue 22: judging every object's health costs little.
+	const healthName = "(issue 22) health on: initial sync CPU ≤ 1.1 × --health=false"
+	if nc := r.syncStat("d-json-nh", cpuOf); nc.ok() && dc.ok() {
+		q := dc.Median / nc.Median
+		add(healthName, true, q <= 1.1, fmt.Sprintf("%s vs %s = %.2f×", secs(dc.Median), secs(nc.Median), q))
+	} else {
+		add(healthName, false, false, "not measured")
+	}
 	if r.Tag != "" {
 		// A run of some clients: only what it measured.
 		out = slices.DeleteFunc(out, func(t target) bool { return !t.Known })
@@ -342,7 +350,7 @@ func displayOrder(cs []clientResult) []clientResult {
 	return out
 }
 
-var scaleDisplay = []string{"a-page", "a-page-plain", "a-full", "b-typed-list", "b-typed-proto", "b-typed-stream", "b-dyn-list", "b-dyn-stream", "c", "d-json", "d-text", "d-json-wl", "d-meta", "d-all"}
+var scaleDisplay = []string{"a-page", "a-page-plain", "a-full", "b-typed-list", "b-typed-proto", "b-typed-stream", "b-dyn-list", "b-dyn-stream", "c", "d-json", "d-json-nh", "d-text", "d-json-wl", "d-meta", "d-all"}
 
 func passWord(t target) string {
 	switch {

@@ -120,6 +120,7 @@ type DeltasOptions struct {
 	showSecretData    bool
 	showManager       bool
 	health            bool
+	healthSet         bool
 	timestamps        bool
 	noHeaders         bool
 	color             string
@@ -236,7 +237,7 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.untilSynced, "until-synced", o.untilSynced, "Print the initial list, then exit (0).")
 	flags.BoolVar(&o.showManagedFields, "show-managed-fields", o.showManagedFields, "Keep metadata.managedFields in printed objects (stripped by default).")
 	flags.BoolVar(&o.showSecretData, "show-secret-data", o.showSecretData, "Print the values of Secrets (data, stringData, last-applied-configuration); redacted by default.")
-	flags.BoolVar(&o.health, "health", o.health, "Text output: append each object's health as kstatus judges it (\"Updated: replicaset.apps web-7d4 InProgress: Ready: 1/3\"); JSON and YAML records always carry it.")
+	flags.BoolVar(&o.health, "health", o.health, "Judge each object's health as kstatus does: text lines end with it (\"Updated: replicaset.apps web-7d4 InProgress: Ready: 1/3\"). JSON and YAML records carry it unless --health=false.")
 	flags.BoolVar(&o.showManager, "show-manager", o.showManager, "Text output: name the field manager of each change (\"Updated: demo by kubectl-edit\").")
 	flags.BoolVar(&o.timestamps, "timestamps", o.timestamps, "Prefix human-readable output with the time each delta was popped.")
 	flags.BoolVar(&o.noHeaders, "no-headers", o.noHeaders, "Do not print the header of wide and custom-columns output.")
@@ -350,6 +351,7 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.chunkSizeSet = cmd.Flags().Changed("chunk-size")
 	o.excludeSet = cmd.Flags().Changed("exclude")
+	o.healthSet = cmd.Flags().Changed("health")
 
 	types, err := record.ParseTypes(o.types)
 	if err != nil {
@@ -420,16 +422,20 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	return err
 }
 
-// judgesHealth reports whether records carry the objects' health: always
-// in the formats that print whole records (JSON, YAML, templates), in text
-// with --health; never under --metadata-only, whose objects have no status.
+// judgesHealth reports whether records carry the objects' health: as
+// --health says when given; else in the formats that print whole records
+// (JSON, YAML, templates) and not in text, wide and name; never under
+// --metadata-only, whose objects have no status.
 func (o *DeltasOptions) judgesHealth() bool {
-	if o.metadataOnly {
+	switch {
+	case o.metadataOnly:
 		return false
+	case o.healthSet:
+		return o.health
 	}
 	switch o.output {
 	case "", "text", "wide", "name":
-		return o.health
+		return false
 	}
 	return true
 }
@@ -509,7 +515,7 @@ func (o *DeltasOptions) Validate() error {
 	case o.resourceVersion == "0":
 		return errors.New(`invalid --resource-version "0": give the resourceVersion of a previous delta to resume from`)
 	}
-	if o.metadataOnly && (o.health || o.waiter != nil && o.waiter.OnHealth()) {
+	if o.metadataOnly && (o.healthSet && o.health || o.waiter != nil && o.waiter.OnHealth()) {
 		return errors.New("--metadata-only objects carry no status to judge their health: drop --metadata-only, or --health and status= conditions")
 	}
 	if !o.diff && !o.changedOnly {

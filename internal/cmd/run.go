@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
@@ -49,7 +50,7 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.exit(o.runStream(sigCtx, engine, follows))
+	return o.exit(clusters, o.runStream(sigCtx, engine, follows))
 }
 
 // nameKinds tells the printer whether records of several kinds may share
@@ -170,19 +171,73 @@ func (waitedStream) IsRoot(t informer.Target) bool { return tree.IsRoot(t) }
 // exit maps how the stream ended to the command's exit: 130 when
 // interrupted, 2 when a --fail-when held, 1 when --timeout ran out while
 // waiting for a condition, 0 for a --timeout otherwise.
-func (o *DeltasOptions) exit(err error) error {
+func (o *DeltasOptions) exit(clusters []*cluster, err error) error {
 	var failed *condition.FailedError
 	switch {
 	case errors.Is(err, informer.ErrInterrupted):
 		return &ExitError{Code: exitInterrupted}
 	case errors.As(err, &failed):
+		o.explain(clusters, []*condition.Held{&failed.Held})
 		return &ExitError{Code: exitConditionFailed, Err: failed}
 	case errors.Is(err, informer.ErrTimedOut) && o.waiter.Active():
-		return o.waiter.TimedOut()
+		err = o.waiter.TimedOut()
+		var timedOut *condition.TimeoutError
+		if errors.As(err, &timedOut) {
+			held := make([]*condition.Held, len(timedOut.Held))
+			for i := range timedOut.Held {
+				held[i] = &timedOut.Held[i]
+			}
+			o.explain(clusters, held)
+		}
+		return err
 	case errors.Is(err, informer.ErrTimedOut):
 		return nil
 	}
 	return err
+}
+
+// explainLimit bounds the look-ups that explain a failure or a timeout:
+// the first explainLimit objects, within explainTimeout in all.
+const (
+	explainLimit   = 10
+	explainTimeout = 5 * time.Second
+)
+
+// explain adds to each held object its latest Warning event, asked once of
+// its cluster (events.LatestWarning); an object without one, or whose
+// look-up failed, stays as it is — the failure is what the user needs to
+// read, not a look-up's error.
+func (o *DeltasOptions) explain(clusters []*cluster, held []*condition.Held) {
+	ctx, cancel := context.WithTimeout(context.Background(), explainTimeout)
+	defer cancel()
+	for i, h := range held {
+		if i == explainLimit {
+			break
+		}
+		if h.UID == "" {
+			continue
+		}
+		cl := clusterOf(clusters, h.Context)
+		if cl == nil {
+			continue
+		}
+		if w, found, err := events.LatestWarning(ctx, cl.client, h.Namespace, h.UID); err == nil && found {
+			h.Explained = w.String()
+		}
+	}
+}
+
+// clusterOf is the cluster of context (the only one when there is one).
+func clusterOf(clusters []*cluster, context string) *cluster {
+	if len(clusters) == 1 {
+		return clusters[0]
+	}
+	for _, cl := range clusters {
+		if cl.conn.Context == context {
+			return cl
+		}
+	}
+	return nil
 }
 
 // engineConfig is what every informer of the run shares: the flags that

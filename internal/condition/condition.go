@@ -54,8 +54,9 @@ type Condition struct {
 	hasValue bool
 	// cel is cel='EXPR''s program.
 	cel *celexpr.Program
-	// status is status=STATUS's status.
+	// status is status=STATUS's status, judge its judge.
 	status health.Status
+	judge  *health.Judge
 }
 
 // String returns the condition as given.
@@ -100,7 +101,7 @@ func Parse(flag, s string) (*Condition, error) {
 		if err != nil {
 			return nil, fmt.Errorf("invalid %s %q: %w", flag, s, err)
 		}
-		c.kind, c.status = kindStatus, st
+		c.kind, c.status, c.judge = kindStatus, st, health.NewJudge()
 	default:
 		return nil, fmt.Errorf("invalid %s %q: must be delete, create, condition=NAME[=VALUE], jsonpath='{PATH}'[=VALUE], cel='EXPR' or status=STATUS", flag, s)
 	}
@@ -156,7 +157,7 @@ func (c *Condition) Judge(obj *rawobj.Object, v celexpr.Vars, now time.Time) (ok
 		ok, err = c.Holds(v)
 		return ok, time.Time{}, err
 	}
-	h := health.At(obj, now)
+	h := c.judge.At(obj, now)
 	return h.Status == c.status, h.RecheckAt, nil
 }
 
@@ -181,7 +182,7 @@ func (c *Condition) Holds(v celexpr.Vars) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("unable to read an object to evaluate %q: %w", c.src, err)
 		}
-		return health.Of(o).Status == c.status, nil
+		return c.judge.Of(o).Status == c.status, nil
 	}
 	var decoded any
 	dec := json.NewDecoder(bytes.NewReader(obj))

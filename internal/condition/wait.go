@@ -1,9 +1,9 @@
 package condition
 
 import (
-	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 // Stream is what a Waiter needs of the stream it waits on.
@@ -42,8 +43,10 @@ type Waiter struct {
 	view     map[string]map[string]*rawobj.Object
 	verdicts map[verdictKey]verdict
 	// judge is false when objects carry no status (--metadata-only): the
-	// messages then name objects without their health.
-	judge bool
+	// messages then name objects without their health, which healthJudge
+	// judges.
+	judge       bool
+	healthJudge *health.Judge
 	// now reads the clock, for verdicts that change with time.
 	now func() time.Time
 }
@@ -70,7 +73,7 @@ func NewWaiter(until, untilAny, failWhen []*Condition, errOut io.Writer) *Waiter
 	return &Waiter{
 		until: until, untilAny: untilAny, failWhen: failWhen, errOut: errOut,
 		view: map[string]map[string]*rawobj.Object{}, verdicts: map[verdictKey]verdict{},
-		judge: true, now: time.Now,
+		judge: true, healthJudge: health.NewJudge(), now: time.Now,
 	}
 }
 
@@ -166,6 +169,8 @@ func (w *Waiter) Active() bool {
 type watched struct {
 	// name is how messages name it: "deployment.apps/web".
 	name string
+	// context is the kubeconfig context of its cluster ("" for one).
+	context string
 	// vars is the object as the Store has it (Object nil if it does not
 	// exist), for the conditions; obj is that object, nil if none.
 	vars celexpr.Vars
@@ -185,7 +190,7 @@ func (w *Waiter) objects(rootsOnly bool) []watched {
 			if t.Namespace != "" {
 				key = t.Namespace + "/" + t.Name
 			}
-			o := watched{name: objectName(t, t.Name), vars: targetVars(t, t.Namespace, t.Name)}
+			o := watched{name: objectName(t, t.Name), context: t.Context, vars: targetVars(t, t.Namespace, t.Name)}
 			if obj, ok := w.view[t.ID()][key]; ok {
 				o.vars.Object, o.obj = obj.JSON, obj
 			}
@@ -195,7 +200,7 @@ func (w *Waiter) objects(rootsOnly bool) []watched {
 		for _, obj := range w.view[t.ID()] {
 			vars := targetVars(t, obj.Namespace, obj.Name)
 			vars.Object = obj.JSON
-			out = append(out, watched{name: objectName(t, obj.Name), vars: vars, obj: obj})
+			out = append(out, watched{name: objectName(t, obj.Name), context: t.Context, vars: vars, obj: obj})
 		}
 	}
 	return out
@@ -301,23 +306,60 @@ func (w *Waiter) failed() (bool, error) {
 				if err != nil {
 					return true, err
 				}
-				return true, &FailedError{Object: o.name, Condition: c, Health: w.healthOf(o)}
+				return true, &FailedError{Condition: c, Held: w.held(o)}
 			}
 		}
 	}
 	return false, nil
 }
 
-// healthOf is o's health for messages; "" without status to judge.
-func (w *Waiter) healthOf(o watched) string {
+// held describes o for messages, with its health when there is status to
+// judge.
+func (w *Waiter) held(o watched) Held {
+	h := Held{Name: o.name, Context: o.context}
+	if o.obj != nil {
+		h.Namespace, h.UID = o.obj.Namespace, o.obj.UID
+	}
 	if !w.judge {
-		return ""
+		return h
 	}
-	h := health.At(o.obj, w.now())
-	if h.Reason != "" && !strings.Contains(h.Message, h.Reason) {
-		return fmt.Sprintf("%s (%s): %s", h.Status, h.Reason, h.Message)
+	v := w.healthJudge.At(o.obj, w.now())
+	msg := textsafe.String(v.Message)
+	if v.Reason != "" && !strings.Contains(v.Message, v.Reason) {
+		h.Health = fmt.Sprintf("%s (%s): %s", v.Status, textsafe.String(v.Reason), msg)
+	} else {
+		h.Health = fmt.Sprintf("%s: %s", v.Status, msg)
 	}
-	return fmt.Sprintf("%s: %s", h.Status, h.Message)
+	return h
+}
+
+// Held is an object a condition held, or did not hold, for: what messages
+// say of it.
+type Held struct {
+	// Name is "deployment.apps/web" (with its context's name, for
+	// several clusters).
+	Name string
+	// Context, Namespace and UID locate it, for looking up what explains
+	// it (its Events); UID is "" for an object that does not exist.
+	Context, Namespace, UID string
+	// Health is its health ("Failed (PodUnschedulable): Pod could not be
+	// scheduled"), control characters escaped; "" when not judged.
+	Health string
+	// Explained is more that was found about it (its latest Warning
+	// event), a line, added by whoever could look it up.
+	Explained string
+}
+
+// lines appends what is said of h to b: its name and health, and its
+// explanation on a line of its own, indented by indent.
+func (h Held) lines(b *strings.Builder, indent string) {
+	b.WriteString(h.Name)
+	if h.Health != "" {
+		b.WriteString(": " + h.Health)
+	}
+	if h.Explained != "" {
+		b.WriteString("\n" + indent + h.Explained)
+	}
 }
 
 // allDelete reports whether every --until is delete: then no object at all
@@ -333,20 +375,39 @@ func (w *Waiter) allDelete() bool {
 
 // FailedError is a --fail-when that held.
 type FailedError struct {
-	// Object names the object it held for: "deployment.apps/web".
-	Object    string
 	Condition *Condition
-	// Health is the object's health ("Failed (PodUnschedulable): Pod could
-	// not be scheduled"), "" when not judged.
-	Health string
+	// Held is the object it held for.
+	Held Held
 }
 
 func (e *FailedError) Error() string {
-	msg := fmt.Sprintf("%s matched --fail-when=%s", e.Object, e.Condition)
-	if e.Health != "" {
-		msg += ": " + e.Health
+	var b strings.Builder
+	b.WriteString(e.Held.Name + " matched --fail-when=" + e.Condition.String())
+	if e.Held.Health != "" {
+		b.WriteString(": " + e.Held.Health)
 	}
-	return msg
+	if e.Held.Explained != "" {
+		b.WriteString("\n  " + e.Held.Explained)
+	}
+	return b.String()
+}
+
+// TimeoutError is --timeout running out while waiting: kubectl wait's
+// message, and the objects that held the conditions up.
+type TimeoutError struct {
+	// Waited names what was waited on: "deployments/web".
+	Waited string
+	Held   []Held
+}
+
+func (e *TimeoutError) Error() string {
+	var b strings.Builder
+	b.WriteString("timed out waiting for the condition on " + e.Waited)
+	for _, h := range e.Held {
+		b.WriteString("\n  ")
+		h.lines(&b, "    ")
+	}
+	return b.String()
 }
 
 // TimedOut is the error of a --timeout that elapsed while waiting, in
@@ -366,16 +427,14 @@ func (w *Waiter) TimedOut() error {
 		}
 		pending = append(pending, what)
 	}
-	msg := fmt.Sprintf("timed out waiting for the condition on %s", strings.Join(pending, ", "))
+	e := &TimeoutError{Waited: strings.Join(pending, ", ")}
 	held, err := w.holdingUp(w.objects(true))
 	if err != nil {
-		return fmt.Errorf("%s; %w", msg, err)
+		return fmt.Errorf("%s; %w", e.Error(), err)
 	}
 	for _, o := range held {
-		msg += "\n  " + o.name
-		if h := w.healthOf(o); h != "" {
-			msg += ": " + h
-		}
+		e.Held = append(e.Held, w.held(o))
 	}
-	return errors.New(msg)
+	slices.SortFunc(e.Held, func(a, b Held) int { return strings.Compare(a.Name, b.Name) })
+	return e
 }

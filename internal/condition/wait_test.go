@@ -108,7 +108,7 @@ func TestWaiter(t *testing.T) {
 	hand(scoutInf, delta.Updated, pod(t, "other", "Failed"))
 	stop, err := w.Check()
 	var failed *FailedError
-	if !stop || !errors.As(err, &failed) || failed.Object != "pod/other" || !strings.Contains(err.Error(), "matched --fail-when=jsonpath={.status.phase}=Failed") {
+	if !stop || !errors.As(err, &failed) || failed.Held.Name != "pod/other" || !strings.Contains(err.Error(), "matched --fail-when=jsonpath={.status.phase}=Failed") {
 		t.Fatalf("failed object: stop %v, %v", stop, err)
 	}
 	// A deleted object leaves the view.

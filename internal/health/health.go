@@ -7,7 +7,9 @@ package health
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -77,8 +79,55 @@ func Gone() Health {
 	return Health{Status: NotFound, Message: "Resource does not exist"}
 }
 
+// Judge judges objects. Its zero value is not usable: make it with
+// NewJudge. It is safe for concurrent use.
+type Judge struct {
+	// podStatus is what the Pod rules (kstatus' and this package's) read
+	// of a Pod's status; the rest of it — a container's image, resources,
+	// mounts, last state, when it started; the Pod's IPs — is skipped, not
+	// decoded. TestPodStatusFields holds it to the whole status.
+	podStatus rawobj.Fields
+	// seed seeds the hashes of podStatus that key pods.
+	seed maphash.Seed
+
+	// lock guards pods: the verdicts on Pods by what they depend on, so
+	// that the many Pods of a cluster in the same state (Running and
+	// ready) are judged once. Verdicts that depend on the time are not
+	// kept. It is emptied when it reaches maxPodVerdicts.
+	lock sync.Mutex
+	pods map[podKey]Health
+}
+
+// podKey is everything a verdict on a Pod depends on, but the time: its
+// generation, whether it is being deleted, and what podStatus selects of
+// its status (hashed with a seed of the process, so that no one can write
+// a status that collides with another on purpose).
+type podKey struct {
+	generation int64
+	deleting   bool
+	status     uint64
+}
+
+// maxPodVerdicts bounds Judge.pods.
+const maxPodVerdicts = 4096
+
+// NewJudge returns a Judge.
+func NewJudge() *Judge {
+	container := rawobj.Fields{"name": nil, "state": {"waiting": {"reason": nil, "message": nil}}}
+	return &Judge{
+		podStatus: rawobj.Fields{
+			"phase": nil, "observedGeneration": nil,
+			"conditions":            {"type": nil, "status": nil, "reason": nil, "message": nil},
+			"containerStatuses":     container,
+			"initContainerStatuses": container,
+		},
+		seed: maphash.MakeSeed(),
+		pods: map[podKey]Health{},
+	}
+}
+
 // Of judges o now (see At).
-func Of(o *rawobj.Object) Health { return At(o, time.Now()) }
+func (j *Judge) Of(o *rawobj.Object) Health { return j.At(o, time.Now()) }
 
 // At judges o at time now; nil is an object that does not exist. A verdict
 // is always returned: what cannot be read is Unknown, with the reason in
@@ -91,8 +140,9 @@ func Of(o *rawobj.Object) Health { return At(o, time.Now()) }
 //
 // kstatus reads an object's metadata, status and, for some kinds, spec. o
 // comes with its metadata parsed; of the rest only status and spec are
-// decoded, and a Pod's spec, the bulk of it, is not: no rule reads it.
-func At(o *rawobj.Object, now time.Time) Health {
+// decoded, and of a Pod, the bulk of the objects, only the part of its
+// status the rules read (Judge.podStatus): no rule reads its spec.
+func (j *Judge) At(o *rawobj.Object, now time.Time) Health {
 	if o == nil {
 		return Gone()
 	}
@@ -105,12 +155,58 @@ func At(o *rawobj.Object, now time.Time) Health {
 	if err != nil {
 		return unknown(err)
 	}
+	var key podKey
+	if pod && j.pods != nil {
+		if key, err = j.podKey(o, raw[0]); err != nil {
+			return unknown(err)
+		}
+		j.lock.Lock()
+		h, ok := j.pods[key]
+		j.lock.Unlock()
+		if ok {
+			return h
+		}
+	}
+	h := j.judge(o, names, raw, pod, now)
+	if pod && j.pods != nil && h.RecheckAt.IsZero() && h.Reason != "PodUnschedulable" {
+		j.lock.Lock()
+		if len(j.pods) >= maxPodVerdicts {
+			clear(j.pods)
+		}
+		// Copies: the strings may share the memory of this Pod's JSON,
+		// which the cache would otherwise keep.
+		j.pods[key] = Health{Status: h.Status, Reason: strings.Clone(h.Reason), Message: strings.Clone(h.Message)}
+		j.lock.Unlock()
+	}
+	return h
+}
+
+// podKey is the key of a Pod's verdict; status is its status' JSON.
+func (j *Judge) podKey(o *rawobj.Object, status []byte) (podKey, error) {
+	key := podKey{generation: o.Generation, deleting: o.DeletionTimestamp != ""}
+	if status != nil {
+		var h maphash.Hash
+		h.SetSeed(j.seed)
+		if err := rawobj.HashFields(&h, status, j.podStatus); err != nil {
+			return podKey{}, fmt.Errorf("status: %w", err)
+		}
+		key.status = h.Sum64()
+	}
+	return key, nil
+}
+
+// judge computes the verdict on o, whose members names are raw.
+func (j *Judge) judge(o *rawobj.Object, names []string, raw [][]byte, pod bool, now time.Time) Health {
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": o.APIVersion, "kind": o.Kind, "metadata": metadata(o)}}
 	for i, name := range names {
 		if raw[i] == nil {
 			continue
 		}
-		v, err := rawobj.DecodeValue(raw[i])
+		var keep rawobj.Fields
+		if pod && name == "status" {
+			keep = j.podStatus
+		}
+		v, err := rawobj.DecodeFields(raw[i], keep)
 		if err != nil {
 			return unknown(fmt.Errorf("%s: %w", name, err))
 		}

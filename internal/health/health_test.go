@@ -1,6 +1,7 @@
 package health
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -214,15 +215,13 @@ func TestPodRules(t *testing.T) {
 	// window ends, which RecheckAt says; failed from then on, whatever
 	// the wall clock says.
 	created := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	o, err := rawobj.Parse(pod(created, `{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable"}]}`), rawobj.ParseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := judgeableT(t, string(pod(created, `{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable"}]}`)))
 	end := created.Add(15 * time.Second)
-	if got := At(o, created.Add(2*time.Second)); got.Status != InProgress || got.Reason != "PodNotScheduled" || !got.RecheckAt.Equal(end) {
+	j := NewJudge()
+	if got := j.At(o, created.Add(2*time.Second)); got.Status != InProgress || got.Reason != "PodNotScheduled" || !got.RecheckAt.Equal(end) {
 		t.Errorf("unschedulable for 2s: %+v, want InProgress until %s", got, end)
 	}
-	if got := At(o, end); got.Status != Failed || got.Reason != "PodUnschedulable" || !got.RecheckAt.IsZero() {
+	if got := j.At(o, end); got.Status != Failed || got.Reason != "PodUnschedulable" || !got.RecheckAt.IsZero() {
 		t.Errorf("unschedulable for 15s: %+v, want Failed", got)
 	}
 }
@@ -254,19 +253,15 @@ func TestOfOtherCases(t *testing.T) {
 }
 
 func TestGone(t *testing.T) {
-	if got := Of(nil); got.Status != NotFound || got.Message != "Resource does not exist" {
-		t.Errorf("Of(nil) = %+v", got)
+	if got := NewJudge().Of(nil); got.Status != NotFound || got.Message != "Resource does not exist" {
+		t.Errorf("NewJudge().Of(nil) = %+v", got)
 	}
 }
 
 // judge parses data as the informers do and judges it.
 func judge(t testing.TB, data []byte) Health {
 	t.Helper()
-	o, err := rawobj.Parse(data, rawobj.ParseOptions{AllowMissingName: true})
-	if err != nil {
-		t.Fatalf("parsing %s: %v", data, err)
-	}
-	return Of(o)
+	return NewJudge().Of(judgeableT(t, string(data)))
 }
 
 func TestParseStatus(t *testing.T) {
@@ -277,5 +272,95 @@ func TestParseStatus(t *testing.T) {
 	}
 	if _, err := ParseStatus("Ready"); err == nil || err.Error() != "one of Current, InProgress, Failed, Terminating, Unknown, NotFound" {
 		t.Errorf("ParseStatus(Ready): %v", err)
+	}
+}
+
+// TestPodStatusFields: what a Judge decodes of a Pod's status gives the
+// verdict the whole status gives, on Pods in every state the rules know.
+func TestPodStatusFields(t *testing.T) {
+	created := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	container := func(name, state string) string {
+		return `{"name":"` + name + `","state":` + state + `,"lastState":{"terminated":{"exitCode":1,"reason":"Error"}},"ready":false,"restartCount":3,` +
+			`"image":"nginx:1.27","imageID":"","started":false,"volumeMounts":[{"name":"v","mountPath":"/v"}],"resources":{"limits":{"memory":"128Mi"}}}`
+	}
+	statuses := []string{
+		`{"phase":"Running","hostIP":"10.0.0.1","podIPs":[{"ip":"10.0.0.2"}],"qosClass":"Burstable","conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2030-01-01T00:00:01Z"}],"containerStatuses":[` + container("web", `{"running":{"startedAt":"2030-01-01T00:00:01Z"}}`) + `]}`,
+		`{"phase":"Running","conditions":[{"type":"Ready","status":"False","reason":"ContainersNotReady","message":"containers with unready status: [web]"}],"containerStatuses":[` + container("web", `{"waiting":{"reason":"CrashLoopBackOff","message":"back-off 5m0s"}}`) + `]}`,
+		`{"phase":"Pending","containerStatuses":[` + container("side", `{"running":{}}`) + `,` + container("web", `{"waiting":{"reason":"ImagePullBackOff","message":"Back-off pulling image"}}`) + `]}`,
+		`{"phase":"Pending","initContainerStatuses":[` + container("init", `{"waiting":{"reason":"CrashLoopBackOff"}}`) + `]}`,
+		`{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/3 nodes are available"}]}`,
+		`{"phase":"Pending","conditions":[{"type":"Reconciling","status":"True","reason":"Working","message":"still"}]}`,
+		`{"phase":"Running","observedGeneration":1,"conditions":[{"type":"Stalled","status":"True","reason":"Stuck","message":"no way"}]}`,
+		`{"phase":"Succeeded"}`, `{"phase":"Failed"}`, `{}`,
+	}
+	whole := &Judge{} // keeps all of the status
+	for _, st := range statuses {
+		o := judgeableT(t, string(pod(created, st)))
+		for _, at := range []time.Time{created.Add(time.Second), created.Add(time.Minute)} {
+			if got, want := NewJudge().At(o, at), whole.At(o, at); got != want {
+				t.Errorf("status %s at %s: %+v, the whole status gives %+v", st, at, got, want)
+			}
+		}
+	}
+	if got := NewJudge().At(judgeableT(t, benchPod), created); got.Status != Current || got.Message != "Pod is Ready" {
+		t.Errorf("the benchmark's Pod: %+v", got)
+	}
+}
+
+// judgeableT parses data as the informers do (a name may lack: kstatus'
+// manifests have none).
+func judgeableT(t testing.TB, data string) *rawobj.Object {
+	t.Helper()
+	o, err := rawobj.Parse([]byte(data), rawobj.ParseOptions{AllowMissingName: true})
+	if err != nil {
+		t.Fatalf("parsing %s: %v", data, err)
+	}
+	return o
+}
+
+// TestJudgeKeepsPodVerdicts: a Judge judges Pods in the same state once,
+// never mixes up what a verdict depends on, keeps no verdict that depends
+// on the time, and keeps a bounded number.
+func TestJudgeKeepsPodVerdicts(t *testing.T) {
+	j := NewJudge()
+	created := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	ready := `{"phase":"Running","conditions":[{"type":"Ready","status":"True"}],"containerStatuses":[{"name":"web","state":{"running":{"startedAt":"%s"}}}]}`
+	podJSON := func(name, meta, status string) *rawobj.Object {
+		return judgeableT(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"`+name+`","creationTimestamp":"2030-01-01T00:00:00Z"`+meta+`},"status":`+status+`}`)
+	}
+	for i, started := range []string{"2030-01-01T00:00:01Z", "2030-01-01T00:00:02Z", "2030-01-01T00:00:03Z"} {
+		if got := j.At(podJSON(fmt.Sprint("web-", i), "", strings.Replace(ready, "%s", started, 1)), created); got.Status != Current || got.Message != "Pod is Ready" {
+			t.Fatalf("ready Pod %d: %+v", i, got)
+		}
+	}
+	if len(j.pods) != 1 {
+		t.Errorf("%d verdicts kept for three Pods in one state, want 1", len(j.pods))
+	}
+	same := strings.Replace(ready, "%s", "2030-01-01T00:00:01Z", 1)
+	for _, tc := range []struct {
+		name, meta, status string
+		want               Status
+	}{
+		{"being deleted", `,"deletionTimestamp":"2030-01-01T00:01:00Z"`, same, Terminating},
+		{"a generation not observed", `,"generation":2`, strings.Replace(same, `"phase"`, `"observedGeneration":1,"phase"`, 1), InProgress},
+		{"crash-looping", "", `{"phase":"Running","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}`, Failed},
+	} {
+		if got := j.At(podJSON("p", tc.meta, tc.status), created); got.Status != tc.want {
+			t.Errorf("%s: %+v, want %s", tc.name, got, tc.want)
+		}
+	}
+	kept := len(j.pods)
+	unschedulable := podJSON("u", "", `{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable"}]}`)
+	if a, b := j.At(unschedulable, created), j.At(unschedulable, created.Add(time.Minute)); a.Status != InProgress || b.Status != Failed {
+		t.Errorf("unschedulable: %+v then %+v", a, b)
+	}
+	if len(j.pods) != kept {
+		t.Errorf("a verdict that depends on the time was kept")
+	}
+	for i := range maxPodVerdicts + 10 {
+		j.At(podJSON("n", "", fmt.Sprintf(`{"phase":"Running","conditions":[{"type":"Ready","status":"False","message":"%d"}]}`, i)), created)
+	}
+	if len(j.pods) > maxPodVerdicts {
+		t.Errorf("%d verdicts kept, more than %d", len(j.pods), maxPodVerdicts)
 	}
 }

@@ -1,6 +1,10 @@
 package printer
 
-import "io"
+import (
+	"io"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
+)
 
 // namePrinter writes kubectl's -o name form, the lower-case kind with its
 // group for non-core kinds, a slash and the name: "configmap/demo",
@@ -17,7 +21,7 @@ func (p *namePrinter) Print(w io.Writer, r *Record) error {
 	b := appendContext(p.buf[:0], r, p.contextWidth)
 	b = appendTypeName(b, r)
 	b = append(b, '/')
-	b = appendSafe(b, r.Name)
+	b = textsafe.Append(b, r.Name)
 	b = append(b, '\n')
 	p.buf = b
 	_, err := w.Write(b)

@@ -3,6 +3,8 @@ package printer
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 // Group is the API group of the record's APIVersion: "apps" for "apps/v1",
@@ -20,13 +22,13 @@ func (r *Record) Group() string {
 // back to the resource.
 func appendTypeName(dst []byte, r *Record) []byte {
 	if r.Kind == "" {
-		dst = appendSafe(dst, r.Resource)
+		dst = textsafe.Append(dst, r.Resource)
 	} else {
 		dst = appendLower(dst, r.Kind)
 	}
 	if g := r.Group(); g != "" {
 		dst = append(dst, '.')
-		dst = appendSafe(dst, g)
+		dst = textsafe.Append(dst, g)
 	}
 	return dst
 }
@@ -38,7 +40,7 @@ func appendContext(dst []byte, r *Record, width int) []byte {
 		return dst
 	}
 	start := len(dst)
-	dst = appendSafe(dst, r.Context)
+	dst = textsafe.Append(dst, r.Context)
 	for n := utf8.RuneCount(dst[start:]); n < width; n++ {
 		dst = append(dst, ' ')
 	}
@@ -56,7 +58,7 @@ func appendOwnerPath(dst []byte, owners []Owner) []byte {
 		o := &owners[i]
 		dst = appendTypeName(dst, &Record{APIVersion: o.APIVersion, Kind: o.Kind})
 		dst = append(dst, ' ')
-		dst = appendSafe(dst, o.Name)
+		dst = textsafe.Append(dst, o.Name)
 	}
 	return dst
 }
@@ -65,17 +67,17 @@ func appendOwnerPath(dst []byte, owners []Owner) []byte {
 // or namespace/name when several namespaces are watched.
 func appendSubject(dst []byte, r *Record, allNamespaces bool) []byte {
 	if allNamespaces && r.Namespace != "" {
-		dst = appendSafe(dst, r.Namespace)
+		dst = textsafe.Append(dst, r.Namespace)
 		dst = append(dst, '/')
 	}
-	return appendSafe(dst, r.Name)
+	return textsafe.Append(dst, r.Name)
 }
 
 // appendLower appends s in lower case (and terminal-safe).
 func appendLower(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			return appendSafe(dst, strings.ToLower(s))
+			return textsafe.Append(dst, strings.ToLower(s))
 		}
 	}
 	for i := 0; i < len(s); i++ {
@@ -84,7 +86,7 @@ func appendLower(dst []byte, s string) []byte {
 		case 'A' <= c && c <= 'Z':
 			c += 'a' - 'A'
 		case c < 0x20 || c == 0x7f:
-			return appendSafe(dst, strings.ToLower(s))
+			return textsafe.Append(dst, strings.ToLower(s))
 		}
 		dst = append(dst, c)
 	}
@@ -92,51 +94,3 @@ func appendLower(dst []byte, s string) []byte {
 }
 
 // isControl reports whether r would act on a terminal rather than show:
-// C0 and C1 control characters and DEL.
-func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (0x80 <= r && r < 0xa0)
-}
-
-// appendSafe appends s for a terminal: control characters (an escape
-// sequence in a field manager's name, a newline) are written as Go escapes
-// (\x1b, \n), so no field can move the cursor or forge a line.
-func appendSafe(dst []byte, s string) []byte {
-	safe := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c == 0xc2 { // 0xc2 starts U+0080–U+009F
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return append(dst, s...)
-	}
-	for _, r := range s {
-		if !isControl(r) {
-			dst = utf8.AppendRune(dst, r)
-			continue
-		}
-		switch r {
-		case '\n':
-			dst = append(dst, `\n`...)
-		case '\r':
-			dst = append(dst, `\r`...)
-		case '\t':
-			dst = append(dst, `\t`...)
-		default:
-			const hex = "0123456789abcdef" // every control character is below U+0100
-			dst = append(dst, '\\', 'x', hex[r>>4], hex[r&0xf])
-		}
-	}
-	return dst
-}
-
-// safeString is appendSafe as a string; s itself when nothing needs escaping.
-func safeString(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c == 0xc2 {
-			return string(appendSafe(nil, s))
-		}
-	}
-	return s
-}

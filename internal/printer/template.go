@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
+
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/util/jsonpath"
 )
@@ -275,7 +277,7 @@ func (p *customColumnsPrinter) Print(w io.Writer, r *Record) error {
 	b := p.buf[:0]
 	if !p.headerDone && !p.noHeaders {
 		for i, c := range p.columns {
-			p.cells[i] = safeString(c.header)
+			p.cells[i] = textsafe.String(c.header)
 		}
 		b = p.table.appendRow(b, p.cells, nil)
 	}
@@ -308,7 +310,7 @@ func (p *customColumnsPrinter) Print(w io.Writer, r *Record) error {
 				if x == nil { // JSON null: no value, as a missing key
 					continue
 				}
-				values = append(values, safeString(fmt.Sprint(x)))
+				values = append(values, textsafe.String(fmt.Sprint(x)))
 			}
 		}
 		if len(values) == 0 {

@@ -4,6 +4,8 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
+
 	"github.com/kubectl-deltas/kubectl-deltas/internal/delta"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 )
@@ -103,7 +105,7 @@ func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 	}
 	c := typeColor(r.Type)
 	b = p.startColor(b, c)
-	b = appendSafe(b, r.Type)
+	b = textsafe.Append(b, r.Type)
 	b = append(b, ':')
 	b = p.endColor(b, c)
 	b = append(b, ' ')
@@ -131,17 +133,17 @@ func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 	}
 	if r.Manager != "" && (p.o.ShowManager || r.Changes != nil) {
 		b = append(b, " by "...)
-		b = appendSafe(b, r.Manager)
+		b = textsafe.Append(b, r.Manager)
 	}
 	if p.o.Health && r.Health != nil {
 		c := healthColor(r.Health.Status)
 		b = append(b, ' ')
 		b = p.startColor(b, c)
-		b = appendSafe(b, r.Health.Status)
+		b = textsafe.Append(b, r.Health.Status)
 		b = append(b, ':')
 		b = p.endColor(b, c)
 		b = append(b, ' ')
-		b = appendSafe(b, r.Health.Message)
+		b = textsafe.Append(b, r.Health.Message)
 	}
 	b = append(b, '\n')
 	for i := range r.Changes {
@@ -149,7 +151,7 @@ func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 		c := opColor(op.Op)
 		b = append(b, "  "...)
 		b = p.startColor(b, c)
-		b = appendSafe(b, op.Text(maxValueLen))
+		b = textsafe.Append(b, op.Text(maxValueLen))
 		b = p.endColor(b, c)
 		b = append(b, '\n')
 	}

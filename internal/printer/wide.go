@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
+
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 
@@ -62,18 +64,18 @@ func (p *widePrinter) Print(w io.Writer, r *Record) error {
 	c := p.cells
 	colors := p.colors
 	if p.o.ContextWidth > 0 {
-		c[0] = safeString(r.Context)
+		c[0] = textsafe.String(r.Context)
 		c = c[1:]
 		if colors != nil {
 			colors = colors[1:]
 		}
 	}
 	c[0] = r.Time.In(p.o.Location).Format(p.timeLayout)
-	c[1] = safeString(r.Type)
+	c[1] = textsafe.String(r.Type)
 	c[2] = kindColumn(r)
-	c[3] = safeString(r.Namespace)
-	c[4] = safeString(r.Name)
-	c[5] = safeString(r.ResourceVersion)
+	c[3] = textsafe.String(r.Namespace)
+	c[4] = textsafe.String(r.Name)
+	c[5] = textsafe.String(r.ResourceVersion)
 	c[6] = age(r.Object, p.o.Now())
 	if p.o.Diff {
 		c[7] = "<none>"
@@ -100,7 +102,7 @@ func kindColumn(r *Record) string {
 	if g := r.Group(); g != "" {
 		kind += "." + g
 	}
-	return safeString(kind)
+	return textsafe.String(kind)
 }
 
 // age is kubectl's AGE of the object: the time since

@@ -1,6 +1,7 @@
 package rawobj
 
 import (
+	"hash/maphash"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -16,8 +17,20 @@ import (
 // must therefore not change while the value is in use. An Object's JSON,
 // and anything cut out of it (Member), never changes.
 func DecodeValue(data []byte) (any, error) {
+	return DecodeFields(data, nil)
+}
+
+// Fields selects what DecodeFields keeps of a JSON value: of an object,
+// the members named, each with the Fields of its own value (nil: all of
+// it); of an array, what the same Fields keep of each element. Anything
+// else is skipped by the scanner, validated but never decoded.
+type Fields map[string]Fields
+
+// DecodeFields is DecodeValue keeping only the fields keep selects (nil
+// keeps everything).
+func DecodeFields(data []byte, keep Fields) (any, error) {
 	d := valueDecoder{scanner: scanner{data: data}}
-	v, err := d.value(0)
+	v, err := d.value(0, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -35,18 +48,18 @@ type valueDecoder struct {
 	scratch []byte
 }
 
-// value decodes the value at pos; depth is the nesting level of its
-// container (0 at top level).
-func (d *valueDecoder) value(depth int) (any, error) {
+// value decodes what keep selects of the value at pos; depth is the
+// nesting level of its container (0 at top level).
+func (d *valueDecoder) value(depth int, keep Fields) (any, error) {
 	d.skipSpace()
 	if d.pos >= len(d.data) {
 		return nil, d.unexpected()
 	}
 	switch c := d.data[d.pos]; c {
 	case '{':
-		return d.object(depth + 1)
+		return d.object(depth+1, keep)
 	case '[':
-		return d.array(depth + 1)
+		return d.array(depth+1, keep)
 	case '"':
 		return d.string()
 	case 't':
@@ -91,8 +104,9 @@ func (d *valueDecoder) string() (string, error) {
 	return unsafe.String(&raw[0], len(raw)), nil
 }
 
-// object decodes the object at pos, at nesting level depth.
-func (d *valueDecoder) object(depth int) (map[string]any, error) {
+// object decodes what keep selects of the object at pos, at nesting level
+// depth.
+func (d *valueDecoder) object(depth int, keep Fields) (map[string]any, error) {
 	empty, err := d.objectStart(depth)
 	if err != nil {
 		return nil, err
@@ -106,7 +120,11 @@ func (d *valueDecoder) object(depth int) (map[string]any, error) {
 		if mb, d.scratch, err = d.memberKey(d.scratch); err != nil {
 			return nil, err
 		}
-		if m[d.key(mb)], err = d.value(depth); err != nil {
+		if sub, ok := keep[string(mb.key)]; ok || keep == nil {
+			if m[d.key(mb)], err = d.value(depth, sub); err != nil {
+				return nil, err
+			}
+		} else if err := d.skipValue(depth); err != nil {
 			return nil, err
 		}
 		if end, err := d.memberEnd(); err != nil || end {
@@ -131,8 +149,9 @@ func (d *valueDecoder) key(mb member) string {
 	return unsafe.String(&mb.key[0], len(mb.key))
 }
 
-// array decodes the array at pos, at nesting level depth.
-func (d *valueDecoder) array(depth int) ([]any, error) {
+// array decodes the array at pos, at nesting level depth, keeping what
+// keep selects of each element.
+func (d *valueDecoder) array(depth int, keep Fields) ([]any, error) {
 	if err := d.checkDepth(depth); err != nil {
 		return nil, err
 	}
@@ -144,7 +163,7 @@ func (d *valueDecoder) array(depth int) ([]any, error) {
 		return a, nil
 	}
 	for {
-		v, err := d.value(depth)
+		v, err := d.value(depth, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -158,6 +177,95 @@ func (d *valueDecoder) array(depth int) ([]any, error) {
 			return a, nil
 		default:
 			return nil, d.unexpected()
+		}
+	}
+}
+
+// HashFields writes to h what keep selects of the JSON value in data (as
+// DecodeFields would decode it), as written: the selected parts of two
+// values whose texts are equal hash equally, so that a result computed
+// from DecodeFields can be kept by the hash. Whitespace and member order
+// count: equal values written differently may hash differently.
+func HashFields(h *maphash.Hash, data []byte, keep Fields) error {
+	d := valueDecoder{scanner: scanner{data: data}}
+	if err := d.hash(h, 0, keep); err != nil {
+		return err
+	}
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return d.unexpected()
+	}
+	return nil
+}
+
+// hash writes what keep selects of the value at pos to h; depth is the
+// nesting level of its container.
+func (d *valueDecoder) hash(h *maphash.Hash, depth int, keep Fields) error {
+	d.skipSpace()
+	start := d.pos
+	switch {
+	case keep != nil && d.peek() == '{':
+		return d.hashObject(h, depth+1, keep)
+	case keep != nil && d.peek() == '[':
+		return d.hashArray(h, depth+1, keep)
+	}
+	if err := d.skipValue(depth); err != nil {
+		return err
+	}
+	_, _ = h.Write(d.data[start:d.pos])
+	return h.WriteByte(0)
+}
+
+// hashObject is hash for the object at pos.
+func (d *valueDecoder) hashObject(h *maphash.Hash, depth int, keep Fields) error {
+	_ = h.WriteByte('{')
+	empty, err := d.objectStart(depth)
+	for !empty && err == nil {
+		var mb member
+		if mb, d.scratch, err = d.memberKey(d.scratch); err != nil {
+			return err
+		}
+		if sub, ok := keep[string(mb.key)]; ok {
+			_, _ = h.Write(mb.key)
+			_ = h.WriteByte(':')
+			err = d.hash(h, depth, sub)
+		} else {
+			err = d.skipValue(depth)
+		}
+		if err == nil {
+			empty, err = d.memberEnd()
+		}
+	}
+	_ = h.WriteByte('}')
+	return err
+}
+
+// hashArray is hash for the array at pos, each element with keep.
+func (d *valueDecoder) hashArray(h *maphash.Hash, depth int, keep Fields) error {
+	if err := d.checkDepth(depth); err != nil {
+		return err
+	}
+	_ = h.WriteByte('[')
+	d.pos++
+	d.skipSpace()
+	if d.peek() == ']' {
+		d.pos++
+		return h.WriteByte(']')
+	}
+	for {
+		if err := d.hash(h, depth, keep); err != nil {
+			return err
+		}
+		d.skipSpace()
+		switch d.peek() {
+		case ',':
+			d.pos++
+			_ = h.WriteByte(',')
+		case ']':
+			d.pos++
+			return h.WriteByte(']')
+		default:
+			return d.unexpected()
 		}
 	}
 }

@@ -3,6 +3,7 @@ package rawobj
 import (
 	"bytes"
 	"encoding/json"
+	"hash/maphash"
 	"reflect"
 	"testing"
 
@@ -37,6 +38,42 @@ func checkDecodeValue(t *testing.T, data []byte) {
 	if err == nil && !reflect.DeepEqual(got, want) {
 		t.Fatalf("DecodeValue(%q) = %#v, util/json = %#v", data, got, want)
 	}
+	// DecodeFields keeps what pruning the whole value keeps.
+	keep := Fields{"metadata": {"name": nil, "labels": nil}, "x": {"y": nil}, "status": nil}
+	pruned, perr := DecodeFields(data, keep)
+	if (perr != nil) != (err != nil) {
+		if perr != nil && json.Valid(data) && bytes.Contains([]byte(perr.Error()), []byte("max depth")) {
+			return
+		}
+		t.Fatalf("DecodeFields(%q): %v; DecodeValue: %v", data, perr, err)
+	}
+	if err == nil && !reflect.DeepEqual(pruned, prune(want, keep)) {
+		t.Fatalf("DecodeFields(%q) = %#v, want %#v", data, pruned, prune(want, keep))
+	}
+}
+
+// prune is what keep selects of v (see Fields).
+func prune(v any, keep Fields) any {
+	if keep == nil {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, sub := range keep {
+			if e, ok := x[k]; ok {
+				out[k] = prune(e, sub)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = prune(e, keep)
+		}
+		return out
+	}
+	return v
 }
 
 func TestDecodeValue(t *testing.T) {
@@ -56,4 +93,35 @@ func FuzzDecodeValue(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(checkDecodeValue)
+}
+
+func TestHashFields(t *testing.T) {
+	seed := maphash.MakeSeed()
+	sum := func(data string, keep Fields) uint64 {
+		t.Helper()
+		var h maphash.Hash
+		h.SetSeed(seed)
+		if err := HashFields(&h, []byte(data), keep); err != nil {
+			t.Fatalf("HashFields(%s): %v", data, err)
+		}
+		return h.Sum64()
+	}
+	a := `{"a":1,"b":{"c":[{"x":1,"y":2}],"d":3}}`
+	b := `{"a":1,"b":{"c":[{"x":1,"y":9}],"d":4}}`
+	narrow := Fields{"b": {"c": {"x": nil}}}
+	if sum(a, narrow) != sum(b, narrow) {
+		t.Error("values equal in what is selected hash differently")
+	}
+	for _, keep := range []Fields{nil, {"b": nil}, {"b": {"d": nil}}, {"b": {"c": {"y": nil}}}} {
+		if sum(a, keep) == sum(b, keep) {
+			t.Errorf("values that differ in what %v selects hash equally", keep)
+		}
+	}
+	if sum(`{"a":[1,2]}`, Fields{"a": nil}) == sum(`{"a":[12]}`, Fields{"a": nil}) {
+		t.Error("[1,2] and [12] hash equally")
+	}
+	var h maphash.Hash
+	if err := HashFields(&h, []byte(`{"a":`), narrow); err == nil {
+		t.Error("broken JSON hashed")
+	}
 }

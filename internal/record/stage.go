@@ -47,7 +47,9 @@ type Stage struct {
 	showSecretData bool
 	diff           *differ
 	where          []*celexpr.Program
-	health         bool
+	// judge judges every kept record's object (Options.Health); nil
+	// without.
+	judge *health.Judge
 }
 
 // NewStage checks o and returns its Stage.
@@ -63,7 +65,9 @@ func NewStage(o Options) (*Stage, error) {
 		showSecretData: o.ShowSecretData,
 		diff:           d,
 		where:          o.Where,
-		health:         o.Health,
+	}
+	if o.Health {
+		s.judge = health.NewJudge()
 	}
 	types := o.Types
 	if len(types) == 0 {
@@ -116,8 +120,8 @@ func TypeNames() []string {
 // false when the filters drop the delta; rec is then meaningless.
 func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, now time.Time) (keep bool, err error) {
 	keep, err = s.fill(rec, t, it, now)
-	if keep && s.health {
-		rec.Health = judge(it)
+	if keep && s.judge != nil {
+		rec.Health = s.healthOf(it)
 	}
 	return keep, err
 }
@@ -177,12 +181,12 @@ func (s *Stage) fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 	return true, nil
 }
 
-// judge is the health of it's object as handed out: NotFound for a
+// healthOf is the health of it's object as handed out: NotFound for a
 // deletion, whatever its final state said.
-func judge(it *informer.Item) *printer.Health {
+func (s *Stage) healthOf(it *informer.Item) *printer.Health {
 	h := health.Gone()
 	if it.Type != cache.Deleted {
-		h = health.Of(it.Object)
+		h = s.judge.Of(it.Object)
 	}
 	return &printer.Health{Status: string(h.Status), Reason: h.Reason, Message: h.Message}
 }
