@@ -79,8 +79,9 @@ func Gone() Health {
 	return Health{Status: NotFound, Message: "Resource does not exist"}
 }
 
-// Judge judges objects. Its zero value is not usable: make it with
-// NewJudge. It is safe for concurrent use.
+// Judge judges objects; it is safe for concurrent use. NewJudge's decodes
+// little and keeps verdicts; the zero value decodes whole statuses and
+// keeps nothing (the reference the tests hold NewJudge's to).
 type Judge struct {
 	// podStatus is what the Pod rules (kstatus' and this package's) read
 	// of a Pod's status; the rest of it — a container's image, resources,
