@@ -302,7 +302,7 @@ func TestPodStatusFields(t *testing.T) {
 			}
 		}
 	}
-	if got := NewJudge().At(judgeableT(t, benchPod), created); got.Status != Current || got.Message != "Pod is Ready" {
+	if got := NewJudge().At(runningPod(t), created); got.Status != Current || got.Message != "Pod is Ready" {
 		t.Errorf("the benchmark's Pod: %+v", got)
 	}
 }
