@@ -18,7 +18,6 @@ func runningPod(tb testing.TB) *rawobj.Object {
 	return judgeableT(tb, string(data))
 }
 
-
 // BenchmarkOf is health's cost per Pod delta.
 func BenchmarkOf(b *testing.B) {
 	o := runningPod(b)
