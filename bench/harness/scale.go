@@ -83,7 +83,7 @@ func scaleClients() []clientDef {
 			ID: "d-json-nh", Group: "d", Label: "(d) -o json --health=false",
 			Measured:      "-o json --health=false: records without the kstatus verdict, for the cost of health (issue 22).",
 			peakPerObject: 6000,
-			mode:          lines(), exits: true, noBurst: true,
+			mode:          lines(), exits: true,
 			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--health=false") },
 		},
 		{

@@ -201,6 +201,16 @@ func (r *scaleRun) targets() []target {
 	} else {
 		add(healthName, false, false, "not measured")
 	}
+	for _, rate := range r.rates() {
+		name := fmt.Sprintf("(issue 22) health on: churn at %s CPU per 1,000 events ≤ 1.1 × --health=false", rateLabel(rate))
+		on, off := r.churnOf(d, rate), r.churnOf("d-json-nh", rate)
+		if on == nil || off == nil || on.CPUPer1000MS() == 0 || off.CPUPer1000MS() == 0 {
+			add(name, false, false, "not measured")
+			continue
+		}
+		q := on.CPUPer1000MS() / off.CPUPer1000MS()
+		add(name, true, q <= 1.1, fmt.Sprintf("%.0f ms vs %.0f ms = %.2f×", on.CPUPer1000MS(), off.CPUPer1000MS(), q))
+	}
 	if r.Tag != "" {
 		// A run of some clients: only what it measured.
 		out = slices.DeleteFunc(out, func(t target) bool { return !t.Known })
