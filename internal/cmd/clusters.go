@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 
@@ -33,6 +37,9 @@ type cluster struct {
 	// targets are what to watch there, tagged with the cluster's context:
 	// the resolved targets and scouts the user may list and watch.
 	targets []informer.Target
+	// events are the Events informers of --events the user may list and
+	// watch (eventTargets).
+	events []informer.Target
 }
 
 // clusters returns the clusters of the run: one, through the command's
@@ -149,7 +156,84 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 	for i := range cl.targets {
 		cl.targets[i].Context = cl.conn.Context
 	}
+	if o.events {
+		cl.events = checkEventsAccess(ctx, cl, eventTargets(cl, o.tree))
+	}
 	return nil
+}
+
+// checkEventsAccess keeps the Events informers the user may list and
+// watch; for the others, one note each: the stream goes on without their
+// Events.
+func checkEventsAccess(ctx context.Context, cl *cluster, ts []informer.Target) []informer.Target {
+	ctx, cancel := context.WithTimeout(ctx, cl.conn.StartupLimit())
+	defer cancel()
+	access := targets.Access{Client: cl.client, Reviews: cl.reviews, Context: cl.conn.Context, ErrOut: cl.errOut}
+	var kept []informer.Target
+	for _, t := range ts {
+		if err := access.Denied(ctx, t); err != nil {
+			where := "in any namespace"
+			if t.Namespace != "" {
+				where = "in namespace " + t.Namespace
+			}
+			fmt.Fprintf(cl.errOut, "info: %s--events: you may not list and watch events.events.k8s.io %s: no Events from there\n", cl.conn.Prefix(), where)
+			continue
+		}
+		kept = append(kept, t)
+	}
+	return kept
+}
+
+// eventTargets are the Events informers of --events for a cluster: the
+// namespaces its objects are in (an object's Events are in its namespace,
+// a cluster-scoped object's in "default"), or every namespace with -A or
+// a tree searched everywhere. One named object, without --tree, is
+// narrowed by the server to the Events of its name and kind. They watch
+// events.k8s.io/v1, the Events API of every supported server (core/v1
+// Events are the same objects).
+func eventTargets(cl *cluster, tree bool) []informer.Target {
+	base := informer.Target{
+		Context:  cl.conn.Context,
+		Resource: schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"},
+		Kind:     schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"},
+		Optional: true, Unfiltered: true, Events: true,
+	}
+	everywhere := cl.req.AllNamespaces
+	var roots []informer.Target
+	namespaces := map[string]bool{}
+	for _, t := range cl.targets {
+		switch {
+		case t.Unfiltered && t.Namespace == "":
+			everywhere = true // a scout of every namespace
+		case t.Unfiltered:
+			namespaces[t.Namespace] = true
+		case t.Namespace == "":
+			namespaces[metav1.NamespaceDefault] = true // cluster-scoped
+			roots = append(roots, t)
+		default:
+			namespaces[t.Namespace] = true
+			roots = append(roots, t)
+		}
+	}
+	if everywhere {
+		return []informer.Target{base}
+	}
+	if len(roots) == 1 && roots[0].Name != "" && !tree {
+		r := roots[0]
+		base.Namespace = r.Namespace
+		if base.Namespace == "" {
+			base.Namespace = metav1.NamespaceDefault
+		}
+		base.FieldSelector = "regarding.name=" + r.Name + ",regarding.kind=" + r.Kind.Kind
+		return []informer.Target{base}
+	}
+	out := make([]informer.Target, 0, len(namespaces))
+	for _, ns := range slices.Sorted(maps.Keys(namespaces)) {
+		t := base
+		t.Namespace = ns
+		out = append(out, t)
+	}
+	return out
 }
 
 // exclusions is --exclude: nil for the default exclusions, empty (not

@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
@@ -121,6 +122,7 @@ type DeltasOptions struct {
 	showManager       bool
 	health            bool
 	healthSet         bool
+	events            bool
 	timestamps        bool
 	noHeaders         bool
 	color             string
@@ -161,6 +163,9 @@ type DeltasOptions struct {
 	contextNames []string
 	// waiter holds the parsed --until, --until-any and --fail-when.
 	waiter *condition.Waiter
+	// join adds the Events of the watched objects (--events); set by
+	// Run's buildEngine, nil without --events.
+	join *events.Join
 
 	genericiooptions.IOStreams
 }
@@ -238,6 +243,7 @@ func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.showManagedFields, "show-managed-fields", o.showManagedFields, "Keep metadata.managedFields in printed objects (stripped by default).")
 	flags.BoolVar(&o.showSecretData, "show-secret-data", o.showSecretData, "Print the values of Secrets (data, stringData, last-applied-configuration); redacted by default.")
 	flags.BoolVar(&o.health, "health", o.health, "Judge each object's health as kstatus does: text lines end with it (\"Updated: replicaset.apps web-7d4 InProgress: Ready: 1/3\"). JSON and YAML records carry it unless --health=false.")
+	flags.BoolVar(&o.events, "events", o.events, "Also print the Events whose subject is a watched object (by UID), in the same stream: text \"Event: pod web-x Warning FailedScheduling: …\", JSON a record of kind Event. A repetition is an Updated; Events' expiry is not printed. Events of other objects are not shown nor kept.")
 	flags.BoolVar(&o.showManager, "show-manager", o.showManager, "Text output: name the field manager of each change (\"Updated: demo by kubectl-edit\").")
 	flags.BoolVar(&o.timestamps, "timestamps", o.timestamps, "Prefix human-readable output with the time each delta was popped.")
 	flags.BoolVar(&o.noHeaders, "no-headers", o.noHeaders, "Do not print the header of wide and custom-columns output.")
@@ -514,6 +520,9 @@ func (o *DeltasOptions) Validate() error {
 		return errors.New("--until-synced cannot be used with --resource-version: a resumed stream has no initial list")
 	case o.resourceVersion == "0":
 		return errors.New(`invalid --resource-version "0": give the resourceVersion of a previous delta to resume from`)
+	}
+	if o.metadataOnly && o.events {
+		return errors.New("--events cannot be used with --metadata-only: an Event's message is not in its metadata; drop --metadata-only to see Events")
 	}
 	if o.metadataOnly && (o.healthSet && o.health || o.waiter != nil && o.waiter.OnHealth()) {
 		return errors.New("--metadata-only objects carry no status to judge their health: drop --metadata-only, or --health and status= conditions")

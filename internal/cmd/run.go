@@ -114,6 +114,16 @@ func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*t
 			}
 		}
 	}
+	if o.events {
+		o.join = events.NewJoin(engine, nil)
+		for _, cl := range clusters {
+			for _, t := range cl.events {
+				if err := o.join.Watch(t); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
 	return engine, follows, nil
 }
 
@@ -139,7 +149,8 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 }
 
 // sinkChain is what the engine hands its batches to: the tree (with
-// --tree), which decides what is printed; the waiter (with a condition),
+// --tree), which decides what is printed; the join (with --events), which
+// adds the Events of what is printed; the waiter (with a condition),
 // which sees what is printed and stops the run through runOpts.Check; the
 // record sink, which prints.
 func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.RunOptions) informer.Sink {
@@ -154,6 +165,9 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 			runOpts.CheckEvery = time.Second // an unschedulable Pod fails with time alone
 		}
 		sink = o.waiter.Sink(waitedStream{engine}, sink)
+	}
+	if o.join != nil {
+		sink = o.join.Sink(sink)
 	}
 	if o.tree {
 		sink = tree.New(engine, sink)
@@ -262,7 +276,7 @@ func (o *DeltasOptions) engineConfig(clientOf func(context string) rest.Interfac
 				MetadataOnly:  o.metadataOnly || t.MetadataOnly,
 			}
 			if t.Unfiltered {
-				target.LabelSelector, target.FieldSelector = "", withName("", t.Name)
+				target.LabelSelector, target.FieldSelector = "", withName(t.FieldSelector, t.Name)
 			}
 			if target.MetadataOnly && !t.MetadataOnly {
 				target.FullObjects = func() {

@@ -114,6 +114,10 @@ type viewSink struct {
 }
 
 func (s viewSink) Handle(b informer.Batch) (bool, error) {
+	if b.Informer.Target().Events {
+		// Events explain the objects waited on; no condition is about them.
+		return s.Sink.Handle(b)
+	}
 	id := b.Informer.Target().ID()
 	objects := s.w.view[id]
 	if objects == nil {

@@ -117,7 +117,14 @@ func New(cfg Config, errOut io.Writer) *Engine {
 // added while Run runs is news to the stream (Batch.Joined): its objects
 // are shown as Added.
 func (e *Engine) Add(t Target) (*Informer, error) {
-	return e.add(t, true)
+	return e.add(t, true, nil)
+}
+
+// AddAdmitted is Add for an informer whose Store and stream keep only
+// the objects a admits (see Admission).
+func (e *Engine) AddAdmitted(t Target, a Admission) (*Informer, error) {
+	inf, err := e.add(t, true, a)
+	return inf, err
 }
 
 // AddInitial is Add for a target whose initial list is part of the state
@@ -125,12 +132,12 @@ func (e *Engine) Add(t Target) (*Informer, error) {
 // shown as Replaced and initial, as those of the informers added before
 // Run (--tree's types promoted while the roots' lists come in).
 func (e *Engine) AddInitial(t Target) (*Informer, error) {
-	return e.add(t, false)
+	return e.add(t, false, nil)
 }
 
 // add adds t's informer; joined says whether, added while Run runs, its
-// initial list is news.
-func (e *Engine) add(t Target, joined bool) (*Informer, error) {
+// initial list is news; a, if not nil, is its Admission.
+func (e *Engine) add(t Target, joined bool, a Admission) (*Informer, error) {
 	e.lock.Lock()
 	defer e.lock.Unlock()
 	id := t.ID()
@@ -141,6 +148,7 @@ func (e *Engine) add(t Target, joined bool) (*Informer, error) {
 		return nil, fmt.Errorf("cannot watch %s: the stream has ended", describe(t))
 	}
 	inf := newInformer(t, &e.cfg, e.reflectorError, e.health.recovered)
+	inf.admission = a
 	e.informers[id] = inf
 	e.order = append(e.order, id)
 	if e.runCtx != nil {

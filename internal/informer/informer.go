@@ -38,6 +38,12 @@ type Target struct {
 	// MetadataOnly lists and watches the objects' metadata only
 	// (PartialObjectMetadata), also when the run watches whole objects.
 	MetadataOnly bool
+	// Events marks the Events that explain the run's objects (--events):
+	// not an object the user named or a member of a tree, but a companion
+	// stream whose Sink (events.Join) decides what is shown. FieldSelector
+	// is its own selector; the run's selectors do not apply.
+	Events        bool
+	FieldSelector string
 }
 
 // ID identifies the informer of t within an Engine: two targets with the
@@ -52,6 +58,9 @@ func (t Target) ID() string {
 	}
 	if t.MetadataOnly {
 		id += "|metadata"
+	}
+	if t.Events {
+		id += "|events|" + t.FieldSelector
 	}
 	return id
 }
@@ -89,6 +98,40 @@ type Informer struct {
 	// joined: the informer was added while the Engine ran. Set before
 	// start, read-only after.
 	joined bool
+	// admission, if set, decides which objects enter the Store (see
+	// Admission). Set before start, read-only after.
+	admission Admission
+}
+
+// Admission decides which of the objects an informer watches enter its
+// Store and the stream, for an informer that keeps only some of what it
+// watches (the Events of the run's objects, on a busy cluster).
+type Admission interface {
+	// Admit reports whether obj, whose key is not in the Store, enters
+	// it; initial says it came with the initial list. An object not
+	// admitted is not stored nor handed out, and its deletion is not
+	// either; a later version is asked about again. Admit runs on the
+	// informer's consumer goroutine under the FIFO's lock: it must not
+	// block, nor call the informer.
+	Admit(obj *rawobj.Object, initial bool) bool
+}
+
+// Adopt puts obj into the Store, as a popped Added delta would, unless
+// the Store has its key already (a newer version came in since): an
+// object that Admission turned away and wants in after all. It reports
+// whether obj was stored; the caller hands it out. It takes the FIFO's
+// lock, so a relist sees the Store with or without obj, never half.
+func (inf *Informer) Adopt(obj *rawobj.Object) (stored bool, err error) {
+	key := cache.ObjectKey(obj)
+	inf.fifo.Locked(func() {
+		var exists bool
+		if _, exists, err = inf.store.GetByKey(key); err != nil || exists {
+			return
+		}
+		err = inf.store.Add(obj)
+		stored = err == nil
+	})
+	return stored, err
 }
 
 // Target returns what the informer watches.
@@ -211,7 +254,7 @@ func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(er
 	for {
 		var b Batch
 		_, err := inf.fifo.Pop(func(deltas cache.Deltas, initial bool) error {
-			items, err := inf.process(deltas)
+			items, err := inf.process(deltas, initial)
 			if err != nil {
 				return err
 			}
@@ -237,9 +280,10 @@ func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(er
 	}
 }
 
-// process applies popped deltas to the Store and describes them. It runs
-// under the FIFO's lock and does no I/O.
-func (inf *Informer) process(deltas cache.Deltas) ([]Item, error) {
+// process applies popped deltas to the Store and describes them; initial
+// says they came with the initial list. It runs under the FIFO's lock and
+// does no I/O.
+func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) {
 	items := make([]Item, 0, len(deltas))
 	for _, d := range deltas {
 		it := Item{Delta: d}
@@ -253,6 +297,9 @@ func (inf *Informer) process(deltas cache.Deltas) ([]Item, error) {
 			old, exists, err := inf.store.GetByKey(it.Key)
 			if err != nil {
 				return nil, err
+			}
+			if !exists && inf.admission != nil && !inf.admission.Admit(obj, initial) {
+				continue
 			}
 			if exists {
 				it.Old = old.(*rawobj.Object)
@@ -281,8 +328,12 @@ func (inf *Informer) process(deltas cache.Deltas) ([]Item, error) {
 			default:
 				return nil, fmt.Errorf("unexpected object %T in a Deleted delta", d.Object)
 			}
-			if old, exists, _ := inf.store.GetByKey(it.Key); exists {
+			old, exists, _ := inf.store.GetByKey(it.Key)
+			if exists {
 				it.Old = old.(*rawobj.Object)
+			} else if inf.admission != nil {
+				// Never admitted: nothing was shown to delete.
+				continue
 			}
 			if err := inf.store.Delete(d.Object); err != nil {
 				return nil, err

@@ -32,24 +32,24 @@ func TestInformerProcess(t *testing.T) {
 	store := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
 	inf := &Informer{store: store}
 	a1, a2 := cm(t, "a", "1", "u1", "x"), cm(t, "a", "2", "u1", "y")
-	items, err := inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}})
+	items, err := inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}}, false)
 	if err != nil || len(items) != 1 || items[0].Old != nil || items[0].Unchanged {
 		t.Fatalf("initial: %+v, %v", items, err)
 	}
 	// A relist (or a list started again) with the same resourceVersion
 	// is unchanged.
-	items, _ = inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}})
+	items, _ = inf.process(cache.Deltas{{Type: cache.Replaced, Object: a1}}, false)
 	if !items[0].Unchanged || items[0].Old != a1 {
 		t.Errorf("relist of an unchanged object: %+v", items[0])
 	}
-	items, _ = inf.process(cache.Deltas{{Type: cache.Updated, Object: a2}, {Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: "ns/a", Obj: a2}}})
+	items, _ = inf.process(cache.Deltas{{Type: cache.Updated, Object: a2}, {Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: "ns/a", Obj: a2}}}, false)
 	if items[0].Old != a1 || items[1].Old != a2 || !items[1].Tombstone || items[1].Key != "ns/a" {
 		t.Errorf("update+tombstone: %+v", items)
 	}
 	if len(store.ListKeys()) != 0 {
 		t.Errorf("store after delete: %v", store.ListKeys())
 	}
-	if _, err := inf.process(cache.Deltas{{Type: cache.Added, Object: "nope"}}); err == nil {
+	if _, err := inf.process(cache.Deltas{{Type: cache.Added, Object: "nope"}}, false); err == nil {
 		t.Error("a foreign object was accepted")
 	}
 }
@@ -104,5 +104,47 @@ func TestFatalErrors(t *testing.T) {
 	gone := apierrors.NewGone("gone") //nolint:staticcheck // servers before 1.18 sent 410 Gone
 	if !cache.IsExpired(apierrors.NewResourceExpired("old")) || !cache.IsExpired(gone) {
 		t.Error("expired not recognized")
+	}
+}
+
+// admitNames admits the objects whose names it holds.
+type admitNames map[string]bool
+
+func (a admitNames) Admit(obj *rawobj.Object, _ bool) bool { return a[obj.Name] }
+
+func TestInformerAdmission(t *testing.T) {
+	store := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
+	admit := admitNames{}
+	inf := &Informer{store: store, admission: admit, fifo: cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KnownObjects: store})}
+	b1, b2, c1 := cm(t, "b", "1", "u1", "x"), cm(t, "b", "2", "u1", "y"), cm(t, "c", "3", "u2", "z")
+
+	items, err := inf.process(cache.Deltas{{Type: cache.Replaced, Object: b1}, {Type: cache.Deleted, Object: b1}}, true)
+	if err != nil || len(items) != 0 || len(store.ListKeys()) != 0 {
+		t.Fatalf("not admitted: items %+v, store %v, %v", items, store.ListKeys(), err)
+	}
+	admit["b"] = true
+	items, _ = inf.process(cache.Deltas{{Type: cache.Updated, Object: b2}}, false)
+	if len(items) != 1 || items[0].Object != b2 || items[0].Old != nil {
+		t.Fatalf("admitted later: %+v", items)
+	}
+	// Once stored, an object is followed whatever Admit says now.
+	delete(admit, "b")
+	items, _ = inf.process(cache.Deltas{{Type: cache.Deleted, Object: b2}}, false)
+	if len(items) != 1 || items[0].Old != b2 {
+		t.Fatalf("deletion of a stored object: %+v", items)
+	}
+
+	if stored, err := inf.Adopt(c1); !stored || err != nil {
+		t.Fatalf("Adopt of an unknown key: %v, %v", stored, err)
+	}
+	newer := cm(t, "c", "4", "u2", "w")
+	if err := store.Update(newer); err != nil {
+		t.Fatal(err)
+	}
+	if stored, _ := inf.Adopt(c1); stored {
+		t.Error("Adopt replaced a newer version")
+	}
+	if got, _, _ := store.GetByKey("ns/c"); got != newer {
+		t.Errorf("store has %v, want the newer version", got)
 	}
 }

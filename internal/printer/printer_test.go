@@ -801,3 +801,32 @@ func BenchmarkTextWithChanges(b *testing.B) {
 		}
 	}
 }
+
+func TestEventText(t *testing.T) {
+	r := &Record{
+		Type: "Updated", APIVersion: "events.k8s.io/v1", Kind: "Event", Namespace: "demo", Name: "web-x.17f",
+		Event: &Event{
+			APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: "demo", Name: "web-5f57bf4468",
+			Type: "Warning", Reason: "FailedCreate", Message: "quota\x1b]0;owned\x07 exceeded", Count: 3,
+		},
+		Object: object(`{"kind":"Event"}`),
+	}
+	o := testOptions("text")
+	got := printAll(t, o, []*Record{r})
+	want := "Event: replicaset.apps web-5f57bf4468 Warning FailedCreate: quota\\x1b]0;owned\\x07 exceeded (3 times)\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	o.AllNamespaces = true
+	r.Event.Count = 1
+	got = printAll(t, o, []*Record{r})
+	want = "Event: replicaset.apps demo/web-5f57bf4468 Warning FailedCreate: quota\\x1b]0;owned\\x07 exceeded\n"
+	if got != want {
+		t.Errorf("-A: got %q, want %q", got, want)
+	}
+	// JSON keeps the text exact, in the object, and adds no field.
+	line := strings.TrimSuffix(printAll(t, testOptions("json"), []*Record{r}), "\n")
+	if keys, want := jsonKeys(t, line), wantKeys(r); strings.Join(keys, ",") != strings.Join(want, ",") {
+		t.Errorf("keys = %v, want %v", keys, want)
+	}
+}

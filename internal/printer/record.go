@@ -58,6 +58,9 @@ type Record struct {
 	// judged (objects without status under --metadata-only, or a format
 	// that does not show it).
 	Health *Health
+	// Event is what human output says of an Event that explains an
+	// object (--events); nil for other records. JSON has it all in Object.
+	Event *Event
 	// Changes is the field-level diff against the previous state; nil when
 	// not computed (no --diff), an empty non-nil slice when nothing changed.
 	Changes []diff.Operation
@@ -74,6 +77,17 @@ type Owner struct {
 	Kind       string
 	Name       string
 	UID        string
+}
+
+// Event is an Event record's summary for human output: its subject, and
+// what happened to it.
+type Event struct {
+	// Subject's apiVersion, kind, namespace and name.
+	APIVersion, Kind, Namespace, Name string
+	// Type is Normal or Warning; Reason and Message say what happened;
+	// Count how many times (at least 1).
+	Type, Reason, Message string
+	Count                 int
 }
 
 // Health is a verdict on an object (kstatus' statuses: Current,

@@ -103,6 +103,9 @@ func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 		b = p.endColor(b, colorFaint)
 		b = append(b, ' ')
 	}
+	if r.Event != nil {
+		return p.appendEvent(b, r)
+	}
 	c := typeColor(r.Type)
 	b = p.startColor(b, c)
 	b = textsafe.Append(b, r.Type)
@@ -156,6 +159,41 @@ func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// appendEvent appends the line of an Event record (--events), whatever
+// its delta: the Event's subject and what it says happened, the count
+// telling a repetition from the first time:
+//
+//	Event: pod web-5d4f9-x2x7q Warning FailedScheduling: 0/4 nodes are available: … (3 times)
+func (p *textPrinter) appendEvent(b []byte, r *Record) []byte {
+	e := r.Event
+	b = p.startColor(b, colorFaint)
+	b = append(b, "Event:"...)
+	b = p.endColor(b, colorFaint)
+	b = append(b, ' ')
+	b = appendTypeName(b, &Record{APIVersion: e.APIVersion, Kind: e.Kind})
+	b = append(b, ' ')
+	b = appendSubject(b, &Record{Namespace: e.Namespace, Name: e.Name}, p.o.AllNamespaces)
+	b = append(b, ' ')
+	c := ""
+	if e.Type == "Warning" {
+		c = colorRed
+	}
+	b = p.startColor(b, c)
+	b = textsafe.Append(b, e.Type)
+	b = append(b, ' ')
+	b = textsafe.Append(b, e.Reason)
+	b = append(b, ':')
+	b = p.endColor(b, c)
+	b = append(b, ' ')
+	b = textsafe.Append(b, e.Message)
+	if e.Count > 1 {
+		b = append(b, " ("...)
+		b = strconv.AppendInt(b, int64(e.Count), 10)
+		b = append(b, " times)"...)
+	}
+	return append(b, '\n')
 }
 
 func (p *textPrinter) startColor(b []byte, c string) []byte {

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/delta"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
@@ -120,10 +121,15 @@ func TypeNames() []string {
 // false when the filters drop the delta; rec is then meaningless.
 func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, now time.Time) (keep bool, err error) {
 	keep, err = s.fill(rec, t, it, now)
-	if keep && s.judge != nil {
+	switch {
+	case !keep || err != nil:
+	case t.Events:
+		// An Event explains an object; it has no health of its own.
+		rec.Event, err = eventOf(it)
+	case s.judge != nil:
 		rec.Health = s.healthOf(it)
 	}
-	return keep, err
+	return keep && err == nil, err
 }
 
 // fill is Fill but for the health, which only kept records need.
@@ -179,6 +185,21 @@ func (s *Stage) fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 		}
 	}
 	return true, nil
+}
+
+// eventOf is what human output says of an Event record.
+func eventOf(it *informer.Item) (*printer.Event, error) {
+	if it.Object == nil {
+		return &printer.Event{}, nil
+	}
+	e, err := events.Summarize(it.Object.JSON)
+	if err != nil {
+		return nil, err
+	}
+	return &printer.Event{
+		APIVersion: e.Subject.APIVersion, Kind: e.Subject.Kind, Namespace: e.Subject.Namespace, Name: e.Subject.Name,
+		Type: e.Type, Reason: e.Reason, Message: e.Message, Count: e.Count,
+	}, nil
 }
 
 // healthOf is the health of it's object as handed out: NotFound for a

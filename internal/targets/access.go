@@ -84,6 +84,13 @@ func (a Access) Check(ctx context.Context, targets []informer.Target) ([]informe
 	return kept, nil
 }
 
+// Denied returns the Forbidden error of the first of list and watch that
+// the user may not use on t, nil when both are allowed or the server cannot
+// say (the list and watch themselves remain the final word).
+func (a Access) Denied(ctx context.Context, t informer.Target) error {
+	return deniedVerb(ctx, a.Reviews, t)
+}
+
 // deniedVerb returns the Forbidden error of the first of list and watch
 // that the user may not use on t, nil when both are allowed (or the server
 // cannot say).

@@ -78,8 +78,9 @@ func ScoutTarget(t informer.Target, namespace string) informer.Target {
 }
 
 // IsRoot reports whether t is a root target of a tree (or of a run
-// without one): not a scout, not an owned type.
-func IsRoot(t informer.Target) bool { return !t.Unfiltered }
+// without one): not a scout, not an owned type, not the Events that
+// explain them.
+func IsRoot(t informer.Target) bool { return !t.Unfiltered && !t.Events }
 
 // member is an object in the tree, by UID.
 type member struct {
@@ -150,6 +151,11 @@ func New(engine Engine, next informer.Sink) *Tree {
 // Handle implements informer.Sink.
 func (t *Tree) Handle(b informer.Batch) (bool, error) {
 	target := b.Informer.Target()
+	if target.Events {
+		// Not the tree's: the Sink that joins Events to objects, after
+		// the tree, decides.
+		return t.next.Handle(b)
+	}
 	ofInitialLists := b.Initial && (IsRoot(target) || target.MetadataOnly)
 	if !t.started && !ofInitialLists {
 		// The lists may have ended with no batch (an empty one): a batch

@@ -1,0 +1,86 @@
+package events
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Subject is the object an Event is about: its regarding (events.k8s.io)
+// or involvedObject (core/v1).
+type Subject struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+}
+
+// Summary is what a line of text says of an Event: its subject, type,
+// reason, message and how many times it happened.
+type Summary struct {
+	Subject Subject
+	// Type is Normal or Warning (anything the writer chose, in fact).
+	Type   string
+	Reason string
+	// Message is the note (events.k8s.io) or message (core/v1).
+	Message string
+	// Count is how many times it happened: series.count, or the
+	// deprecated count, at least 1.
+	Count int
+}
+
+// wireEvent is what Summarize reads of an Event of either API.
+type wireEvent struct {
+	Regarding      *Subject `json:"regarding"`
+	InvolvedObject *Subject `json:"involvedObject"`
+	Type           string   `json:"type"`
+	Reason         string   `json:"reason"`
+	Note           string   `json:"note"`
+	Message        string   `json:"message"`
+	Count          int      `json:"count"`
+	DeprecatedCnt  int      `json:"deprecatedCount"`
+	Series         *struct {
+		Count int `json:"count"`
+	} `json:"series"`
+}
+
+// Summarize reads an Event's JSON, of events.k8s.io/v1 or core/v1.
+func Summarize(event []byte) (Summary, error) {
+	var e wireEvent
+	if err := json.Unmarshal(event, &e); err != nil {
+		return Summary{}, fmt.Errorf("reading an event: %w", err)
+	}
+	s := Summary{Type: e.Type, Reason: e.Reason, Message: e.Note, Count: max(e.Count, e.DeprecatedCnt, 1)}
+	if s.Message == "" {
+		s.Message = e.Message
+	}
+	if e.Series != nil {
+		s.Count = max(s.Count, e.Series.Count)
+	}
+	switch {
+	case e.Regarding != nil:
+		s.Subject = *e.Regarding
+	case e.InvolvedObject != nil:
+		s.Subject = *e.InvolvedObject
+	}
+	return s, nil
+}
+
+// subjectOf is the subject of an Event, "" fields where it cannot be read
+// (such an Event joins nothing).
+func subjectOf(event []byte) Subject {
+	var e struct {
+		Regarding      *Subject `json:"regarding"`
+		InvolvedObject *Subject `json:"involvedObject"`
+	}
+	if json.Unmarshal(event, &e) != nil {
+		return Subject{}
+	}
+	if e.Regarding != nil {
+		return *e.Regarding
+	}
+	if e.InvolvedObject != nil {
+		return *e.InvolvedObject
+	}
+	return Subject{}
+}
