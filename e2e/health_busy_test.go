@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -144,6 +145,63 @@ func TestBusyHealthFailures(t *testing.T) {
 	want := regexp.MustCompile(`(?m)^  pod/stuck-[a-z0-9]+-[a-z0-9]+: Failed \(PodUnschedulable\): Pod could not be scheduled\n    Warning FailedScheduling: .*$`)
 	if res.code != 1 || !strings.HasPrefix(res.stderr, "error: timed out waiting for the condition on deployments/stuck\n") || !want.MatchString(res.stderr) {
 		t.Errorf("timeout: exit %d, stderr %q, want %s", res.code, res.stderr, want)
+	}
+	noFailure(t, c)
+}
+
+// TestBusyEvents: --events on a rollout shows the controllers' Events
+// about the Deployment, its ReplicaSet and its Pods — ScalingReplicaSet,
+// SuccessfulCreate, Scheduled — and nothing of a second Deployment in
+// the same namespace.
+func TestBusyEvents(t *testing.T) {
+	c := busyCluster(t)
+	ns := c.namespace(t)
+	s := startAs(t, c.cp.AdminKubeconfig(), "deploy/web", "-n", ns, "--tree", "--events")
+	createBroken(t, c, ns, "other", nil, nil) // one Pod that runs
+	r := &rollout{t: t, c: c, ns: ns}
+	r.create(2, "web:v1")
+
+	want := map[string]*regexp.Regexp{
+		"ScalingReplicaSet": regexp.MustCompile(`^Event: deployment\.apps web Normal ScalingReplicaSet: Scaled up replica set web-[a-z0-9]+ from 0 to 2$`),
+		"SuccessfulCreate":  regexp.MustCompile(`^Event: replicaset\.apps web-[a-z0-9]+ Normal SuccessfulCreate: Created pod: web-[a-z0-9]+-[a-z0-9]+$`),
+		"Scheduled":         regexp.MustCompile(`^Event: pod web-[a-z0-9]+-[a-z0-9]+ Normal Scheduled: Successfully assigned ` + ns + `/web-[a-z0-9]+-[a-z0-9]+ to kwok-node-\d+$`),
+	}
+	counts := map[string]int{}
+	enough := func() bool { return counts["ScalingReplicaSet"] >= 1 && counts["SuccessfulCreate"] >= 2 && counts["Scheduled"] >= 2 }
+	deadline := time.Now().Add(60 * time.Second)
+	for !enough() && time.Now().Before(deadline) {
+		line := s.next(time.Until(deadline))
+		for name, re := range want {
+			if re.MatchString(line) {
+				counts[name]++
+			}
+		}
+	}
+	if !enough() {
+		t.Fatalf("Events seen %v; lines:\n%s\nstderr:\n%s", counts, strings.Join(s.seen, "\n"), s.stderr.String())
+	}
+	// Once the other Deployment's Pod was scheduled (its Events are
+	// there), and a moment more, none of its Events was shown.
+	r.until("the other Deployment's Pod scheduled", 60*time.Second, func(ctx context.Context) (bool, string) {
+		list, err := c.client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=Scheduled"})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, e := range list.Items {
+			if strings.HasPrefix(e.InvolvedObject.Name, "other-") {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d Scheduled events, none about other-…", len(list.Items))
+	})
+	s.waitFor(func(string) bool { return false }, 3*time.Second)
+	for _, line := range s.seen {
+		if strings.Contains(line, "other") {
+			t.Errorf("a line about the other Deployment: %q", line)
+		}
+	}
+	if s.stderr.String() != "" {
+		t.Errorf("stderr: %s", s.stderr.String())
 	}
 	noFailure(t, c)
 }
