@@ -160,6 +160,10 @@ RATES ?= 1000,max
 bench-scale: build controlplane ## Scale benchmark: N realistic Pods on kwok nodes, initial sync and churn (N=50000 ROUNDS=1 CHURN=60s RATES=1000,max; N=150000 needs ~20 GB free; RATES= for no churn; BENCH_FLAGS='-only d-json,d-meta,d-all -tag issue12' for some clients, kept beside the full run): bench/RESULTS.md
 	GO=$(GO) $(GO) run ./bench/harness -scale -n $(or $(N),50000) -rounds $(or $(ROUNDS),1) -churn-for $(or $(CHURN),60s) -churn-rates '$(RATES)' $(BENCH_FLAGS)
 
+.PHONY: bench-events
+bench-events: build controlplane ## --events on a busy namespace (issue 22): 1,000 Events/s, 1 in 100 about a watched object (CHURN=60s): bench/RESULTS.md
+	GO=$(GO) $(GO) run ./bench/harness -events -churn-for $(or $(CHURN),60s) $(BENCH_FLAGS)
+
 $(GORELEASER):
 	rm -rf $(TOOLS_BIN)/.goreleaser && mkdir -p $(TOOLS_BIN)/.goreleaser
 	GOBIN=$(TOOLS_BIN)/.goreleaser $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)

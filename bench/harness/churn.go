@@ -82,9 +82,13 @@ type lineMatcher struct {
 	partial  []byte
 	arrivals [][]int64 // by Pod index: unix nanos of its lines, in order
 	lines    int
+	// index finds the object a line is about; podIndex by default.
+	index func(line []byte) (int, bool)
 }
 
-func newLineMatcher(n int) *lineMatcher { return &lineMatcher{arrivals: make([][]int64, n)} }
+func newLineMatcher(n int) *lineMatcher {
+	return &lineMatcher{arrivals: make([][]int64, n), index: podIndex}
+}
 
 func (m *lineMatcher) activate() {
 	m.mu.Lock()
@@ -129,7 +133,7 @@ func (m *lineMatcher) tee(b []byte) {
 		if i < 0 {
 			break
 		}
-		if idx, ok := podIndex(data[:i]); ok && idx < len(m.arrivals) {
+		if idx, ok := m.index(data[:i]); ok && idx < len(m.arrivals) {
 			m.arrivals[idx] = append(m.arrivals[idx], now)
 			m.lines++
 		}

@@ -57,6 +57,8 @@ type options struct {
 	quietWait                         time.Duration
 	maxForeign                        float64
 	attempts                          int
+	// The --events section (-events).
+	events bool
 	// The scale section (-scale).
 	scale        bool
 	nodes        int
@@ -85,6 +87,7 @@ func run() error {
 	flag.DurationVar(&o.quietWait, "quiet-wait", 5*time.Minute, "how long to wait for -quiet at most")
 	flag.Float64Var(&o.maxForeign, "max-foreign", 0.15, "repeat an initial-sync run when other processes used more than this share of the CPUs (0-1) meanwhile")
 	flag.IntVar(&o.attempts, "attempts", 3, "runs per initial-sync sample at most (see -max-foreign)")
+	flag.BoolVar(&o.events, "events", false, "the --events section (make bench-events): Events created at 1,000/s, 1 in 100 about a watched ConfigMap, for -churn-for; results in bench/results/events.json")
 	flag.BoolVar(&o.scale, "scale", false, "the scale section (make bench-scale): -n realistic Pods on simulated kwok nodes, initial sync and steady churn; results in bench/results/scale-nN.json")
 	flag.IntVar(&o.nodes, "nodes", 0, "with -scale: simulated nodes (0 = 1,000 for 50,000 Pods, 5,000 above 100,000, n/50 below 50,000)")
 	flag.StringVar(&o.churnRates, "churn-rates", "1000,max", "with -scale: churn rates in writes per second, comma-separated; max = as fast as -churn-writers go")
@@ -133,6 +136,9 @@ func run() error {
 	}
 	if o.scale {
 		return runScale(ctx, o, root, benchDir, begin)
+	}
+	if o.events {
+		return runEvents(ctx, o, root, benchDir, begin)
 	}
 
 	logf("starting the local control plane (kube-apiserver + etcd on 127.0.0.1)")
