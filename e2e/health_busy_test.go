@@ -167,7 +167,9 @@ func TestBusyEvents(t *testing.T) {
 		"Scheduled":         regexp.MustCompile(`^Event: pod web-[a-z0-9]+-[a-z0-9]+ Normal Scheduled: Successfully assigned ` + ns + `/web-[a-z0-9]+-[a-z0-9]+ to kwok-node-\d+$`),
 	}
 	counts := map[string]int{}
-	enough := func() bool { return counts["ScalingReplicaSet"] >= 1 && counts["SuccessfulCreate"] >= 2 && counts["Scheduled"] >= 2 }
+	enough := func() bool {
+		return counts["ScalingReplicaSet"] >= 1 && counts["SuccessfulCreate"] >= 2 && counts["Scheduled"] >= 2
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for !enough() && time.Now().Before(deadline) {
 		line := s.next(time.Until(deadline))
