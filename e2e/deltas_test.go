@@ -166,12 +166,12 @@ func TestOutputFormats(t *testing.T) {
 		}},
 		{"wide", []string{"-o", "wide"}, func(t *testing.T, s *stream) {
 			header := strings.Fields(s.next(30 * time.Second))
-			if strings.Join(header, " ") != "TIME DELTA KIND NAMESPACE NAME RESOURCEVERSION AGE" {
+			if strings.Join(header, " ") != "TIME DELTA KIND NAMESPACE NAME RESOURCEVERSION AGE HEALTH" {
 				t.Fatalf("header %v", header)
 			}
-			for _, want := range []string{"Replaced pre", "Added demo", "Updated demo", "Deleted demo"} {
+			for _, want := range []string{"Replaced pre Current", "Added demo Current", "Updated demo Current", "Deleted demo NotFound"} {
 				f := strings.Fields(s.next(30 * time.Second))
-				if len(f) != 7 || f[1]+" "+f[4] != want || f[2] != "ConfigMap" {
+				if len(f) != 8 || f[1]+" "+f[4]+" "+f[7] != want || f[2] != "ConfigMap" {
 					t.Fatalf("row %v, want %s", f, want)
 				}
 			}

@@ -422,7 +422,7 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 		NoHeaders:     o.noHeaders,
 		Color:         color,
 		ShowManager:   o.showManager,
-		Health:        o.health,
+		Health:        o.judgesHealth() && (o.health || o.output == "wide"),
 		Diff:          o.diff,
 	})
 	return err
@@ -430,8 +430,8 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // judgesHealth reports whether records carry the objects' health: as
 // --health says when given; else in the formats that print whole records
-// (JSON, YAML, templates) and not in text, wide and name; never under
-// --metadata-only, whose objects have no status.
+// (JSON, YAML, templates) and wide's HEALTH column, not in text and name;
+// never under --metadata-only, whose objects have no status.
 func (o *DeltasOptions) judgesHealth() bool {
 	switch {
 	case o.metadataOnly:
@@ -440,7 +440,7 @@ func (o *DeltasOptions) judgesHealth() bool {
 		return o.health
 	}
 	switch o.output {
-	case "", "text", "wide", "name":
+	case "", "text", "name":
 		return false
 	}
 	return true

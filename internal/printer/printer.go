@@ -35,7 +35,7 @@ type Options struct {
 	// field manager. Lines of records with Changes show it regardless.
 	ShowManager bool
 	// Health appends each record's health (" InProgress: Ready: 1/3") to
-	// its text line (--health).
+	// its text line (--health), and adds wide's HEALTH column.
 	Health bool
 	// Diff adds the CHANGES column to wide (set it with --diff), so the column
 	// set is fixed from the header on.

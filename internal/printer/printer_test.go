@@ -830,3 +830,25 @@ func TestEventText(t *testing.T) {
 		t.Errorf("keys = %v, want %v", keys, want)
 	}
 }
+
+func TestWideHealth(t *testing.T) {
+	o := testOptions("wide")
+	o.Health, o.Diff = true, true
+	records := testRecords()[:2]
+	records[0].Health = &Health{Status: "InProgress", Message: "Ready: 1/3"}
+	records[1].Health = nil // an Event record has none
+	lines := strings.Split(strings.TrimSuffix(printAll(t, o, records), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("lines %q", lines)
+	}
+	header := strings.Fields(lines[0])
+	if got := strings.Join(header[len(header)-3:], " "); got != "AGE HEALTH CHANGES" {
+		t.Errorf("header %q", lines[0])
+	}
+	for i, want := range []string{"InProgress", "<none>"} {
+		f := strings.Fields(lines[i+1])
+		if len(f) != len(header) || f[len(f)-2] != want {
+			t.Errorf("row %q: want HEALTH %s", lines[i+1], want)
+		}
+	}
+}

@@ -16,7 +16,7 @@ const wideTimeLayout = "15:04:05"
 
 // widePrinter writes the streaming table of -o wide:
 //
-//	[CONTEXT]  TIME  DELTA  KIND  NAMESPACE  NAME  RESOURCEVERSION  AGE  [CHANGES]
+//	[CONTEXT]  TIME  DELTA  KIND  NAMESPACE  NAME  RESOURCEVERSION  AGE  [HEALTH]  [CHANGES]
 type widePrinter struct {
 	o          Options
 	timeLayout string
@@ -35,6 +35,9 @@ func newWidePrinter(o Options) *widePrinter {
 	// Minimum widths fit the usual values, so that the first rows rarely
 	// widen a column.
 	mins := []int{len(p.timeLayout), typeWidth(), len("Deployment.apps"), len("kube-system"), 20, len("RESOURCEVERSION"), len("<unknown>")}
+	if o.Health {
+		mins = append(mins, len("InProgress"))
+	}
 	if o.Diff {
 		mins = append(mins, len("CHANGES"))
 	}
@@ -53,7 +56,13 @@ func newWidePrinter(o Options) *widePrinter {
 func (p *widePrinter) Print(w io.Writer, r *Record) error {
 	b := p.buf[:0]
 	if !p.headerDone && !p.o.NoHeaders {
-		header := []string{"TIME", "DELTA", "KIND", "NAMESPACE", "NAME", "RESOURCEVERSION", "AGE", "CHANGES"}
+		header := []string{"TIME", "DELTA", "KIND", "NAMESPACE", "NAME", "RESOURCEVERSION", "AGE"}
+		if p.o.Health {
+			header = append(header, "HEALTH")
+		}
+		if p.o.Diff {
+			header = append(header, "CHANGES")
+		}
 		if p.o.ContextWidth > 0 {
 			header = append([]string{"CONTEXT"}, header...)
 		}
@@ -77,10 +86,24 @@ func (p *widePrinter) Print(w io.Writer, r *Record) error {
 	c[4] = textsafe.String(r.Name)
 	c[5] = textsafe.String(r.ResourceVersion)
 	c[6] = age(r.Object, p.o.Now())
+	next := 7
+	if p.o.Health {
+		c[next] = "<none>"
+		if colors != nil {
+			colors[next] = ""
+		}
+		if r.Health != nil {
+			c[next] = textsafe.String(r.Health.Status)
+			if colors != nil {
+				colors[next] = healthColor(r.Health.Status)
+			}
+		}
+		next++
+	}
 	if p.o.Diff {
-		c[7] = "<none>"
+		c[next] = "<none>"
 		if r.Changes != nil {
-			c[7] = strconv.Itoa(len(r.Changes))
+			c[next] = strconv.Itoa(len(r.Changes))
 		}
 	}
 	if colors != nil {
