@@ -78,9 +78,11 @@ type Sink = informer.Sink
 
 type parkKey struct{ id, key string }
 
-// joinKey is what an Event's subject is found by: its UID alone, or,
-// with uid "", its group, kind, namespace and name.
+// joinKey is what an Event's subject is found by, in the cluster of
+// context: its UID alone, or, with uid "", its group, kind, namespace and
+// name.
 type joinKey struct {
+	context                      string
 	uid                          string
 	group, kind, namespace, name string
 }
@@ -116,7 +118,7 @@ func NewJoin(stream Stream, now func() time.Time) *Join {
 // whose Store keeps what the Join admits. Call it before the engine runs.
 func (j *Join) Watch(t informer.Target) error {
 	t.Events = true
-	a := &admission{j: j, id: t.ID()}
+	a := &admission{j: j, id: t.ID(), context: t.Context}
 	inf, err := j.stream.AddAdmitted(t, a)
 	if err != nil {
 		return err
@@ -133,14 +135,15 @@ func (j *Join) Sink(next Sink) *Join {
 
 // admission is the informer.Admission of one Events informer.
 type admission struct {
-	j  *Join
-	id string
+	j       *Join
+	id      string
+	context string
 }
 
 // Admit implements informer.Admission: an Event whose subject has been
 // shown enters; another is parked until its subject is shown, or expires.
 func (a *admission) Admit(obj *rawobj.Object, initial bool) bool {
-	subject, ok := subjectKey(subjectOf(obj.JSON))
+	subject, ok := subjectKey(a.context, subjectOf(obj.JSON))
 	if !ok {
 		return false
 	}
@@ -170,13 +173,13 @@ func (j *Join) Handle(b informer.Batch) (bool, error) {
 		return done, err
 	}
 	j.expire()
-	kind := b.Informer.Target().Kind
+	target := b.Informer.Target()
 	for i := range b.Items {
 		it := &b.Items[i]
 		if it.Object == nil {
 			continue
 		}
-		keys := objectKeys(kind.Group, kind.Kind, it.Object)
+		keys := objectKeys(target.Context, target.Kind.Group, target.Kind.Kind, it.Object)
 		if it.Type == cache.Deleted {
 			j.leaving = append(j.leaving, leavingSubject{keys: [2]joinKey{keys[0].clone(), keys[1].clone()}, until: j.now().Add(LingerFor)})
 			continue
@@ -324,9 +327,9 @@ func (j *Join) Parked() int {
 // its kind, namespace and name when it has no UID or, as the kubelet's
 // Events about Nodes, the name in its place. ok is false for an Event
 // whose subject cannot be told.
-func subjectKey(s Subject) (k joinKey, ok bool) {
+func subjectKey(context string, s Subject) (k joinKey, ok bool) {
 	if s.UID != "" && s.UID != s.Name {
-		return joinKey{uid: s.UID}, true
+		return joinKey{context: context, uid: s.UID}, true
 	}
 	if s.Kind == "" || s.Name == "" {
 		return joinKey{}, false
@@ -335,16 +338,16 @@ func subjectKey(s Subject) (k joinKey, ok bool) {
 	if !found {
 		group = ""
 	}
-	return joinKey{group: group, kind: s.Kind, namespace: s.Namespace, name: s.Name}, true
+	return joinKey{context: context, group: group, kind: s.Kind, namespace: s.Namespace, name: s.Name}, true
 }
 
-// objectKeys are the join keys of an object of group and kind: by name,
-// and by UID (none, the zero key, without one). They share the object's
-// strings: clone before keeping.
-func objectKeys(group, kind string, obj *rawobj.Object) [2]joinKey {
-	keys := [2]joinKey{{group: group, kind: kind, namespace: obj.Namespace, name: obj.Name}}
+// objectKeys are the join keys of an object of group and kind in the
+// cluster of context: by name, and by UID (none, the zero key, without
+// one). They share the object's strings: clone before keeping.
+func objectKeys(context, group, kind string, obj *rawobj.Object) [2]joinKey {
+	keys := [2]joinKey{{context: context, group: group, kind: kind, namespace: obj.Namespace, name: obj.Name}}
 	if obj.UID != "" {
-		keys[1] = joinKey{uid: obj.UID}
+		keys[1] = joinKey{context: context, uid: obj.UID}
 	}
 	return keys
 }
@@ -353,7 +356,7 @@ func objectKeys(group, kind string, obj *rawobj.Object) [2]joinKey {
 // allocation, which a kept key must not hold on to.
 func (k joinKey) clone() joinKey {
 	return joinKey{
-		uid: strings.Clone(k.uid), group: strings.Clone(k.group), kind: strings.Clone(k.kind),
+		context: k.context, uid: strings.Clone(k.uid), group: strings.Clone(k.group), kind: strings.Clone(k.kind),
 		namespace: strings.Clone(k.namespace), name: strings.Clone(k.name),
 	}
 }
