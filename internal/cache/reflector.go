@@ -31,6 +31,10 @@ const (
 	// veryShortWatchThreshold: a watch that ends this fast without a single
 	// event points at a server problem, and is reported as an error.
 	veryShortWatchThreshold = time.Second
+	// watchHeldFor is how long a watch must stay open, without an event,
+	// to count as a connection that holds (HealthyHandler): a server that
+	// accepts a watch and fails it at once has not recovered.
+	watchHeldFor = 2 * time.Second
 )
 
 // errorStopRequested is returned by the watch handlers when the context was
@@ -167,9 +171,10 @@ type ReflectorOptions struct {
 	// requests (also those retried after a backoff without a relist), and
 	// watches that ended with an error. Defaults to doing nothing.
 	ErrorHandler func(err error)
-	// HealthyHandler is called after every successful list and every
-	// successfully opened watch, so that a caller can tell an outage has
-	// ended.
+	// HealthyHandler is called once per watch that holds: that delivers an
+	// event, or stays open for watchHeldFor. A successful list, or a watch
+	// request answered and then failed, does not count: a caller told an
+	// outage has ended is not told so again by every attempt.
 	HealthyHandler func()
 	// Clock allows tests to manipulate time. Defaults to the real clock.
 	Clock clock.Clock
@@ -471,7 +476,6 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrCh ch
 				reconnecting = reconnecting || !apierrors.IsTooManyRequests(watchErr)
 				continue
 			}
-			r.reportHealthy()
 			if reconnecting {
 				reconnecting = false
 				if r.historyRewritten(ctx) {
@@ -643,6 +647,21 @@ func (r *Reflector) handleAnyWatch(ctx context.Context, start time.Time, w watch
 	// (client-go #136583).
 	trustAdded := openedRV != "" && openedRV != "0"
 	sawNonAdded := false
+	// The watch holds once it delivers an event or stays open for
+	// watchHeldFor: then, once, HealthyHandler. Without one, no timer.
+	var heldC <-chan time.Time
+	reported := r.healthyHandler == nil
+	if !reported {
+		held := r.clock.NewTimer(watchHeldFor)
+		defer held.Stop()
+		heldC = held.C()
+	}
+	holds := func() {
+		if !reported {
+			reported, heldC = true, nil
+			r.reportHealthy()
+		}
+	}
 loop:
 	for {
 		select {
@@ -650,6 +669,8 @@ loop:
 			return false, errorStopRequested
 		case err := <-errCh:
 			return false, err
+		case <-heldC:
+			holds()
 		case event, ok := <-w.ResultChan():
 			if !ok {
 				break loop
@@ -657,6 +678,7 @@ loop:
 			if event.Type == watch.Error {
 				return false, apierrors.FromObject(event.Object)
 			}
+			holds()
 			if r.expectedType != nil {
 				if e, a := r.expectedType, reflect.TypeOf(event.Object); e != a {
 					r.reportError(fmt.Errorf("%s: expected type %v, but watch event object had type %v", r.name, e, a))
@@ -759,7 +781,6 @@ func (r *Reflector) list(ctx context.Context) error {
 		return fmt.Errorf("failed to list %s: %w", r.typeDescription, err)
 	}
 	r.setIsLastSyncResourceVersionUnavailable(false)
-	r.reportHealthy()
 	// We check if the list was paginated and if so set the paginatedResult
 	// based on that. However, we want to do that only for the initial list
 	// (which is the only case when we set ResourceVersion="0"). The reasoning
@@ -982,9 +1003,9 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 			continue
 		}
 		// We successfully got initial state from watch-list confirmed by the
-		// "k8s.io/initial-events-end" bookmark.
+		// "k8s.io/initial-events-end" bookmark (the watch reported itself
+		// healthy on its first event).
 		r.setIsLastSyncResourceVersionUnavailable(false)
-		r.reportHealthy()
 		if err := r.store.Replace(tmp.list(), resourceVersion); err != nil {
 			w.Stop()
 			return nil, fmt.Errorf("unable to sync watch-list result of %s: %w", r.typeDescription, err)

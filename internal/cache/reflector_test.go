@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -132,8 +133,8 @@ func TestReflectorListAndWatch(t *testing.T) {
 	if got := fx.drain(t); !reflect.DeepEqual(got, want) {
 		t.Errorf("pops = %v, want %v", got, want)
 	}
-	if healthy != 3 {
-		t.Errorf("healthy reported %d times, want 3 (list, two watches)", healthy)
+	if healthy != 1 {
+		t.Errorf("healthy reported %d times, want 1: the first watch delivered events; the list does not count, nor the second watch, open for no time on the fake clock", healthy)
 	}
 	if !fx.fifo.HasSynced() {
 		t.Error("FIFO not synced after an empty initial list")
@@ -683,6 +684,55 @@ type resyncStore struct {
 func (s *resyncStore) Resync() error {
 	s.calls <- struct{}{}
 	return s.err
+}
+
+// TestReflectorHealthyOnlyWhenAWatchHolds: a successful list and a watch
+// request that fails do not say the connection is back; a watch that stays
+// open for watchHeldFor does, once.
+func TestReflectorHealthyOnlyWhenAWatchHolds(t *testing.T) {
+	lw := newScriptedLW(
+		// The initial list; after the failed watch request, the check for
+		// a rewritten history.
+		[]listResult{{list: mkList("1", "")}, {list: mkList("1", "")}},
+		[]watchResult{{err: connRefusedErr()}},
+	)
+	var healthy atomic.Int32
+	r, fx := newFixture(lw, ReflectorOptions{HealthyHandler: func() { healthy.Add(1) }})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		r.Run(ctx)
+		close(done)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	select {
+	case <-lw.exhausted: // the retried watch is open, and stays open
+	case <-time.After(testTimeout):
+		t.Fatal("the reflector did not retry the watch")
+	}
+	waitForTimer(t, fx.clock)
+	if n := healthy.Load(); n != 0 {
+		t.Fatalf("healthy reported %d times after a list and a failed watch request, want 0", n)
+	}
+	fx.clock.Step(watchHeldFor - time.Millisecond)
+	if n := healthy.Load(); n != 0 {
+		t.Fatalf("healthy reported %d times before the watch held for %s", n, watchHeldFor)
+	}
+	fx.clock.Step(time.Millisecond)
+	deadline := time.Now().Add(testTimeout)
+	for healthy.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("healthy reported %d times once the watch held, want 1", healthy.Load())
+		}
+		runtime.Gosched()
+	}
+	fx.clock.Step(time.Hour)
+	if n := healthy.Load(); n != 1 {
+		t.Errorf("healthy reported %d times for one watch, want 1", n)
+	}
 }
 
 // waitForTimer returns once c has a timer waiting; it yields, not sleeps.
