@@ -60,6 +60,9 @@ type faultProxy struct {
 	thaw chan struct{}
 	// watchFault, if set, answers watch requests instead of forwarding.
 	watchFault *httpFault
+	// listFaults answer the list requests of the collections whose path
+	// ends in a key, instead of forwarding.
+	listFaults map[string]*httpFault
 	// hold holds plain watch requests; release is closed to let the held
 	// ones through.
 	hold    bool
@@ -251,6 +254,13 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	p.mu.Lock()
 	p.requests = append(p.requests, r)
 	fault := p.watchFault
+	if !r.isWatch() && req.Method == http.MethodGet {
+		for suffix, f := range p.listFaults {
+			if strings.HasSuffix(r.path, suffix) {
+				fault = f
+			}
+		}
+	}
 	var release chan struct{}
 	if r.isWatch() && !r.isList() && p.hold {
 		r.held = true
@@ -259,7 +269,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	p.mu.Unlock()
 
-	if r.isWatch() && fault != nil {
+	if fault != nil && (r.isWatch() || fault != p.watchFault) {
 		p.mu.Lock()
 		r.status, r.injected = fault.code, true
 		p.mu.Unlock()
@@ -296,6 +306,21 @@ func writeStatus(w http.ResponseWriter, f *httpFault) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(f.code)
 	_, _ = w.Write(body)
+}
+
+// setListFault makes the lists of the collection whose path ends in suffix
+// ("/configmaps") fail with f (nil: forward them).
+func (p *faultProxy) setListFault(suffix string, f *httpFault) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.listFaults == nil {
+		p.listFaults = map[string]*httpFault{}
+	}
+	if f == nil {
+		delete(p.listFaults, suffix)
+		return
+	}
+	p.listFaults[suffix] = f
 }
 
 // setWatchFault makes watch requests fail with f (nil: forward them).

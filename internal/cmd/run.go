@@ -50,7 +50,7 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.exit(clusters, o.runStream(sigCtx, engine, follows))
+	return o.exit(clusters, engine, o.runStream(sigCtx, engine, follows))
 }
 
 // nameKinds tells the printer whether records of several kinds may share
@@ -184,8 +184,9 @@ func (waitedStream) IsRoot(t informer.Target) bool { return tree.IsRoot(t) }
 
 // exit maps how the stream ended to the command's exit: 130 when
 // interrupted, 2 when a --fail-when held, 1 when --timeout ran out while
-// waiting for a condition, 0 for a --timeout otherwise.
-func (o *DeltasOptions) exit(clusters []*cluster, err error) error {
+// waiting for a condition or, with --until-synced, before every initial
+// list was out (an incomplete snapshot), 0 for a --timeout otherwise.
+func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err error) error {
 	var failed *condition.FailedError
 	switch {
 	case errors.Is(err, informer.ErrInterrupted):
@@ -204,6 +205,8 @@ func (o *DeltasOptions) exit(clusters []*cluster, err error) error {
 			o.explain(clusters, held)
 		}
 		return err
+	case errors.Is(err, informer.ErrTimedOut) && o.untilSynced:
+		return engine.SyncTimeout()
 	case errors.Is(err, informer.ErrTimedOut):
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -235,6 +236,7 @@ func (e *Engine) fail(err error) {
 // reflectorError sorts a reflector's report: fatal, a note, or part of an
 // outage.
 func (e *Engine) reflectorError(inf *Informer, err error) {
+	inf.setLastError(err)
 	var fallback *cache.WatchListFallbackError
 	var rewritten *cache.HistoryRewrittenError
 	switch {
@@ -424,6 +426,59 @@ func (l *loop) finish(err error) error {
 		return nil
 	}
 	return err
+}
+
+// SyncTimeout is, after Run returned ErrTimedOut, why a run that waited
+// for the initial lists (--until-synced) is not a snapshot: a
+// *SyncTimeoutError naming every informer whose initial list was not out,
+// with its last error; nil when every list was out. Informers removed
+// meanwhile (optional types the server forbade) do not count.
+func (e *Engine) SyncTimeout() error {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+	var out SyncTimeoutError
+	for _, id := range e.order {
+		inf := e.informers[id]
+		if !inf.InitialDone() {
+			out.Unsynced = append(out.Unsynced, Unsynced{Target: inf.target, Err: inf.LastError()})
+		}
+	}
+	if len(out.Unsynced) == 0 {
+		return nil
+	}
+	return &out
+}
+
+// Unsynced is an informer whose initial list was not out, and the last
+// error of its reflector (nil if it had none: the list was slow).
+type Unsynced struct {
+	Target Target
+	Err    error
+}
+
+// SyncTimeoutError says which initial lists a timed-out --until-synced run
+// did not get.
+type SyncTimeoutError struct {
+	Unsynced []Unsynced
+}
+
+func (e *SyncTimeoutError) Error() string {
+	line := func(u Unsynced) string {
+		why := "the list had not finished"
+		if u.Err != nil {
+			why = oneLine(u.Err)
+		}
+		return contextPrefix(u.Target.Context) + describe(u.Target) + ": " + why
+	}
+	if len(e.Unsynced) == 1 {
+		return "timed out waiting for the initial list of " + line(e.Unsynced[0]) + "; the snapshot is incomplete (a longer --timeout, or check that type's API)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "timed out waiting for the initial lists of %d types; the snapshot is incomplete (a longer --timeout, or check their APIs):", len(e.Unsynced))
+	for _, u := range e.Unsynced {
+		b.WriteString("\n  " + line(u))
+	}
+	return b.String()
 }
 
 // describe names a target in messages: "configmaps in namespace demo".

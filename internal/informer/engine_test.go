@@ -762,3 +762,40 @@ func TestRunCheckEvery(t *testing.T) {
 	}
 	checkNoLeak(t)
 }
+
+// TestRunSyncTimeout: a --until-synced run whose timeout runs out before
+// every initial list is out is not a snapshot: SyncTimeout names the type
+// that did not sync and its last error, not the one that did.
+func TestRunSyncTimeout(t *testing.T) {
+	failing := newFakeLW(func() (*rawobj.List, error) {
+		return nil, apierrors.NewServiceUnavailable("the server is currently unable to handle the request")
+	})
+	ok := newFakeLW(listOf("10", object(t, "Secret", "s", "1")))
+	h := newHarness(t, harnessOptions{}, nil)
+	h.add(configMaps, failing)
+	h.add(secrets, ok)
+	done := h.run(context.Background(), informer.RunOptions{UntilSynced: true, Timeout: 10 * time.Second})
+	h.waitBatches(1)
+	deadline := time.Now().Add(testTimeout)
+	for len(h.errOut.lines()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the failed list was not reported")
+		}
+		runtime.Gosched()
+	}
+	h.clock.Step(10 * time.Second)
+	if err := h.wait(done); !errors.Is(err, informer.ErrTimedOut) {
+		t.Fatalf("Run: %v, want ErrTimedOut", err)
+	}
+	err := h.engine.SyncTimeout()
+	var st *informer.SyncTimeoutError
+	if !errors.As(err, &st) || len(st.Unsynced) != 1 || st.Unsynced[0].Target.ID() != configMaps.ID() || !apierrors.IsServiceUnavailable(st.Unsynced[0].Err) {
+		t.Fatalf("SyncTimeout: %v", err)
+	}
+	want := "timed out waiting for the initial list of configmaps in namespace ns: failed to list configmaps: the server is currently unable to handle the request; the snapshot is incomplete (a longer --timeout, or check that type's API)"
+	if err.Error() != want {
+		t.Errorf("message\n%s\nwant\n%s", err, want)
+	}
+	h.wantLines("Replaced: s")
+	checkNoLeak(t)
+}

@@ -101,6 +101,24 @@ type Informer struct {
 	// admission, if set, decides which objects enter the Store (see
 	// Admission). Set before start, read-only after.
 	admission Admission
+
+	// errLock guards lastErr, the last error its reflector reported.
+	errLock sync.Mutex
+	lastErr error
+}
+
+// LastError is the last error the informer's reflector reported (a failed
+// list or watch), nil if none.
+func (inf *Informer) LastError() error {
+	inf.errLock.Lock()
+	defer inf.errLock.Unlock()
+	return inf.lastErr
+}
+
+func (inf *Informer) setLastError(err error) {
+	inf.errLock.Lock()
+	defer inf.errLock.Unlock()
+	inf.lastErr = err
 }
 
 // Admission decides which of the objects an informer watches enter its
