@@ -166,12 +166,14 @@ func TestOutputFormats(t *testing.T) {
 		}},
 		{"wide", []string{"-o", "wide"}, func(t *testing.T, s *stream) {
 			header := strings.Fields(s.next(30 * time.Second))
-			if strings.Join(header, " ") != "TIME DELTA KIND NAMESPACE NAME RESOURCEVERSION AGE HEALTH" {
+			// The server's Table of ConfigMaps (kubectl get's columns),
+			// between the delta's.
+			if strings.Join(header, " ") != "TIME DELTA NAME DATA AGE HEALTH" {
 				t.Fatalf("header %v", header)
 			}
-			for _, want := range []string{"Replaced pre Current", "Added demo Current", "Updated demo Current", "Deleted demo NotFound"} {
+			for _, want := range []string{"Replaced pre 0 Current", "Added demo 1 Current", "Updated demo 1 Current", "Deleted demo 1 NotFound"} {
 				f := strings.Fields(s.next(30 * time.Second))
-				if len(f) != 8 || f[1]+" "+f[4]+" "+f[7] != want || f[2] != "ConfigMap" {
+				if len(f) != 6 || f[1]+" "+f[2]+" "+f[3]+" "+f[5] != want {
 					t.Fatalf("row %v, want %s", f, want)
 				}
 			}

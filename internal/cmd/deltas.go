@@ -381,6 +381,7 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 		ShowSecretData: o.showSecretData,
 		Where:          where,
 		Health:         o.judgesHealth(),
+		Rows:           o.output == "wide",
 		Diff: record.DiffOptions{
 			Show:         o.diff,
 			ChangedOnly:  o.changedOnly,

@@ -286,6 +286,13 @@ func (o *DeltasOptions) engineConfig(clientOf func(context string) rest.Interfac
 					fmt.Fprintf(o.ErrOut, "info: %s cannot be listed as metadata only: watching whole objects\n", t.Resource.GroupResource())
 				}
 			}
+			if o.output == "wide" && !target.MetadataOnly {
+				// -o wide shows each kind's own columns: the server's Table.
+				target.Table = true
+				target.NoTable = func() {
+					fmt.Fprintf(o.ErrOut, "info: the server does not render %s as a table: generic columns for it\n", t.Resource.GroupResource())
+				}
+			}
 			return source.NewListerWatcher(clientOf(t.Context), target)
 		},
 		ResyncPeriod:    o.resync,

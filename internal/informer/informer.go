@@ -102,6 +102,11 @@ type Informer struct {
 	// Admission). Set before start, read-only after.
 	admission Admission
 
+	// columns are the column definitions of the last Table the server sent
+	// (watch events after a watch's first carry none); touched under the
+	// FIFO's lock only (process, Adopt).
+	columns []rawobj.Column
+
 	// errLock guards lastErr, the last error its reflector reported.
 	errLock sync.Mutex
 	lastErr error
@@ -142,6 +147,7 @@ type Admission interface {
 func (inf *Informer) Adopt(obj *rawobj.Object) (stored bool, err error) {
 	key := cache.ObjectKey(obj)
 	inf.fifo.Locked(func() {
+		inf.withColumns(obj)
 		var exists bool
 		if _, exists, err = inf.store.GetByKey(key); err != nil || exists {
 			return
@@ -311,6 +317,7 @@ func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) 
 			if !ok {
 				return nil, fmt.Errorf("unexpected object %T in a %s delta", d.Object, d.Type)
 			}
+			inf.withColumns(obj)
 			it.Object, it.Key = obj, cache.ObjectKey(obj)
 			old, exists, err := inf.store.GetByKey(it.Key)
 			if err != nil {
@@ -342,6 +349,7 @@ func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) 
 					it.Object = obj
 				}
 			case *rawobj.Object:
+				inf.withColumns(o)
 				it.Object, it.Key = o, cache.ObjectKey(o)
 			default:
 				return nil, fmt.Errorf("unexpected object %T in a Deleted delta", d.Object)
@@ -362,6 +370,20 @@ func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) 
 		items = append(items, it)
 	}
 	return items, nil
+}
+
+// withColumns gives an object that came as a Table row without the
+// Table's column definitions those of the last Table, and remembers a
+// Table's. Called under the FIFO's lock, before obj is stored or handed
+// out (so that setting its Columns does not race a reader).
+func (inf *Informer) withColumns(obj *rawobj.Object) {
+	switch {
+	case obj.Cells == nil:
+	case obj.Columns != nil:
+		inf.columns = obj.Columns
+	default:
+		obj.Columns = inf.columns
+	}
 }
 
 // InitialDone reports whether every batch of the informer's initial list

@@ -852,3 +852,60 @@ func TestWideHealth(t *testing.T) {
 		}
 	}
 }
+
+// rowRecord is a record with its kind's server-side Table row.
+func rowRecord(typ, apiVersion, kind, name string, cols []Column, cells string) *Record {
+	return &Record{
+		Type: typ, Time: t0(), APIVersion: apiVersion, Kind: kind, Namespace: "demo", Name: name,
+		Row: &Row{Columns: cols, Cells: json.RawMessage(cells)}, Object: object(`{"kind":"` + kind + `"}`),
+	}
+}
+
+// TestWideRows: records with a Table row print their kind's columns under
+// their kind's header, as wide as the rows; a header comes again when the
+// kind changes and its last header is more than headerEvery lines up;
+// several kinds name theirs in the name column; -A adds NAMESPACE; cells
+// are escaped, null is <none>.
+func TestWideRows(t *testing.T) {
+	podCols := []Column{{Name: "Name", Format: "name"}, {Name: "Ready"}, {Name: "Status"}, {Name: "Node", Priority: 1}}
+	deployCols := []Column{{Name: "Name", Format: "name"}, {Name: "Up-to-date"}}
+	o := testOptions("wide")
+	o.MultiType, o.Health = true, true
+	records := []*Record{
+		rowRecord("Added", "v1", "Pod", "web-1", podCols, `["web-1","0/1","Pending",null]`),
+		rowRecord("Updated", "v1", "Pod", "web-1", podCols, `["web-1","1/1","Running","node-0"]`),
+		rowRecord("Updated", "apps/v1", "Deployment", "web", deployCols, `["web",1]`),
+		rowRecord("Updated", "v1", "Pod", "web-2", podCols, `["web-2","0/1","Pending \u001b[2J",null]`),
+	}
+	records[1].Health = &Health{Status: "Current"}
+	got := strings.Split(strings.TrimSuffix(printAll(t, o, records), "\n"), "\n")
+	want := []string{
+		"TIME       DELTA      NAME        READY   STATUS    NODE     HEALTH",
+		"21:48:40   Added      pod/web-1   0/1     Pending   <none>   <none>",
+		"21:48:40   Updated    pod/web-1   1/1     Running   node-0   Current",
+		"TIME       DELTA      NAME                  UP-TO-DATE   HEALTH",
+		"21:48:40   Updated    deployment.apps/web   1            <none>",
+		`21:48:40   Updated    pod/web-2   0/1     Pending \x1b[2J   <none>   <none>`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// Past headerEvery lines, a kind's header comes again.
+	var many []*Record
+	for i := 0; i <= headerEvery; i++ {
+		many = append(many, rowRecord("Updated", "apps/v1", "Deployment", "web", deployCols, `["web",1]`))
+	}
+	many = append(many, records[0])
+	lines := strings.Split(strings.TrimSuffix(printAll(t, o, append([]*Record{records[0]}, many...)), "\n"), "\n")
+	if n := strings.Count(strings.Join(lines, "\n"), "TIME       DELTA      NAME        READY"); n != 2 {
+		t.Errorf("pod header %d times, want 2:\n%s", n, strings.Join(lines, "\n"))
+	}
+
+	// -A: NAMESPACE; --no-headers: none.
+	o.AllNamespaces, o.NoHeaders = true, true
+	got = strings.Split(strings.TrimSuffix(printAll(t, o, records[:1]), "\n"), "\n")
+	if len(got) != 1 || !strings.HasPrefix(got[0], "21:48:40   Added      demo          pod/web-1") {
+		t.Errorf("-A --no-headers: %q", got)
+	}
+}

@@ -58,6 +58,9 @@ type Record struct {
 	// judged (objects without status under --metadata-only, or a format
 	// that does not show it).
 	Health *Health
+	// Row is, for -o wide, the object's row of its kind's server-side
+	// Table (the columns kubectl get shows); nil when the server sent none.
+	Row *Row
 	// Event is what human output says of an Event that explains an
 	// object (--events); nil for other records. JSON has it all in Object.
 	Event *Event
@@ -77,6 +80,22 @@ type Owner struct {
 	Kind       string
 	Name       string
 	UID        string
+}
+
+// Row is a row of a server-side Table: its column definitions and its
+// cells, a JSON array as sent, one value per column.
+type Row struct {
+	Columns []Column
+	Cells   json.RawMessage
+}
+
+// Column is a column definition of a server-side Table: Priority 0
+// columns are kubectl get's, higher ones kubectl get -o wide's; Format
+// "name" marks the object's name.
+type Column struct {
+	Name     string
+	Format   string
+	Priority int32
 }
 
 // Event is an Event record's summary for human output: its subject, and

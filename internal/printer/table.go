@@ -26,6 +26,18 @@ func newTable(minWidths []int) *table {
 	return &table{widths: append([]int(nil), minWidths...)}
 }
 
+// fit widens the columns to hold cells, without printing them: a header
+// printed next is as wide as the row below it.
+func (t *table) fit(cells []string) {
+	for i, cell := range cells {
+		n := utf8.RuneCountInString(cell)
+		if i >= len(t.widths) {
+			t.widths = append(t.widths, n)
+		}
+		t.widths[i] = max(t.widths[i], n)
+	}
+}
+
 // appendRow appends one row and its newline. cells must be terminal-safe;
 // colors, when not nil, holds an SGR sequence (or "") per cell. No row ends
 // in spaces.

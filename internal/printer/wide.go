@@ -17,18 +17,31 @@ const wideTimeLayout = "15:04:05"
 // widePrinter writes the streaming table of -o wide:
 //
 //	[CONTEXT]  TIME  DELTA  KIND  NAMESPACE  NAME  RESOURCEVERSION  AGE  [HEALTH]  [CHANGES]
+//
+// A record that carries its kind's server-side Table row (Record.Row) is
+// printed in its kind's own layout instead (see rows.go); a header comes
+// each time the layout changes.
 type widePrinter struct {
 	o          Options
 	timeLayout string
 	table      *table
-	headerDone bool
 	cells      []string
 	colors     []string
 	buf        []byte
+	// layout is the key of the layout of the last row printed: "" before
+	// the first, genericLayout, or a kind's (rowLayoutKey).
+	layout string
+	// rows holds each kind's layout, by key.
+	rows map[string]*rowLayout
+	// lines counts the lines printed.
+	lines int
 }
 
+// genericLayout is the layout key of the generic columns.
+const genericLayout = "generic"
+
 func newWidePrinter(o Options) *widePrinter {
-	p := &widePrinter{o: o, timeLayout: wideTimeLayout}
+	p := &widePrinter{o: o, timeLayout: wideTimeLayout, rows: map[string]*rowLayout{}}
 	if o.Timestamps {
 		p.timeLayout = timestampLayout
 	}
@@ -53,9 +66,16 @@ func newWidePrinter(o Options) *widePrinter {
 	return p
 }
 
+// SetMultiType implements MultiTyper: rows of server-side Tables name
+// their kind in the name column, as kubectl get does for several types.
+func (p *widePrinter) SetMultiType(multi bool) { p.o.MultiType = multi }
+
 func (p *widePrinter) Print(w io.Writer, r *Record) error {
+	if r.Row != nil && len(r.Row.Columns) > 0 {
+		return p.printRow(w, r)
+	}
 	b := p.buf[:0]
-	if !p.headerDone && !p.o.NoHeaders {
+	if p.layout != genericLayout && !p.o.NoHeaders {
 		header := []string{"TIME", "DELTA", "KIND", "NAMESPACE", "NAME", "RESOURCEVERSION", "AGE"}
 		if p.o.Health {
 			header = append(header, "HEALTH")
@@ -67,8 +87,10 @@ func (p *widePrinter) Print(w io.Writer, r *Record) error {
 			header = append([]string{"CONTEXT"}, header...)
 		}
 		b = p.table.appendRow(b, header[:len(p.cells)], nil)
+		p.lines++
 	}
-	p.headerDone = true
+	p.layout = genericLayout
+	p.lines++
 
 	c := p.cells
 	colors := p.colors

@@ -28,6 +28,10 @@ type List struct {
 	// (see Object), so keeping one item does not keep the others alive, and
 	// each one's JSON includes apiVersion and kind (see ParseList).
 	Items []*Object
+	// Columns are the column definitions of a server-side Table (kind
+	// Table, asked for with includeObject=Object), whose rows' objects are
+	// Items, each with its Cells; nil for other lists.
+	Columns []Column
 }
 
 // Compile-time checks that List is usable by client-go.
@@ -175,6 +179,13 @@ func (lp *listParser) parse() (*List, error) {
 			if _, err = lp.value(); err == nil {
 				err = parseListMeta(s, l)
 			}
+		case "columnDefinitions":
+			l.Columns, err = lp.columns()
+		case "rows":
+			if lp.handedOut > 0 {
+				return nil, fmt.Errorf("%w: the table has a second rows member at offset %d after its rows were handed out", ErrNotStreamable, s.offset(s.pos))
+			}
+			l.Items, err = lp.rows(l.Columns)
 		case "items":
 			if lp.handedOut > 0 {
 				// ParseList keeps the last items member; those of the

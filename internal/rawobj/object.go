@@ -45,6 +45,16 @@ type Object struct {
 	// metadata.annotations["k8s.io/initial-events-end"] == "true".
 	InitialEventsEnd bool
 
+	// Cells is, for an object that came as a row of a server-side Table
+	// (ParseList of a Table, a watch event of one), the row's cells as
+	// sent: a JSON array, one value per column of Columns. Nil otherwise.
+	// Read-only, its own allocation.
+	Cells []byte
+	// Columns are the Table's column definitions, shared by the rows of
+	// one list; nil when the Table did not carry them (watch events after
+	// the first). Read-only.
+	Columns []Column
+
 	// buf is the allocation JSON is a prefix of and the string fields point
 	// into; nil for an Object not made by this package. Only DeepCopy reads
 	// it, to move the strings to the copy's allocation.
@@ -63,6 +73,17 @@ var (
 		GetAnnotations() map[string]string
 	} = (*Object)(nil)
 )
+
+// Column is a column definition of a server-side Table
+// (meta.k8s.io/v1 TableColumnDefinition), less its description.
+type Column struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Format string `json:"format"`
+	// Priority 0 columns are kubectl get's; higher ones are added by
+	// kubectl get -o wide.
+	Priority int32 `json:"priority"`
+}
 
 // ManagedFieldsEntry summarises one entry of metadata.managedFields; the
 // fieldsV1 set itself is skipped, not decoded.
@@ -210,6 +231,12 @@ func (o *Object) DeepCopy() *Object {
 		} else if o.JSON != nil {
 			c.JSON = append([]byte(nil), o.JSON...)
 		}
+	}
+	if o.Cells != nil {
+		c.Cells = append([]byte(nil), o.Cells...)
+	}
+	if o.Columns != nil {
+		c.Columns = append([]Column(nil), o.Columns...)
 	}
 	mv := func(s string) string { return rebase(s, old, c.buf) }
 	c.APIVersion, c.Kind = mv(o.APIVersion), mv(o.Kind)

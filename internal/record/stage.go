@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
 // Options select which deltas become records and what the records carry.
@@ -37,6 +38,9 @@ type Options struct {
 	Where []*celexpr.Program
 	// Health judges every object handed out (record.Health).
 	Health bool
+	// Rows gives records the server-side Table row their object came with
+	// (-o wide).
+	Rows bool
 }
 
 // Stage turns popped deltas into records. It keeps no state between
@@ -51,6 +55,8 @@ type Stage struct {
 	// judge judges every kept record's object (Options.Health); nil
 	// without.
 	judge *health.Judge
+	// rows: Options.Rows.
+	rows bool
 }
 
 // NewStage checks o and returns its Stage.
@@ -66,6 +72,7 @@ func NewStage(o Options) (*Stage, error) {
 		showSecretData: o.ShowSecretData,
 		diff:           d,
 		where:          o.Where,
+		rows:           o.Rows,
 	}
 	if o.Health {
 		s.judge = health.NewJudge()
@@ -121,6 +128,9 @@ func TypeNames() []string {
 // false when the filters drop the delta; rec is then meaningless.
 func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, now time.Time) (keep bool, err error) {
 	keep, err = s.fill(rec, t, it, now)
+	if keep && s.rows && it.Object != nil && it.Object.Cells != nil {
+		rec.Row = rowOf(it.Object)
+	}
 	switch {
 	case !keep || err != nil:
 	case t.Events:
@@ -185,6 +195,15 @@ func (s *Stage) fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 		}
 	}
 	return true, nil
+}
+
+// rowOf is the server-side Table row obj came with.
+func rowOf(obj *rawobj.Object) *printer.Row {
+	cols := make([]printer.Column, len(obj.Columns))
+	for i, c := range obj.Columns {
+		cols[i] = printer.Column{Name: c.Name, Format: c.Format, Priority: c.Priority}
+	}
+	return &printer.Row{Columns: cols, Cells: obj.Cells}
 }
 
 // eventOf is what human output says of an Event record.

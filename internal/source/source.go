@@ -45,6 +45,13 @@ type Target struct {
 	// then called, once.
 	MetadataOnly bool
 	FullObjects  func()
+	// Table asks for the server's Table rendering (the columns kubectl get
+	// shows), with each row's whole object (includeObject=Object): list
+	// items and watched objects carry their row's Cells and the Columns.
+	// A server that cannot render the type sends plain objects instead;
+	// NoTable, if set, is then called, once. Ignored with MetadataOnly.
+	Table   bool
+	NoTable func()
 }
 
 // The Accept headers of metadata-only lists and watches, with full JSON
@@ -55,6 +62,9 @@ const (
 	acceptMetadata     = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
 	// metadataListKind is the kind of a list of metadata.
 	metadataListKind = "PartialObjectMetadataList"
+	// acceptTable asks for a Table, plain JSON as the fallback (as
+	// kubectl get does).
+	acceptTable = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 )
 
 // NewRESTClient returns a client for raw list and watch requests against
@@ -86,8 +96,10 @@ type ListerWatcher struct {
 	// retryDelay is the pause between attempts of a list request whose
 	// connection failed before a response came.
 	retryDelay time.Duration
-	// fullObjects guards the one call of target.FullObjects.
+	// fullObjects guards the one call of target.FullObjects, noTable that
+	// of target.NoTable.
 	fullObjects sync.Once
+	noTable     sync.Once
 }
 
 var (
@@ -129,13 +141,21 @@ func (lw *ListerWatcher) request(opts metav1.ListOptions) *rest.Request {
 		req = req.SetHeader("Accept", acceptMetadata)
 	case lw.target.MetadataOnly:
 		req = req.SetHeader("Accept", acceptMetadataList)
+	case lw.target.Table:
+		req = req.SetHeader("Accept", acceptTable).Param("includeObject", "Object")
 	}
 	return req
 }
 
+// tables reports whether the target asks for Tables.
+func (lw *ListerWatcher) tables() bool { return lw.target.Table && !lw.target.MetadataOnly }
+
 // checkMetadataOnly reports, once, a list of full objects where metadata
 // only was asked for.
 func (lw *ListerWatcher) checkMetadataOnly(list *rawobj.List) {
+	if lw.tables() && lw.target.NoTable != nil && list.Kind != "Table" {
+		lw.noTable.Do(lw.target.NoTable)
+	}
 	if lw.target.MetadataOnly && lw.target.FullObjects != nil && list.Kind != metadataListKind {
 		lw.fullObjects.Do(lw.target.FullObjects)
 	}
@@ -267,7 +287,7 @@ func (lw *ListerWatcher) Watch(ctx context.Context, opts metav1.ListOptions) (wa
 	if err != nil {
 		return nil, err
 	}
-	return newStreamWatcher(body, lw.target.Parse, resultBuffer), nil
+	return newStreamWatcher(body, lw.target.Parse, lw.tables(), resultBuffer), nil
 }
 
 // resultBuffer is the capacity of a watch's result channel: the decoding
@@ -282,18 +302,21 @@ const resultBuffer = 128
 // Once Stop has returned, the goroutine sends no event but the one it may
 // have been sending at that moment.
 type streamWatcher struct {
-	body   io.ReadCloser
-	parse  rawobj.ParseOptions
+	body  io.ReadCloser
+	parse rawobj.ParseOptions
+	// tables: the events' objects are one-row Tables (NextTableEvent).
+	tables bool
 	result chan watch.Event
 	// done is closed by Stop; stopOnce guards it.
 	done     chan struct{}
 	stopOnce sync.Once
 }
 
-func newStreamWatcher(body io.ReadCloser, parse rawobj.ParseOptions, buffer int) *streamWatcher {
+func newStreamWatcher(body io.ReadCloser, parse rawobj.ParseOptions, tables bool, buffer int) *streamWatcher {
 	sw := &streamWatcher{
 		body:   body,
 		parse:  parse,
+		tables: tables,
 		result: make(chan watch.Event, buffer),
 		done:   make(chan struct{}),
 	}
@@ -329,8 +352,12 @@ func (sw *streamWatcher) receive() {
 	defer close(sw.result)
 	defer sw.Stop()
 	dec := rawobj.NewDecoder(sw.body)
+	next := dec.NextEvent
+	if sw.tables {
+		next = dec.NextTableEvent
+	}
 	for {
-		eventType, obj, status, err := dec.NextEvent(sw.parse)
+		eventType, obj, status, err := next(sw.parse)
 		if err != nil {
 			var ee *rawobj.EventError
 			switch {

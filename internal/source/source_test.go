@@ -525,7 +525,7 @@ func (b *brokenBody) Close() error { return nil }
 // server error.
 func TestWatchConnectionLost(t *testing.T) {
 	stream := `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","resourceVersion":"7"}}}` + "\n"
-	w := newStreamWatcher(&brokenBody{data: []byte(stream), err: errors.New("http2: client connection lost")}, rawobj.ParseOptions{}, 0)
+	w := newStreamWatcher(&brokenBody{data: []byte(stream), err: errors.New("http2: client connection lost")}, rawobj.ParseOptions{}, false, 0)
 	defer w.Stop()
 	var events []watch.Event
 	for e := range w.ResultChan() {
@@ -592,7 +592,7 @@ func TestStreamWatcherNoLeak(t *testing.T) {
 	for _, buffer := range []int{0, resultBuffer} {
 		var stream bytes.Buffer
 		events(10)(&stream, func() {})
-		sw := newStreamWatcher(io.NopCloser(&stream), rawobj.ParseOptions{}, buffer)
+		sw := newStreamWatcher(io.NopCloser(&stream), rawobj.ParseOptions{}, false, buffer)
 		n := 0
 		for range sw.ResultChan() {
 			n++
@@ -750,7 +750,7 @@ func BenchmarkWatch10k(b *testing.B) {
 				b.Run(fmt.Sprintf("%s/%s/buffer=%d", src.name, consumer.name, buffer), func(b *testing.B) {
 					b.SetBytes(int64(len(data)))
 					measure(b, func() {
-						consumer.consume(b, newStreamWatcher(src.open(b), rawobj.ParseOptions{}, buffer))
+						consumer.consume(b, newStreamWatcher(src.open(b), rawobj.ParseOptions{}, false, buffer))
 					})
 				})
 			}

@@ -1,0 +1,186 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
+)
+
+// The kind layouts of -o wide: a record with its server-side Table row is
+// printed with its kind's columns, as kubectl get -o wide shows them,
+// between the delta's own:
+//
+//	[CONTEXT]  TIME  DELTA  [NAMESPACE]  <the kind's columns, -o wide's included>  [HEALTH]  [CHANGES]
+//
+// NAMESPACE with -A, as kubectl get -A. A header line comes when the
+// layout changes (a row of another kind, or of the generic columns) and
+// that layout's header is not among the last headerEvery lines, so that
+// every row has its kind's header close above it without a header between
+// every two rows of a rollout (the name column says the kind when several
+// are watched); --no-headers drops them. Each layout keeps its column
+// widths, which only grow, and a header is as wide as the row below it.
+
+// headerEvery is how many lines may separate a row from its kind's last
+// header before the header is repeated.
+const headerEvery = 20
+
+// rowLayout is one kind's layout.
+type rowLayout struct {
+	table   *table
+	columns []Column
+	header  []string
+	// name is the index of the name column among the kind's, -1 if none.
+	name int
+	// headerAt is the widePrinter's line count when its header was last
+	// printed; -1 before.
+	headerAt int
+}
+
+// rowLayoutKey is the layout of r's kind, in its cluster.
+func rowLayoutKey(r *Record) string {
+	return r.Context + "|" + r.APIVersion + "|" + r.Kind
+}
+
+// layoutOf returns r's kind's layout, made from its columns when first
+// seen or when the server's columns changed.
+func (p *widePrinter) layoutOf(key string, r *Record) *rowLayout {
+	l := p.rows[key]
+	if l != nil && sameColumns(l.columns, r.Row.Columns) {
+		return l
+	}
+	l = &rowLayout{columns: r.Row.Columns, name: -1, headerAt: -1}
+	var mins []int
+	add := func(name string, min int) {
+		l.header = append(l.header, name)
+		mins = append(mins, max(min, len(name)))
+	}
+	if p.o.ContextWidth > 0 {
+		add("CONTEXT", p.o.ContextWidth)
+	}
+	add("TIME", len(p.timeLayout))
+	add("DELTA", typeWidth())
+	if p.o.AllNamespaces {
+		add("NAMESPACE", len("kube-system"))
+	}
+	for i, c := range r.Row.Columns {
+		if c.Format == "name" && l.name < 0 {
+			l.name = i
+		}
+		add(strings.ToUpper(textsafe.String(c.Name)), 0)
+	}
+	if p.o.Health {
+		add("HEALTH", len("InProgress"))
+	}
+	if p.o.Diff {
+		add("CHANGES", 0)
+	}
+	l.table = newTable(mins)
+	p.rows[key] = l
+	return l
+}
+
+func sameColumns(a, b []Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// printRow prints r in its kind's layout.
+func (p *widePrinter) printRow(w io.Writer, r *Record) error {
+	key := rowLayoutKey(r)
+	l := p.layoutOf(key, r)
+	cells := make([]string, 0, len(l.header))
+	var colors []string
+	if p.o.Color {
+		colors = make([]string, 0, len(l.header))
+	}
+	push := func(cell, color string) {
+		cells = append(cells, cell)
+		if colors != nil {
+			colors = append(colors, color)
+		}
+	}
+	if p.o.ContextWidth > 0 {
+		push(textsafe.String(r.Context), "")
+	}
+	push(r.Time.In(p.o.Location).Format(p.timeLayout), "")
+	push(textsafe.String(r.Type), typeColor(r.Type))
+	if p.o.AllNamespaces {
+		push(textsafe.String(r.Namespace), "")
+	}
+	values := rowCells(r.Row.Cells, len(l.columns))
+	for i, v := range values {
+		if i == l.name && p.o.MultiType {
+			v = strings.ToLower(kindColumn(r)) + "/" + v
+		}
+		push(v, "")
+	}
+	if p.o.Health {
+		if r.Health != nil {
+			push(textsafe.String(r.Health.Status), healthColor(r.Health.Status))
+		} else {
+			push("<none>", "")
+		}
+	}
+	if p.o.Diff {
+		push(changesCell(r), "")
+	}
+	b := p.buf[:0]
+	if p.layout != key && !p.o.NoHeaders && (l.headerAt < 0 || p.lines-l.headerAt > headerEvery) {
+		l.table.fit(cells)
+		b = l.table.appendRow(b, l.header, nil)
+		l.headerAt = p.lines
+		p.lines++
+	}
+	p.layout = key
+	b = l.table.appendRow(b, cells, colors)
+	p.lines++
+	p.buf = b
+	_, err := w.Write(b)
+	return err
+}
+
+// changesCell is the CHANGES cell: how many operations the diff has.
+func changesCell(r *Record) string {
+	if r.Changes == nil {
+		return "<none>"
+	}
+	return strconv.Itoa(len(r.Changes))
+}
+
+// rowCells renders a row's cells as kubectl does: strings as they are,
+// numbers and booleans as written, null as "<none>", anything else as its
+// JSON; terminal-safe. There are always n cells: missing ones are empty.
+func rowCells(raw json.RawMessage, n int) []string {
+	out := make([]string, n)
+	var cells []json.RawMessage
+	if json.Unmarshal(raw, &cells) != nil {
+		return out
+	}
+	for i := 0; i < n && i < len(cells); i++ {
+		c := bytes.TrimSpace(cells[i])
+		switch {
+		case len(c) == 0:
+		case c[0] == '"':
+			var s string
+			if json.Unmarshal(c, &s) == nil {
+				out[i] = textsafe.String(s)
+			}
+		case string(c) == "null":
+			out[i] = "<none>"
+		default:
+			out[i] = textsafe.String(string(c))
+		}
+	}
+	return out
+}

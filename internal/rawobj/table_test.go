@@ -1,0 +1,102 @@
+package rawobj
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// tableJSON is a Table as kube-apiserver sends it for a list of Pods with
+// includeObject=Object (descriptions cut short), n rows.
+func tableJSON(n int, rowsFirst bool) string {
+	cols := `"columnDefinitions":[{"name":"Name","type":"string","format":"name","description":"Name must be unique","priority":0},` +
+		`{"name":"Ready","type":"string","format":"","description":"The aggregate readiness","priority":0},` +
+		`{"name":"Node","type":"string","format":"","description":"The node","priority":1}]`
+	var rows strings.Builder
+	rows.WriteString(`"rows":[`)
+	for i := range n {
+		if i > 0 {
+			rows.WriteString(",")
+		}
+		fmt.Fprintf(&rows, `{"cells":["web-%d","1/1",%q],"object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-%d","namespace":"demo","resourceVersion":"%d",`+
+			`"managedFields":[{"manager":"kubelet","operation":"Update","time":"t","fieldsV1":{"f:status":{}}}]},"spec":{"nodeName":"node-%d"},"status":{"phase":"Running"}}}`,
+			i, "node-"+fmt.Sprint(i)+strings.Repeat(" ", i%3), i, 100+i, i)
+	}
+	rows.WriteString("]")
+	head := `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"200","continue":"c"},`
+	if rowsFirst {
+		return head + rows.String() + "," + cols + "}"
+	}
+	return head + cols + "," + rows.String() + "}"
+}
+
+func TestParseTable(t *testing.T) {
+	wantCols := []Column{{Name: "Name", Type: "string", Format: "name"}, {Name: "Ready", Type: "string"}, {Name: "Node", Type: "string", Priority: 1}}
+	for _, n := range []int{0, 1, 3, 200} {
+		data := []byte(tableJSON(n, false))
+		l, err := ParseList(data, ParseOptions{})
+		if err != nil {
+			t.Fatalf("%d rows: %v", n, err)
+		}
+		if l.Kind != "Table" || l.ResourceVersion != "200" || l.Continue != "c" || !reflect.DeepEqual(l.Columns, wantCols) || len(l.Items) != n {
+			t.Fatalf("%d rows: list %+v", n, l)
+		}
+		for i, o := range l.Items {
+			wantObj, err := Parse([]byte(fmt.Sprintf(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-%d","namespace":"demo","resourceVersion":"%d"},"spec":{"nodeName":"node-%d"},"status":{"phase":"Running"}}`, i, 100+i, i)), ParseOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(o.JSON, wantObj.JSON) || o.Name != wantObj.Name || o.ResourceVersion != wantObj.ResourceVersion || len(o.Managers) != 1 {
+				t.Fatalf("row %d: object %s, want %s", i, o.JSON, wantObj.JSON)
+			}
+			if want := fmt.Sprintf(`["web-%d","1/1",%q]`, i, "node-"+fmt.Sprint(i)+strings.Repeat(" ", i%3)); string(o.Cells) != want {
+				t.Errorf("row %d: cells %s, want %s", i, o.Cells, want)
+			}
+			if !reflect.DeepEqual(o.Columns, wantCols) {
+				t.Errorf("row %d: columns %+v", i, o.Columns)
+			}
+			if c := o.DeepCopy(); !bytes.Equal(c.Cells, o.Cells) || !reflect.DeepEqual(c.Columns, o.Columns) || &c.Cells[0] == &o.Cells[0] {
+				t.Errorf("row %d: DeepCopy cells %s columns %+v", i, c.Cells, c.Columns)
+			}
+		}
+		// Streamed, however the body is split, the same.
+		for _, rd := range listReaders {
+			got, err := ParseListFrom(rd.wrap(data), ParseOptions{})
+			if err != nil || len(got.Items) != n || !reflect.DeepEqual(got.Columns, wantCols) {
+				t.Fatalf("%d rows, %s: %v, %+v", n, rd.name, err, got)
+			}
+			for i := range got.Items {
+				if !bytes.Equal(got.Items[i].JSON, l.Items[i].JSON) || !bytes.Equal(got.Items[i].Cells, l.Items[i].Cells) {
+					t.Fatalf("%d rows, %s: row %d differs", n, rd.name, i)
+				}
+			}
+		}
+	}
+}
+
+func TestParseTableErrors(t *testing.T) {
+	for _, in := range []string{
+		`{"kind":"Table","rows":[{"cells":["a"]}]}`,              // no object
+		`{"kind":"Table","rows":[1]}`,                            // not a row
+		`{"kind":"Table","rows":{}}`,                             // not an array
+		`{"kind":"Table","rows":[{"cells":["a",],"object":{}}]}`, // bad JSON
+		`{"kind":"Table","columnDefinitions":[{"name":1}],"rows":[]}`,
+		`{"kind":"Table","rows":[{"cells":[],"object":{"metadata":{"name":"a"}}}`,
+	} {
+		if _, err := ParseList([]byte(in), ParseOptions{}); err == nil {
+			t.Errorf("ParseList(%s): no error", in)
+		}
+		if _, err := ParseListFrom(strings.NewReader(in), ParseOptions{}); err == nil {
+			t.Errorf("ParseListFrom(%s): no error", in)
+		}
+	}
+	// A second rows member after rows were handed out cannot be taken back.
+	in := `{"kind":"Table","rows":[{"cells":[],"object":{"metadata":{"name":"a"}}}],"rows":[]}`
+	_, err := ParseListEach(strings.NewReader(in), ParseOptions{}, func(*Object) error { return nil })
+	if !errors.Is(err, ErrNotStreamable) {
+		t.Errorf("second rows: %v", err)
+	}
+}
