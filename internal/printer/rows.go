@@ -54,9 +54,9 @@ func (p *widePrinter) layoutOf(key string, r *Record) *rowLayout {
 	}
 	l = &rowLayout{columns: r.Row.Columns, name: -1, headerAt: -1}
 	var mins []int
-	add := func(name string, min int) {
+	add := func(name string, minWidth int) {
 		l.header = append(l.header, name)
-		mins = append(mins, max(min, len(name)))
+		mins = append(mins, max(minWidth, len(name)))
 	}
 	if p.o.ContextWidth > 0 {
 		add("CONTEXT", p.o.ContextWidth)

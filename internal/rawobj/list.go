@@ -179,13 +179,8 @@ func (lp *listParser) parse() (*List, error) {
 			if _, err = lp.value(); err == nil {
 				err = parseListMeta(s, l)
 			}
-		case "columnDefinitions":
-			l.Columns, err = lp.columns()
-		case "rows":
-			if lp.handedOut > 0 {
-				return nil, fmt.Errorf("%w: the table has a second rows member at offset %d after its rows were handed out", ErrNotStreamable, s.offset(s.pos))
-			}
-			l.Items, err = lp.rows(l.Columns)
+		case "columnDefinitions", "rows":
+			err = lp.tableMember(string(m.key), l)
 		case "items":
 			if lp.handedOut > 0 {
 				// ParseList keeps the last items member; those of the

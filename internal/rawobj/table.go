@@ -13,6 +13,20 @@ import (
 //	 "columnDefinitions":[{"name":"Name","type":"string","format":"name","priority":0,…},…],
 //	 "rows":[{"cells":["web-1","1/1","Running",…],"object":{…the whole object…}},…]}
 
+// tableMember parses the member key of a Table: its column definitions or
+// its rows.
+func (lp *listParser) tableMember(key string, l *List) (err error) {
+	if key == "columnDefinitions" {
+		l.Columns, err = lp.columns()
+		return err
+	}
+	if lp.handedOut > 0 {
+		return fmt.Errorf("%w: the table has a second rows member at offset %d after its rows were handed out", ErrNotStreamable, lp.s.offset(lp.s.pos))
+	}
+	l.Items, err = lp.rows(l.Columns)
+	return err
+}
+
 // columns parses the columnDefinitions member (an array or null) at s.pos.
 // Definitions are few and small: encoding/json decodes them.
 func (lp *listParser) columns() ([]Column, error) {
@@ -175,7 +189,6 @@ func (d *Decoder) NextTableEvent(opts ParseOptions) (eventType string, obj *Obje
 	if err := json.Unmarshal(frame, &e); err != nil {
 		return "", nil, nil, &EventError{Err: fmt.Errorf("reading a watch event: %w", err)}
 	}
-	eventType = e.Type
 	mode := objectMode(e.Type)
 	switch {
 	case e.Type == eventError:
