@@ -142,6 +142,12 @@ func clients() []clientDef {
 			args: func(e *env, watch bool) []string { return e.deltas("text", watch) },
 		},
 		{
+			ID: "d-wide", Group: "d", Label: "(d) kubectl deltas -o wide",
+			Measured: "-o wide --no-headers: the server's Table with each row's object (issue 23); one line per delta.",
+			mode:     lines(), exits: true,
+			args: func(e *env, watch bool) []string { return e.deltas("wide", watch, "--no-headers") },
+		},
+		{
 			ID: "d-json-wl", Group: "d", Label: "(d) -o json --watch-list=true",
 			Measured: "-o json --watch-list=true (streaming list).",
 			mode:     lines(), exits: true,

@@ -243,6 +243,18 @@ func (r *runFile) targets() []target {
 	} else {
 		add("(d) -o json faster than (c) kubectl get -w", false, false, "not measured")
 	}
+	ww, wc, ws := r.syncStat("d-wide", wallOf), r.syncStat("d-wide", cpuOf), r.syncStat("d-wide", serverOf)
+	if ww.ok() && dw.ok() && wc.ok() && dc.ok() {
+		server := ""
+		if ds := r.syncStat(d, serverOf); ws.ok() && ds.ok() {
+			server = fmt.Sprintf("; server CPU %s vs %s (the Table rendering: %+.0f%%)", secs(ws.Median), secs(ds.Median), (ws.Median/ds.Median-1)*100)
+		}
+		add("(issue 23) -o wide initial sync wall ≤ 2 × -o json", true, ww.Median <= 2*dw.Median, fmt.Sprintf("%s vs %s = %.2f×%s", secs(ww.Median), secs(dw.Median), ww.Median/dw.Median, server))
+		add("(issue 23) -o wide client CPU ≤ -o json", true, wc.Median <= dc.Median, fmt.Sprintf("%s vs %s = %.2f×", secs(wc.Median), secs(dc.Median), wc.Median/dc.Median))
+	} else {
+		add("(issue 23) -o wide initial sync wall ≤ 2 × -o json", false, false, "not measured")
+		add("(issue 23) -o wide client CPU ≤ -o json", false, false, "not measured")
+	}
 	if c := r.client(d); c != nil && len(c.Burst) > 0 {
 		s := summarize(c.Burst, delayOf)
 		if s.ok() {

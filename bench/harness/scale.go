@@ -87,6 +87,13 @@ func scaleClients() []clientDef {
 			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--health=false") },
 		},
 		{
+			ID: "d-wide", Group: "d", Label: "(d) kubectl deltas -o wide",
+			Measured:      "-o wide --no-headers: the server's Table of Pods with each row's object (issue 23); one line per delta.",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true, noBurst: true,
+			args: func(e *env, watch bool) []string { return e.deltas("wide", watch, "--no-headers") },
+		},
+		{
 			ID: "b-typed-list", Group: "b", Label: "(b) client-go typed, list+watch",
 			Measured:      "bench/baseline -typed: the typed Pod informer's ListWatch (clientset, *corev1.Pod, JSON), Reflector+DeltaFIFO+Indexer, managedFields stripped in the transformer, one encoding/json line per delta; KUBE_FEATURE_WatchListClient=false.",
 			peakPerObject: 26000,

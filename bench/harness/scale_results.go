@@ -193,6 +193,20 @@ func (r *scaleRun) targets() []target {
 	} else {
 		add(metaName, false, false, "not measured")
 	}
+	// Issue 23: the server's Tables cost the client nothing more.
+	const wideWall, wideCPU = "(issue 23) -o wide initial sync wall ≤ 2 × -o json", "(issue 23) -o wide client CPU ≤ -o json"
+	if ww, wc := r.syncStat("d-wide", wallOf), r.syncStat("d-wide", cpuOf); ww.ok() && wc.ok() && dc.ok() {
+		dw := r.syncStat(d, wallOf)
+		server := ""
+		if ws, ds := r.syncStat("d-wide", serverOf), r.syncStat(d, serverOf); ws.ok() && ds.ok() {
+			server = fmt.Sprintf("; server CPU %s vs %s (the Table rendering: %+.0f%%)", secs(ws.Median), secs(ds.Median), (ws.Median/ds.Median-1)*100)
+		}
+		add(wideWall, true, ww.Median <= 2*dw.Median, fmt.Sprintf("%s vs %s = %.2f×%s", secs(ww.Median), secs(dw.Median), ww.Median/dw.Median, server))
+		add(wideCPU, true, wc.Median <= dc.Median, fmt.Sprintf("%s vs %s = %.2f×", secs(wc.Median), secs(dc.Median), wc.Median/dc.Median))
+	} else {
+		add(wideWall, false, false, "not measured")
+		add(wideCPU, false, false, "not measured")
+	}
 	// Issue 22: judging every object's health costs little.
 	const healthName = "(issue 22) health on: initial sync CPU ≤ 1.1 × --health=false"
 	if nc := r.syncStat("d-json-nh", cpuOf); nc.ok() && dc.ok() {
@@ -360,7 +374,7 @@ func displayOrder(cs []clientResult) []clientResult {
 	return out
 }
 
-var scaleDisplay = []string{"a-page", "a-page-plain", "a-full", "b-typed-list", "b-typed-proto", "b-typed-stream", "b-dyn-list", "b-dyn-stream", "c", "d-json", "d-json-nh", "d-text", "d-json-wl", "d-meta", "d-all"}
+var scaleDisplay = []string{"a-page", "a-page-plain", "a-full", "b-typed-list", "b-typed-proto", "b-typed-stream", "b-dyn-list", "b-dyn-stream", "c", "d-json", "d-json-nh", "d-wide", "d-text", "d-json-wl", "d-meta", "d-all"}
 
 func passWord(t target) string {
 	switch {
