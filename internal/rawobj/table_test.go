@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -98,5 +99,50 @@ func TestParseTableErrors(t *testing.T) {
 	_, err := ParseListEach(strings.NewReader(in), ParseOptions{}, func(*Object) error { return nil })
 	if !errors.Is(err, ErrNotStreamable) {
 		t.Errorf("second rows: %v", err)
+	}
+}
+
+// TestNextTableEvent reads a watch of Tables as kube-apiserver sends it:
+// column definitions with the first event only, a BOOKMARK as a one-row
+// Table, an ERROR's Status; and plain objects from a server that cannot
+// render the type.
+func TestNextTableEvent(t *testing.T) {
+	stream := `{"type":"ADDED","object":{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5"},"columnDefinitions":[{"name":"Name","type":"string","format":"name","priority":0}],"rows":[{"cells":["a"],"object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","resourceVersion":"5"}}}]}}
+{"type":"MODIFIED","object":{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"6"},"columnDefinitions":null,"rows":[{"cells":["a"],"object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","resourceVersion":"6"}}}]}}
+{"type":"BOOKMARK","object":{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"7"},"columnDefinitions":null,"rows":[{"cells":["",0,"\u003cunknown\u003e"],"object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"7"}}}]}}
+{"type":"DELETED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"plain","resourceVersion":"8"}}}
+{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","code":410}}
+{"type":"ADDED","object":{"kind":"Table","rows":[]}}
+{"type":"WEIRD","object":{}}
+`
+	d := NewDecoder(strings.NewReader(stream))
+	want := []struct {
+		typ, name, rv, cells string
+		columns              int
+	}{
+		{"ADDED", "a", "5", `["a"]`, 1},
+		{"MODIFIED", "a", "6", `["a"]`, 0},
+		{"BOOKMARK", "", "7", `["",0,"\u003cunknown\u003e"]`, 0},
+		{"DELETED", "plain", "8", "", 0},
+	}
+	for i, w := range want {
+		typ, obj, status, err := d.NextTableEvent(ParseOptions{})
+		if err != nil || status != nil || typ != w.typ || obj.Name != w.name || obj.ResourceVersion != w.rv || string(obj.Cells) != w.cells || len(obj.Columns) != w.columns {
+			t.Fatalf("event %d: %s %+v %s %v", i, typ, obj, status, err)
+		}
+	}
+	if typ, obj, status, err := d.NextTableEvent(ParseOptions{}); typ != "ERROR" || obj != nil || !strings.Contains(string(status), `"code":410`) || err != nil {
+		t.Fatalf("error event: %s %v %s %v", typ, obj, status, err)
+	}
+	// A Table without its row, and an unknown type: errors of that event
+	// only; the stream goes on to its end.
+	for _, what := range []string{"no row", "unknown type"} {
+		var ee *EventError
+		if _, _, _, err := d.NextTableEvent(ParseOptions{}); !errors.As(err, &ee) {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	if _, _, _, err := d.NextTableEvent(ParseOptions{}); !errors.Is(err, io.EOF) {
+		t.Fatalf("end: %v", err)
 	}
 }
