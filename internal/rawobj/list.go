@@ -243,9 +243,18 @@ func itemKind(listKind string) string {
 // items parses the items array (or null) at s.pos, the value of a member of
 // the top-level list object, whose first byte is buffered.
 func (lp *listParser) items(apiVersion, listKind string) ([]*Object, error) {
+	lp.had = lp.had[:0]
+	tm := newTypeMeta(apiVersion, itemKind(listKind))
+	return lp.objects("items", func(i, depth int) (*Object, error) { return lp.item(i, &tm, depth) })
+}
+
+// objects parses the array (or null) at s.pos, the value of the top-level
+// member name, whose first byte is buffered: each element, at nesting
+// level depth, is parsed by parse into an object, which is handed to
+// lp.each or collected.
+func (lp *listParser) objects(name string, parse func(index, depth int) (*Object, error)) ([]*Object, error) {
 	const depth = 2 // of the array
 	s := &lp.s
-	lp.had = lp.had[:0]
 	switch s.peek() {
 	case 'n':
 		if _, err := lp.value(); err != nil {
@@ -257,7 +266,7 @@ func (lp *listParser) items(apiVersion, listKind string) ([]*Object, error) {
 		if s.pos >= len(s.data) {
 			return nil, s.unexpected()
 		}
-		return nil, fmt.Errorf("items at offset %d is not an array", s.offset(s.pos))
+		return nil, fmt.Errorf("%s at offset %d is not an array", name, s.offset(s.pos))
 	}
 	if err := s.checkDepth(depth); err != nil {
 		return nil, err
@@ -271,16 +280,15 @@ func (lp *listParser) items(apiVersion, listKind string) ([]*Object, error) {
 		s.pos++
 		return items, nil
 	}
-	tm := newTypeMeta(apiVersion, itemKind(listKind))
 	for i := 0; ; i++ {
-		o, err := lp.item(i, &tm, depth+1)
+		o, err := parse(i, depth+1)
 		if err != nil {
-			return nil, fmt.Errorf("items[%d]: %w", i, err)
+			return nil, fmt.Errorf("%s[%d]: %w", name, i, err)
 		}
 		if lp.each != nil {
 			lp.handedOut++
 			if err := lp.each(o); err != nil {
-				return nil, fmt.Errorf("items[%d]: %w", i, err)
+				return nil, fmt.Errorf("%s[%d]: %w", name, i, err)
 			}
 		} else {
 			items = append(items, o)

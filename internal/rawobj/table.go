@@ -50,60 +50,13 @@ func (lp *listParser) columns() ([]Column, error) {
 // the top-level Table, whose first byte is buffered. Each row's object
 // becomes an item, with the row's cells and the Table's columns.
 func (lp *listParser) rows(columns []Column) ([]*Object, error) {
-	const depth = 2 // of the array
-	s := &lp.s
-	switch s.peek() {
-	case 'n':
-		if _, err := lp.value(); err != nil {
-			return nil, err
+	return lp.objects("rows", func(i, depth int) (*Object, error) {
+		o, err := lp.row(i, depth)
+		if err == nil {
+			o.Columns = columns
 		}
-		return nil, s.scanLiteral("null")
-	case '[':
-	default:
-		if s.pos >= len(s.data) {
-			return nil, s.unexpected()
-		}
-		return nil, fmt.Errorf("rows at offset %d is not an array", s.offset(s.pos))
-	}
-	if err := s.checkDepth(depth); err != nil {
-		return nil, err
-	}
-	s.pos++
-	if err := lp.skip(); err != nil {
-		return nil, err
-	}
-	items := []*Object{}
-	if s.peek() == ']' {
-		s.pos++
-		return items, nil
-	}
-	for i := 0; ; i++ {
-		o, err := lp.row(i, depth+1)
-		if err != nil {
-			return nil, fmt.Errorf("rows[%d]: %w", i, err)
-		}
-		o.Columns = columns
-		if lp.each != nil {
-			lp.handedOut++
-			if err := lp.each(o); err != nil {
-				return nil, fmt.Errorf("rows[%d]: %w", i, err)
-			}
-		} else {
-			items = append(items, o)
-		}
-		if err := lp.skip(); err != nil {
-			return nil, err
-		}
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case ']':
-			s.pos++
-			return items, nil
-		default:
-			return nil, s.unexpected()
-		}
-	}
+		return o, err
+	})
 }
 
 // row parses row number index at s.pos (after whitespace), an object at
