@@ -293,11 +293,7 @@ func churnRun(ctx context.Context, c *clientDef, e *env, cl *cluster, cfg churnC
 		s.Error = err.Error()
 		return s
 	}
-	defer func() {
-		p.stop()
-		var u sample
-		p.usage(&u)
-	}()
+	defer p.end()
 	synced, err := p.waitObjects(ctx, p.counter.WaitFor(e.n), e.n, cfg.timeout)
 	if err != nil {
 		s.Error = "initial sync: " + err.Error()
@@ -311,25 +307,18 @@ func churnRun(ctx context.Context, c *clientDef, e *env, cl *cluster, cfg churnC
 		return s
 	}
 
-	rv, err := cl.currentRV(ctx)
+	rv, err := cl.currentRV(ctx, "/api/v1/pods")
 	if err != nil {
 		s.Error = err.Error()
 		return s
 	}
 	rm := newLineMatcher(e.n)
-	ref := clientDef{ID: "reference", mode: lines(), tee: rm.tee, args: func(e *env, _ bool) []string {
-		return []string{filepath.Join(e.tools, "rawclient"), "-server", e.server, "-path", "/api/v1/pods", "-watch", "-rv", rv}
-	}}
-	rp, err := startClient(&ref, e, true)
+	rp, err := startReference(e, rm, "/api/v1/pods", rv)
 	if err != nil {
 		s.Error = err.Error()
 		return s
 	}
-	defer func() {
-		rp.stop()
-		var u sample
-		rp.usage(&u)
-	}()
+	defer rp.end()
 	// A canary write that both must print before the churn starts: then
 	// both watches are open and the delays measure delivery only.
 	cm.activate()
@@ -356,25 +345,8 @@ func churnRun(ctx context.Context, c *clientDef, e *env, cl *cluster, cfg churnC
 	cm.reset()
 	rm.reset()
 
-	var samples rssSeries
-	samples.add(pid)
-	s.RSSStartKiB, s.AnonStartKiB = samples.last, samples.lastAnon
-	cpu0, server0 := procCPU(pid), procCPU(e.apiserverPID)
-	stopSampling := make(chan struct{})
-	samplingDone := make(chan struct{})
-	go func() {
-		defer close(samplingDone)
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopSampling:
-				return
-			case <-t.C:
-				samples.add(pid)
-			}
-		}
-	}()
+	usage := startUsage(pid, e.apiserverPID)
+	s.RSSStartKiB, s.AnonStartKiB = usage.samples.last, usage.samples.lastAnon
 	writes, took, err := cl.churn(ctx, cfg, e.n)
 	s.Writes, s.WriteSeconds = len(writes), took.Seconds()
 	if err != nil {
@@ -385,22 +357,70 @@ func churnRun(ctx context.Context, c *clientDef, e *env, cl *cluster, cfg churnC
 	for time.Now().Before(deadline) && ctx.Err() == nil && (cm.count() < len(writes) || rm.count() < len(writes)) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	cpu1, server1 := procCPU(pid), procCPU(e.apiserverPID)
-	close(stopSampling)
-	<-samplingDone
-	samples.add(pid)
+	s.CPUMS, s.ServerCPUMS = usage.end()
+	samples := &usage.samples
 	s.RSSEndKiB, s.AnonEndKiB, s.RSSMaxKiB, s.RSSSeriesKiB = samples.last, samples.lastAnon, samples.max, samples.all
-	if cpu0 >= 0 && cpu1 >= 0 {
-		s.CPUMS = ms(cpu1 - cpu0)
-	}
-	if server0 >= 0 && server1 >= 0 {
-		s.ServerCPUMS = ms(server1 - server0)
-	}
 	s.Client, s.Reference = cm.delays(writes), rm.delays(writes)
 	if s.Error == "" && (s.Client.Missing > 0 || s.Reference.Missing > 0) {
 		s.Error = fmt.Sprintf("writes never printed within 30 s: %d by the client, %d by the plain watch", s.Client.Missing, s.Reference.Missing)
 	}
 	return s
+}
+
+// startReference starts a plain HTTP watch of the collection at path from
+// resourceVersion rv (bench/rawclient, copying bytes), whose lines m sees:
+// the limit a watcher can reach on this server.
+func startReference(e *env, m *lineMatcher, path, rv string) (*process, error) {
+	ref := clientDef{ID: "reference", mode: lines(), tee: m.tee, args: func(e *env, _ bool) []string {
+		return []string{filepath.Join(e.tools, "rawclient"), "-server", e.server, "-path", path, "-watch", "-rv", rv}
+	}}
+	return startClient(&ref, e, true)
+}
+
+// usageWindow follows a client's CPU time and resident memory (sampled
+// every second) and the server's CPU time over a window of writes.
+type usageWindow struct {
+	pid, serverPID int
+	samples        rssSeries
+	cpu0, server0  time.Duration
+	stop, done     chan struct{}
+}
+
+// startUsage opens the window: a first sample now, then one a second.
+func startUsage(pid, serverPID int) *usageWindow {
+	u := &usageWindow{pid: pid, serverPID: serverPID, stop: make(chan struct{}), done: make(chan struct{})}
+	u.samples.add(pid)
+	u.cpu0, u.server0 = procCPU(pid), procCPU(serverPID)
+	go func() {
+		defer close(u.done)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-u.stop:
+				return
+			case <-t.C:
+				u.samples.add(pid)
+			}
+		}
+	}()
+	return u
+}
+
+// end closes the window with a last sample, and returns the CPU time the
+// client and the server used in it (0 when /proc could not tell).
+func (u *usageWindow) end() (cpuMS, serverMS float64) {
+	cpu1, server1 := procCPU(u.pid), procCPU(u.serverPID)
+	close(u.stop)
+	<-u.done
+	u.samples.add(u.pid)
+	if u.cpu0 >= 0 && cpu1 >= 0 {
+		cpuMS = ms(cpu1 - u.cpu0)
+	}
+	if u.server0 >= 0 && server1 >= 0 {
+		serverMS = ms(server1 - u.server0)
+	}
+	return cpuMS, serverMS
 }
 
 // rssSeries follows a process's resident memory.

@@ -275,6 +275,13 @@ func (p *process) stop() {
 	_ = p.cmd.Wait()
 }
 
+// end stops the client and reaps it, its figures unused.
+func (p *process) end() {
+	p.stop()
+	var u sample
+	p.usage(&u)
+}
+
 // wait waits for the client to exit by itself within timeout, killing it
 // after that.
 func (p *process) wait(timeout time.Duration) error {

@@ -13,8 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
 )
 
 // The --events section (make bench-events, issue 22): writers create
@@ -102,29 +100,18 @@ func eventsClients() []clientDef {
 // ConfigMaps, then each client in turn during rate Events/s for d.
 func runEvents(ctx context.Context, o options, root, benchDir string, begin time.Time) error {
 	rate := 1000
-	logf("starting the local control plane (kube-apiserver + etcd on 127.0.0.1)")
-	cp, err := controlplane.Start(ctx, controlplane.Options{Log: prefixWriter{os.Stderr}})
+	cp, cl, stopCP, err := startControlPlane(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		logf("stopping the control plane")
-		cp.Stop()
-	}()
-	cl, err := newCluster(cp.Server(), cp.AdminToken(), cp.AdminKubeconfig())
-	if err != nil {
-		return err
-	}
+	defer stopCP()
 	uids, err := cl.seedEvents(ctx)
 	if err != nil {
 		return err
 	}
-	home := filepath.Join(benchDir, "out", "home")
-	if err := os.RemoveAll(home); err != nil {
-		return fmt.Errorf("clean %s: %w", home, err)
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", home, err)
+	home := filepath.Join(benchDir, "out", "home-events")
+	if err := freshDir(home); err != nil {
+		return err
 	}
 	e := &env{
 		bin: filepath.Join(root, "bin"), tools: filepath.Join(benchDir, "out", "bin"), kubeconfig: cp.AdminKubeconfig(),
@@ -282,31 +269,21 @@ func eventsChurnRun(ctx context.Context, c *clientDef, e *env, cl *cluster, uids
 		s.Error = err.Error()
 		return s
 	}
-	defer func() {
-		p.stop()
-		var u sample
-		p.usage(&u)
-	}()
-	rv, err := cl.eventsRV(ctx)
+	defer p.end()
+	eventsPath := "/apis/events.k8s.io/v1/namespaces/" + eventsNamespace + "/events"
+	rv, err := cl.currentRV(ctx, eventsPath)
 	if err != nil {
 		s.Error = err.Error()
 		return s
 	}
 	rm := newLineMatcher(capacity)
 	rm.index = eventIndex
-	ref := clientDef{ID: "reference", mode: lines(), tee: rm.tee, args: func(e *env, _ bool) []string {
-		return []string{filepath.Join(e.tools, "rawclient"), "-server", e.server, "-path", "/apis/events.k8s.io/v1/namespaces/" + eventsNamespace + "/events", "-watch", "-rv", rv}
-	}}
-	rp, err := startClient(&ref, e, true)
+	rp, err := startReference(e, rm, eventsPath, rv)
 	if err != nil {
 		s.Error = err.Error()
 		return s
 	}
-	defer func() {
-		rp.stop()
-		var u sample
-		rp.usage(&u)
-	}()
+	defer rp.end()
 	// Canary Events about a watched object, one a second, until both
 	// print one: both watches are open (one created before the client's
 	// list would be part of its initial state, which --watch-only hides).
@@ -327,24 +304,8 @@ func eventsChurnRun(ctx context.Context, c *clientDef, e *env, cl *cluster, uids
 	cm.reset()
 	rm.reset()
 	pid := firstChild(p.cmd.Process.Pid)
-	var samples rssSeries
-	samples.add(pid)
-	s.RSSStartKiB = samples.last
-	cpu0, server0 := procCPU(pid), procCPU(e.apiserverPID)
-	stopSampling, samplingDone := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(samplingDone)
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopSampling:
-				return
-			case <-t.C:
-				samples.add(pid)
-			}
-		}
-	}()
+	usage := startUsage(pid, e.apiserverPID)
+	s.RSSStartKiB = usage.samples.last
 	watched, total, took, err := cl.createEvents(ctx, uids, rate, o.churnWriters, first+canaries*eventsWatchedEvery, o.churnFor)
 	s.Writes, s.Watched, s.WriteSeconds = total, len(watched), took.Seconds()
 	if err != nil {
@@ -354,39 +315,13 @@ func eventsChurnRun(ctx context.Context, c *clientDef, e *env, cl *cluster, uids
 	for time.Now().Before(deadline) && ctx.Err() == nil && (matched(cm, watched) < len(watched) || matched(rm, watched) < len(watched)) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	cpu1, server1 := procCPU(pid), procCPU(e.apiserverPID)
-	close(stopSampling)
-	<-samplingDone
-	samples.add(pid)
-	s.RSSEndKiB, s.RSSMaxKiB, s.RSSSeriesKiB = samples.last, samples.max, samples.all
-	if cpu0 >= 0 && cpu1 >= 0 {
-		s.CPUMS = ms(cpu1 - cpu0)
-	}
-	if server0 >= 0 && server1 >= 0 {
-		s.ServerCPUMS = ms(server1 - server0)
-	}
+	s.CPUMS, s.ServerCPUMS = usage.end()
+	s.RSSEndKiB, s.RSSMaxKiB, s.RSSSeriesKiB = usage.samples.last, usage.samples.max, usage.samples.all
 	s.Client, s.Reference = cm.delays(watched), rm.delays(watched)
 	if s.Error == "" && (s.Client.Missing > 0 || s.Reference.Missing > 0) {
 		s.Error = fmt.Sprintf("Events never printed within 30 s: %d by the client, %d by the plain watch", s.Client.Missing, s.Reference.Missing)
 	}
 	return s
-}
-
-// eventsRV is the resourceVersion of the benchmark namespace's Events now.
-func (c *cluster) eventsRV(ctx context.Context) (string, error) {
-	body, err := c.get(ctx, "/apis/events.k8s.io/v1/namespaces/"+eventsNamespace+"/events?limit=1")
-	if err != nil {
-		return "", err
-	}
-	var list struct {
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(body, &list); err != nil || list.Metadata.ResourceVersion == "" {
-		return "", fmt.Errorf("no resourceVersion in the Event list (%v): check the server", err)
-	}
-	return list.Metadata.ResourceVersion, nil
 }
 
 // matched is how many of the watched writes m has seen a line of.

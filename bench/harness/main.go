@@ -141,19 +141,11 @@ func run() error {
 		return runEvents(ctx, o, root, benchDir, begin)
 	}
 
-	logf("starting the local control plane (kube-apiserver + etcd on 127.0.0.1)")
-	cp, err := controlplane.Start(ctx, controlplane.Options{Log: prefixWriter{os.Stderr}})
+	cp, cl, stopCP, err := startControlPlane(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		logf("stopping the control plane")
-		cp.Stop()
-	}()
-	cl, err := newCluster(cp.Server(), cp.AdminToken(), cp.AdminKubeconfig())
-	if err != nil {
-		return err
-	}
+	defer stopCP()
 	seedBegin := time.Now()
 	logf("creating %d ConfigMaps in namespace %s", o.n, benchNamespace)
 	if err := cl.seed(ctx, o.n, func(done int) { logf("  %d created", done) }); err != nil {
@@ -170,11 +162,8 @@ func run() error {
 	logf("created in %s: the list is %s of JSON, %d bytes per object", seedTime.Round(time.Millisecond), mib(int64(listBytes)), listBytes/o.n)
 
 	home := filepath.Join(outDir, "home")
-	if err := os.RemoveAll(home); err != nil {
-		return fmt.Errorf("clean %s: %w", home, err)
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", home, err)
+	if err := freshDir(home); err != nil {
+		return err
 	}
 	e := &env{
 		bin: binDir, tools: tools, kubeconfig: cp.AdminKubeconfig(), server: cp.Server(), token: cp.AdminToken(), home: home, n: o.n,
@@ -300,6 +289,36 @@ func logSample(label string, s sample, burst bool) {
 	default:
 		logf("  %-32s wall %7.0f ms  cpu %7.0f ms  peak RSS %6.1f MiB  out %s", label, s.WallMS, s.CPUMS, float64(s.MaxRSSKiB)/1024, mib(s.Bytes))
 	}
+}
+
+// startControlPlane starts a plain control plane (etcd and kube-apiserver
+// on loopback) and a cluster client of it; stop stops it.
+func startControlPlane(ctx context.Context) (cp *controlplane.ControlPlane, cl *cluster, stop func(), err error) {
+	logf("starting the local control plane (kube-apiserver + etcd on 127.0.0.1)")
+	if cp, err = controlplane.Start(ctx, controlplane.Options{Log: prefixWriter{os.Stderr}}); err != nil {
+		return nil, nil, nil, err
+	}
+	stop = func() {
+		logf("stopping the control plane")
+		cp.Stop()
+	}
+	if cl, err = newCluster(cp.Server(), cp.AdminToken(), cp.AdminKubeconfig()); err != nil {
+		stop()
+		return nil, nil, nil, err
+	}
+	return cp, cl, stop, nil
+}
+
+// freshDir makes dir an empty directory, only its owner's (the clients'
+// $HOME: nothing cached from an earlier run).
+func freshDir(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("clean %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	return nil
 }
 
 func logf(format string, args ...any) {

@@ -312,10 +312,11 @@ func (c *cluster) listPods(ctx context.Context) (podStats, error) {
 	}
 }
 
-// currentRV is the resourceVersion of a one-item list of Pods: a watch from
-// it sees the changes made after this call only.
-func (c *cluster) currentRV(ctx context.Context) (string, error) {
-	body, err := c.get(ctx, "/api/v1/pods?limit=1")
+// currentRV is the resourceVersion of a one-item list of the collection
+// at path (every Pod: "/api/v1/pods"): a watch from it sees the changes
+// made after this call only.
+func (c *cluster) currentRV(ctx context.Context, path string) (string, error) {
+	body, err := c.get(ctx, path+"?limit=1")
 	if err != nil {
 		return "", err
 	}
@@ -325,7 +326,7 @@ func (c *cluster) currentRV(ctx context.Context) (string, error) {
 		} `json:"metadata"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil || list.Metadata.ResourceVersion == "" {
-		return "", fmt.Errorf("no resourceVersion in the Pod list (%v): check the server", err)
+		return "", fmt.Errorf("no resourceVersion in the list of %s (%v): check the server", path, err)
 	}
 	return list.Metadata.ResourceVersion, nil
 }

@@ -312,11 +312,8 @@ func runScale(ctx context.Context, o options, root, benchDir string, begin time.
 	// Its own $HOME, so that a scale run of another N can run at the same
 	// time (while this one is still seeding, say).
 	home := filepath.Join(outDir, fmt.Sprintf("home-scale-n%d", o.n))
-	if err := os.RemoveAll(home); err != nil {
-		return fmt.Errorf("clean %s: %w", home, err)
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", home, err)
+	if err := freshDir(home); err != nil {
+		return err
 	}
 	e := &env{
 		bin: binDir, tools: tools, kubeconfig: cp.AdminKubeconfig(), server: cp.Server(), token: cp.AdminToken(), home: home, n: o.n, scale: true,
