@@ -143,7 +143,7 @@ type admission struct {
 // Admit implements informer.Admission: an Event whose subject has been
 // shown enters; another is parked until its subject is shown, or expires.
 func (a *admission) Admit(obj *rawobj.Object, initial bool) bool {
-	subject, ok := subjectKey(a.context, subjectOf(obj.JSON))
+	subject, ok := subjectKey(a.context, subjectOf(obj))
 	if !ok {
 		return false
 	}

@@ -3,6 +3,8 @@ package events
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
 // Subject is the object an Event is about: its regarding (events.k8s.io)
@@ -67,20 +69,22 @@ func Summarize(event []byte) (Summary, error) {
 }
 
 // subjectOf is the subject of an Event, "" fields where it cannot be read
-// (such an Event joins nothing).
-func subjectOf(event []byte) Subject {
-	var e struct {
-		Regarding      *Subject `json:"regarding"`
-		InvolvedObject *Subject `json:"involvedObject"`
-	}
-	if json.Unmarshal(event, &e) != nil {
+// (such an Event joins nothing). It runs for every Event of the watched
+// namespaces not yet admitted: only the regarding (events.k8s.io) or
+// involvedObject (core/v1) member is decoded, cut out by the scanner.
+func subjectOf(event *rawobj.Object) Subject {
+	members, err := event.Members("regarding", "involvedObject")
+	if err != nil {
 		return Subject{}
 	}
-	if e.Regarding != nil {
-		return *e.Regarding
+	var s Subject
+	for _, m := range members {
+		if m != nil && string(m) != "null" {
+			if json.Unmarshal(m, &s) != nil {
+				return Subject{}
+			}
+			return s
+		}
 	}
-	if e.InvolvedObject != nil {
-		return *e.InvolvedObject
-	}
-	return Subject{}
+	return s
 }
