@@ -126,11 +126,7 @@ func (p *widePrinter) printRow(w io.Writer, r *Record) error {
 		push(v, "")
 	}
 	if p.o.Health {
-		if r.Health != nil {
-			push(textsafe.String(r.Health.Status), healthColor(r.Health.Status))
-		} else {
-			push("<none>", "")
-		}
+		push(healthCell(r))
 	}
 	if p.o.Diff {
 		push(changesCell(r), "")
@@ -150,7 +146,17 @@ func (p *widePrinter) printRow(w io.Writer, r *Record) error {
 	return err
 }
 
-// changesCell is the CHANGES cell: how many operations the diff has.
+// healthCell is the HEALTH cell of wide, and its color: the verdict's
+// status, or <none>.
+func healthCell(r *Record) (cell, color string) {
+	if r.Health == nil {
+		return "<none>", ""
+	}
+	return textsafe.String(r.Health.Status), healthColor(r.Health.Status)
+}
+
+// changesCell is the CHANGES cell of wide: how many operations the diff
+// has, or <none> without one.
 func changesCell(r *Record) string {
 	if r.Changes == nil {
 		return "<none>"

@@ -3,7 +3,6 @@ package printer
 import (
 	"encoding/json"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
@@ -110,23 +109,15 @@ func (p *widePrinter) Print(w io.Writer, r *Record) error {
 	c[6] = age(r.Object, p.o.Now())
 	next := 7
 	if p.o.Health {
-		c[next] = "<none>"
+		cell, color := healthCell(r)
+		c[next] = cell
 		if colors != nil {
-			colors[next] = ""
-		}
-		if r.Health != nil {
-			c[next] = textsafe.String(r.Health.Status)
-			if colors != nil {
-				colors[next] = healthColor(r.Health.Status)
-			}
+			colors[next] = color
 		}
 		next++
 	}
 	if p.o.Diff {
-		c[next] = "<none>"
-		if r.Changes != nil {
-			c[next] = strconv.Itoa(len(r.Changes))
-		}
+		c[next] = changesCell(r)
 	}
 	if colors != nil {
 		colors[1] = typeColor(r.Type)
