@@ -87,7 +87,10 @@ type joinKey struct {
 	group, kind, namespace, name string
 }
 
+// parkedEvent is an Event waiting for its subject: key is where it is
+// parked (its informer and its key there).
 type parkedEvent struct {
+	key     parkKey
 	obj     *rawobj.Object
 	subject joinKey
 	initial bool
@@ -158,7 +161,7 @@ func (a *admission) Admit(obj *rawobj.Object, initial bool) bool {
 		p.obj, p.initial = obj, p.initial && initial
 		return false
 	}
-	j.parked[pk] = &parkedEvent{obj: obj, subject: subject, initial: initial, at: j.now()}
+	j.parked[pk] = &parkedEvent{key: pk, obj: obj, subject: subject, initial: initial, at: j.now()}
 	j.parkedBy[subject] = append(j.parkedBy[subject], pk)
 	j.parkQueue = append(j.parkQueue, pk)
 	return false
@@ -210,7 +213,6 @@ func (j *Join) handleEvents(b informer.Batch) (bool, error) {
 // Events, as initial when both were part of the initial state.
 func (j *Join) enter(keys [2]joinKey, initial bool) (bool, error) {
 	var released []*parkedEvent
-	var from []string
 	j.lock.Lock()
 	for _, k := range keys {
 		if _, ok := j.subjects[k]; ok || k == (joinKey{}) {
@@ -220,15 +222,14 @@ func (j *Join) enter(keys [2]joinKey, initial bool) (bool, error) {
 		for _, pk := range j.parkedBy[k] {
 			if p := j.parked[pk]; p != nil {
 				released = append(released, p)
-				from = append(from, pk.id)
 				delete(j.parked, pk)
 			}
 		}
 		delete(j.parkedBy, k)
 	}
 	j.lock.Unlock()
-	for i, p := range released {
-		inf := j.informers[from[i]]
+	for _, p := range released {
+		inf := j.informers[p.key.id]
 		stored, err := inf.Adopt(p.obj)
 		if err != nil {
 			return false, err
@@ -239,7 +240,7 @@ func (j *Join) enter(keys [2]joinKey, initial bool) (bool, error) {
 		}
 		it := informer.Item{
 			Delta: cache.Delta{Type: cache.Added, Object: p.obj}, Type: cache.Added,
-			Object: p.obj, Key: cache.ObjectKey(p.obj),
+			Object: p.obj, Key: p.key.key,
 		}
 		if p.initial && initial {
 			it.Type, it.Initial = cache.Replaced, true
