@@ -40,6 +40,9 @@ type cluster struct {
 	// events are the Events informers of --events the user may list and
 	// watch (eventTargets).
 	events []informer.Target
+	// down says that API groups were down at the start (an aggregated API,
+	// say): the type follower looks for them again soon.
+	down bool
 }
 
 // clusters returns the clusters of the run: one, through the command's
@@ -130,17 +133,17 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 		Args: o.resourceArgs, AllTypes: o.allTypes, Tree: o.tree,
 		Namespace: namespace, AllNamespaces: o.allNamespaces, Exclude: o.exclusions(),
 	}
-	if cl.res, err = resolve(ctx, cl); err != nil {
-		return err
-	}
-	if len(cl.res.FailedGroups) > 0 {
-		fmt.Fprintf(cl.errOut, "warning: %snot watching the API groups discovery could not read: %s\n", cl.conn.Prefix(), strings.Join(cl.res.FailedGroups, ", "))
-	}
 	config, err := cl.conn.RESTConfig()
 	if err != nil {
 		return err
 	}
 	if cl.client, err = source.NewRESTClient(config); err != nil {
+		return err
+	}
+	if cl.res, err = resolve(ctx, cl); err != nil {
+		return explainUnknownType(ctx, cl, err)
+	}
+	if err := o.checkAPIServices(ctx, cl); err != nil {
 		return err
 	}
 	authz, err := authorizationv1client.NewForConfig(config)
@@ -160,6 +163,67 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 		cl.events = checkEventsAccess(ctx, cl, eventTargets(cl, o.tree))
 	}
 	return nil
+}
+
+// checkAPIServices reads the cluster's APIServices (when the user may):
+// a named type whose aggregated API is down is an error at the start; the
+// targets an aggregated API serves are marked, so that its outages are its
+// own; with --all-types, categories or --tree, one warning names every
+// group version that is down, with its APIService's reason.
+func (o *DeltasOptions) checkAPIServices(ctx context.Context, cl *cluster) error {
+	services := readAPIServices(ctx, cl)
+	if err := services.NamedTypeDown(cl.res.Targets); err != nil {
+		return err
+	}
+	services.Mark(cl.res.Targets)
+	services.Mark(cl.res.Scouts)
+	if !cl.res.Expanded && !cl.req.Tree {
+		return nil
+	}
+	down := services.DownGroups(cl.res.FailedGroups)
+	if len(down) == 0 {
+		return nil
+	}
+	cl.down = true
+	then := "their types are not in this stream"
+	if o.followsTypes(cl) {
+		then = "their types join the stream when they are back"
+	}
+	fmt.Fprintf(cl.errOut, "warning: %snot watching the API groups that are down: %s; %s\n", cl.conn.Prefix(), strings.Join(down, ", "), then)
+	return nil
+}
+
+// followsTypes says whether the run follows the types the cluster serves
+// as they come and go (targets.Follower): --all-types and categories,
+// unless the run ends at the initial lists or follows a tree.
+func (o *DeltasOptions) followsTypes(cl *cluster) bool {
+	return cl.res.Expanded && !o.untilSynced && !o.tree
+}
+
+// readAPIServices reads the cluster's APIServices, bounded like resolve;
+// nil when they cannot be read (no right to list them).
+func readAPIServices(ctx context.Context, cl *cluster) targets.APIServices {
+	ctx, cancel := context.WithTimeout(ctx, cl.conn.StartupLimit())
+	defer cancel()
+	services, err := targets.ReadAPIServices(ctx, cl.client)
+	if err != nil {
+		return nil
+	}
+	return services
+}
+
+// explainUnknownType turns "no such type" into the reason when an
+// aggregated API that may serve it is down: its types are unknown to
+// discovery until it is back.
+func explainUnknownType(ctx context.Context, cl *cluster, err error) error {
+	var unknown *targets.UnknownTypeError
+	if !errors.As(err, &unknown) {
+		return err
+	}
+	if explained := readAPIServices(ctx, cl).ExplainUnknown(unknown.Arg); explained != nil {
+		return explained
+	}
+	return err
 }
 
 // checkEventsAccess keeps the Events informers the user may list and

@@ -83,12 +83,12 @@ func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*t
 	}
 	var follows []*targets.Follower
 	for _, cl := range clusters {
-		if !cl.res.Expanded || o.untilSynced || o.tree {
+		if !o.followsTypes(cl) {
 			continue
 		}
 		f, err := targets.NewFollower(targets.FollowerConfig{
 			Cluster: cl.conn, Request: cl.req, Categories: cl.res.Categories, Context: cl.conn.Context,
-			Client: cl.client, Reviews: cl.reviews, ErrOut: cl.errOut,
+			Client: cl.client, Reviews: cl.reviews, ErrOut: cl.errOut, Down: cl.down,
 		})
 		if err != nil {
 			return nil, nil, err
@@ -307,8 +307,21 @@ func (o *DeltasOptions) engineConfig(clientOf func(context string) rest.Interfac
 		WatchList:         o.watchList == "true" && o.output != "wide",
 		ResumeFrom:        o.resourceVersion,
 		MaxUpdatedBacklog: o.maxUpdatedBacklog,
+		DescribeAPIService: func(t informer.Target) string {
+			ctx, cancel := context.WithTimeout(context.Background(), describeAPIServiceLimit)
+			defer cancel()
+			services, err := targets.ReadAPIServices(ctx, clientOf(t.Context))
+			if s, ok := services.Down(t.Resource.GroupVersion()); ok && err == nil {
+				return s.Status()
+			}
+			return ""
+		},
 	}
 }
+
+// describeAPIServiceLimit bounds the look-up of an APIService whose
+// aggregated API is down, for its warning.
+const describeAPIServiceLimit = 3 * time.Second
 
 // withName adds metadata.name=name to a field selector.
 func withName(fieldSelector, name string) string {

@@ -109,6 +109,22 @@ func (c *Cluster) DiscoveryClient() (discovery.CachedDiscoveryInterface, error) 
 	return d, nil
 }
 
+// FreshDiscoveryClient reads discovery from the server, without kubectl's
+// cache: with aggregated discovery only such a read reports the group
+// versions whose aggregated API is down (freshness Stale), which the
+// cache leaves out without a word.
+func (c *Cluster) FreshDiscoveryClient() (discovery.DiscoveryInterface, error) {
+	config, err := c.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("unable to create a discovery client: %w", err)
+	}
+	return dc, nil
+}
+
 // Namespace is the namespace of -n, or else of the kubeconfig context.
 func (c *Cluster) Namespace() (string, error) {
 	ns, _, err := c.Flags.ToRawKubeConfigLoader().Namespace()

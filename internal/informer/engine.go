@@ -104,7 +104,7 @@ func New(cfg Config, errOut io.Writer) *Engine {
 	}
 	return &Engine{
 		cfg:       cfg,
-		health:    newHealth(errOut, cfg.Clock.Now),
+		health:    newHealth(errOut, cfg.Clock.Now, cfg.DescribeAPIService),
 		batches:   make(chan Batch, 64),
 		synced:    make(chan struct{}, 1),
 		fatal:     make(chan error, 1),

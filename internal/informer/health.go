@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,43 +11,71 @@ import (
 
 // health turns the reflectors' failure and recovery reports into one
 // warning line per outage on errOut, and one line when it is over, however
-// many retries and informers it spans. With several clusters, outages are
-// per cluster, and the lines name its context. Safe for concurrent use.
+// many retries and informers it spans. Outages are per cluster (with
+// several clusters the lines name its context), and per aggregated API
+// within a cluster: a metrics server that restarts is its own outage, not
+// the cluster's. Safe for concurrent use.
 type health struct {
 	errOut io.Writer
 	now    func() time.Time
+	// describe, if set, says what the cluster knows of an aggregated API's
+	// outage (its APIService's condition). Called without lock held.
+	describe func(Target) string
 
 	// lock guards failing and since, and serialises writes to errOut.
 	lock sync.Mutex
-	// failing holds, by context, the informers whose last report was a
-	// failure.
-	failing map[string]map[*Informer]bool
-	// since is when the current outage of each context began.
-	since map[string]time.Time
+	// failing holds, by outage (outageOf), the informers whose last report
+	// was a failure.
+	failing map[outage]map[*Informer]bool
+	// since is when each current outage began.
+	since map[outage]time.Time
 	// rewrittenAt is when a rewritten history was last reported.
 	rewrittenAt time.Time
 }
+
+// outage is what fails together: a cluster (context), or one aggregated
+// API (APIService) of a cluster.
+type outage struct {
+	context, apiService string
+}
+
+func outageOf(t Target) outage { return outage{context: t.Context, apiService: t.APIService} }
 
 // rewriteQuiet is how long after a report of a rewritten history the
 // other informers' reports of it are not repeated: one restore, one line.
 const rewriteQuiet = time.Minute
 
-func newHealth(errOut io.Writer, now func() time.Time) *health {
-	return &health{errOut: errOut, now: now, failing: map[string]map[*Informer]bool{}, since: map[string]time.Time{}}
+func newHealth(errOut io.Writer, now func() time.Time, describe func(Target) string) *health {
+	return &health{errOut: errOut, now: now, describe: describe, failing: map[outage]map[*Informer]bool{}, since: map[outage]time.Time{}}
 }
 
 // failed records a failure of inf; the first failure of an outage prints
 // the warning.
 func (h *health) failed(inf *Informer, err error) {
+	key := outageOf(inf.target)
+	h.lock.Lock()
+	first := len(h.failing[key]) == 0
+	h.lock.Unlock()
+	described := "APIService " + key.apiService
+	if first && key.apiService != "" && h.describe != nil {
+		if d := h.describe(inf.target); d != "" {
+			described = d
+		}
+	}
+
 	h.lock.Lock()
 	defer h.lock.Unlock()
-	ctx := inf.target.Context
-	if len(h.failing[ctx]) == 0 {
-		h.since[ctx] = h.now()
-		h.failing[ctx] = map[*Informer]bool{}
-		fmt.Fprintf(h.errOut, "warning: %s%s; retrying, nothing is lost: the watch resumes where it stopped, or relists\n", contextPrefix(ctx), oneLine(err))
+	if len(h.failing[key]) == 0 {
+		h.since[key] = h.now()
+		h.failing[key] = map[*Informer]bool{}
+		if key.apiService == "" {
+			fmt.Fprintf(h.errOut, "warning: %s%s; retrying, nothing is lost: the watch resumes where it stopped, or relists\n", contextPrefix(key.context), oneLine(err))
+		} else {
+			fmt.Fprintf(h.errOut, "warning: %s%s is down (%s): %s; retrying, its objects are kept until the server says the type is gone\n",
+				contextPrefix(key.context), inf.target.Resource.GroupResource(), oneLine(errors.New(described)), oneLine(err))
+		}
 	}
-	h.failing[ctx][inf] = true
+	h.failing[key][inf] = true
 }
 
 // recovered records that inf listed or watched successfully; the end of
@@ -54,14 +83,20 @@ func (h *health) failed(inf *Informer, err error) {
 func (h *health) recovered(inf *Informer) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
-	ctx := inf.target.Context
-	if !h.failing[ctx][inf] {
+	key := outageOf(inf.target)
+	if !h.failing[key][inf] {
 		return
 	}
-	delete(h.failing[ctx], inf)
-	if len(h.failing[ctx]) == 0 {
-		fmt.Fprintf(h.errOut, "info: %sconnection restored after %s\n", contextPrefix(ctx), h.now().Sub(h.since[ctx]).Round(100*time.Millisecond))
+	delete(h.failing[key], inf)
+	if len(h.failing[key]) > 0 {
+		return
 	}
+	after := h.now().Sub(h.since[key]).Round(100 * time.Millisecond)
+	if key.apiService == "" {
+		fmt.Fprintf(h.errOut, "info: %sconnection restored after %s\n", contextPrefix(key.context), after)
+		return
+	}
+	fmt.Fprintf(h.errOut, "info: %sAPIService %s is back after %s: its types stream again\n", contextPrefix(key.context), key.apiService, after)
 }
 
 // forget drops a removed informer from the outage without a message: it
@@ -69,7 +104,7 @@ func (h *health) recovered(inf *Informer) {
 func (h *health) forget(inf *Informer) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
-	delete(h.failing[inf.target.Context], inf)
+	delete(h.failing[outageOf(inf.target)], inf)
 }
 
 // contextPrefix names the cluster in a message of a multi-cluster run:

@@ -44,6 +44,10 @@ type Target struct {
 	// is its own selector; the run's selectors do not apply.
 	Events        bool
 	FieldSelector string
+	// APIService names the APIService whose aggregated server serves the
+	// target ("" when kube-apiserver serves it): that server's outages are
+	// its own, reported apart from the cluster's, and do not end the type.
+	APIService string
 }
 
 // ID identifies the informer of t within an Engine: two targets with the
@@ -450,4 +454,10 @@ type Config struct {
 	// informer keeps retrying, quietly, until it is retired or removed. It
 	// is called on the reflector's goroutine and must not block.
 	Gone func(Target)
+	// DescribeAPIService, if set, says what the cluster knows of the
+	// APIService of a target served by an aggregated API whose outage
+	// begins ("APIService v1.x.io: FailedDiscoveryCheck: …"), for its one
+	// warning. It is called on the reflector's goroutine, once per outage,
+	// and must return within a few seconds.
+	DescribeAPIService func(Target) string
 }

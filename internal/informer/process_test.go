@@ -3,6 +3,7 @@ package informer
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func TestKnownStoreResume(t *testing.T) {
 func TestHealthOneWarningPerOutage(t *testing.T) {
 	var errOut bytes.Buffer
 	now := time.Unix(0, 0)
-	h := newHealth(&errOut, func() time.Time { return now })
+	h := newHealth(&errOut, func() time.Time { return now }, nil)
 	a, b := &Informer{}, &Informer{}
 	h.recovered(a) // healthy already: silent
 	h.failed(a, errors.New("dial tcp: connection refused"))
@@ -85,6 +86,49 @@ func TestHealthOneWarningPerOutage(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "warning: dial tcp") || lines[1] != "info: connection restored after 3s" || !strings.HasPrefix(lines[2], "warning: 503") {
 		t.Errorf("stderr:\n%s", errOut.String())
+	}
+}
+
+// An aggregated API's outage is its own: it does not hide, nor is hidden
+// by, the cluster's; its warning says what its APIService says, once.
+func TestHealthAggregatedAPIOutage(t *testing.T) {
+	var errOut bytes.Buffer
+	now := time.Unix(0, 0)
+	asked := 0
+	h := newHealth(&errOut, func() time.Time { return now }, func(t Target) string {
+		asked++
+		return "APIService " + t.APIService + ": FailedDiscoveryCheck: failing or\nmissing response"
+	})
+	widgets := &Informer{target: Target{
+		Resource:   schema.GroupVersionResource{Group: "fake.example.com", Version: "v1", Resource: "widgets"},
+		APIService: "v1.fake.example.com",
+	}}
+	gadgets := &Informer{target: Target{
+		Resource:   schema.GroupVersionResource{Group: "fake.example.com", Version: "v1", Resource: "gadgets"},
+		APIService: "v1.fake.example.com",
+	}}
+	cms := &Informer{target: Target{Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}}}
+
+	h.failed(widgets, errors.New("the server is currently unable to handle the request"))
+	h.failed(gadgets, errors.New("the server is currently unable to handle the request"))
+	h.failed(cms, errors.New("dial tcp: connection refused"))
+	now = now.Add(2 * time.Second)
+	h.recovered(cms)
+	now = now.Add(40 * time.Second)
+	h.recovered(widgets)
+	h.recovered(gadgets)
+
+	want := []string{
+		"warning: widgets.fake.example.com is down (APIService v1.fake.example.com: FailedDiscoveryCheck: failing or missing response): the server is currently unable to handle the request; retrying, its objects are kept until the server says the type is gone",
+		"warning: dial tcp: connection refused; retrying, nothing is lost: the watch resumes where it stopped, or relists",
+		"info: connection restored after 2s",
+		"info: APIService v1.fake.example.com is back after 42s: its types stream again",
+	}
+	if got := strings.Split(strings.TrimSpace(errOut.String()), "\n"); !slices.Equal(got, want) {
+		t.Errorf("stderr:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if asked != 1 {
+		t.Errorf("the APIService was described %d times, want once per outage", asked)
 	}
 }
 

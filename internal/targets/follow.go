@@ -26,6 +26,9 @@ const (
 	// followPoll is how often discovery is read when the user may not
 	// watch CustomResourceDefinitions and APIServices.
 	followPoll = 30 * time.Second
+	// followDownRetry is how soon discovery is read again while a group
+	// version is down; it doubles up to followPoll.
+	followDownRetry = 2 * time.Second
 )
 
 // servedTypeTargets are what changes the set of served types: CRDs and
@@ -70,6 +73,9 @@ type FollowerConfig struct {
 	Reviews authorizationv1client.SelfSubjectAccessReviewInterface
 	// ErrOut receives one info line per type added, retired or skipped.
 	ErrOut io.Writer
+	// Down says that a group version was down at the start: discovery is
+	// read again soon, until it is back.
+	Down bool
 }
 
 // Follower keeps the targets of --all-types and of categories in step with
@@ -140,7 +146,23 @@ func (f *Follower) Run(ctx context.Context, stream Stream) {
 		defer ticker.Stop()
 		poll = ticker.C
 	}
-	var settle <-chan time.Time
+	// While a group version is down, discovery is read again after
+	// downRetry (doubling up to followPoll): an aggregated API that comes
+	// back turns available first and is listed in discovery only later,
+	// with no change to watch in between.
+	var settle, retry <-chan time.Time
+	downRetry := followDownRetry
+	if f.cfg.Down {
+		retry = time.After(downRetry)
+	}
+	resync := func() {
+		if f.sync(ctx, stream) {
+			retry = time.After(downRetry)
+			downRetry = min(2*downRetry, followPoll)
+			return
+		}
+		retry, downRetry = nil, followDownRetry
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -150,10 +172,12 @@ func (f *Follower) Run(ctx context.Context, stream Stream) {
 				settle = time.After(followSettle)
 			}
 		case <-poll:
-			f.sync(ctx, stream)
+			resync()
 		case <-settle:
 			settle = nil
-			f.sync(ctx, stream)
+			resync()
+		case <-retry:
+			resync()
 		}
 	}
 }
@@ -168,12 +192,14 @@ func (f *Follower) servedTypesConfig() informer.Config {
 	}
 }
 
-// sync reads discovery and brings the stream's optional targets in line.
-func (f *Follower) sync(ctx context.Context, stream Stream) {
+// sync reads discovery and brings the stream's optional targets in line;
+// it says whether a group version is down (or discovery could not be
+// read), to be read again soon.
+func (f *Follower) sync(ctx context.Context, stream Stream) (down bool) {
 	e, err := newExpansion(f.cfg.Cluster, f.mapper, f.cfg.Request, true)
 	if err != nil {
-		// The next change or poll tries again; the stream goes on.
-		return
+		// The next change, poll or retry tries again; the stream goes on.
+		return true
 	}
 	var desired []informer.Target
 	if len(f.cfg.Categories) == 0 {
@@ -183,6 +209,8 @@ func (f *Follower) sync(ctx context.Context, stream Stream) {
 		members, _ := e.category(c)
 		desired = append(desired, members...)
 	}
+	downGVs, services := f.down(ctx, e)
+	services.Mark(desired)
 	want := map[string]informer.Target{}
 	for i := range desired {
 		desired[i].Context = f.cfg.Context
@@ -199,6 +227,9 @@ func (f *Follower) sync(ctx context.Context, stream Stream) {
 		}
 		if _, ok := want[t.ID()]; ok {
 			delete(want, t.ID())
+			continue
+		}
+		if downGVs[t.Resource.GroupVersion()] {
 			continue
 		}
 		if stream.Retire(t.ID()) {
@@ -221,6 +252,37 @@ func (f *Follower) sync(ctx context.Context, stream Stream) {
 			fmt.Fprintf(f.cfg.ErrOut, "info: %swatching new type %s\n", connection.Prefix(f.cfg.Context), t.Resource.GroupResource())
 		}
 	}
+	return len(downGVs) > 0
+}
+
+// down are the group versions that are down, not gone: discovery lists
+// them but cannot read them (stale), or their aggregated APIService is
+// unavailable. Their informers keep their objects and retry.
+func (f *Follower) down(ctx context.Context, e *expansion) (map[schema.GroupVersion]bool, APIServices) {
+	down := map[schema.GroupVersion]bool{}
+	for _, gv := range e.types.failedGroups {
+		if parsed, err := schema.ParseGroupVersion(gv); err == nil {
+			down[parsed] = true
+		}
+	}
+	services := f.apiServices(ctx)
+	for _, s := range services.Unavailable() {
+		down[s.GroupVersion] = true
+	}
+	return down, services
+}
+
+// apiServices reads the cluster's APIServices, bounded; nil when they
+// cannot be read (no right to list them): discovery alone then says what
+// is down.
+func (f *Follower) apiServices(ctx context.Context) APIServices {
+	ctx, cancel := context.WithTimeout(ctx, followSettle*10)
+	defer cancel()
+	services, err := ReadAPIServices(ctx, f.cfg.Client)
+	if err != nil {
+		return nil
+	}
+	return services
 }
 
 // changeSink pokes on every delta after the initial lists: a CRD or an

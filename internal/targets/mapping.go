@@ -46,9 +46,19 @@ func MappingFor(mapper meta.RESTMapper, arg string) (*meta.RESTMapping, error) {
 		// A no-match error means the type is unknown; anything else is a
 		// discovery problem worth showing as it is.
 		if meta.IsNoMatchError(err) {
-			return nil, fmt.Errorf("the server doesn't have a resource type %q", groupResource.Resource)
+			return nil, &UnknownTypeError{Arg: arg, Resource: groupResource.Resource}
 		}
 		return nil, err
 	}
 	return mapping, nil
+}
+
+// UnknownTypeError is a type argument that discovery does not know.
+type UnknownTypeError struct {
+	// Arg is the argument as given; Resource its resource part.
+	Arg, Resource string
+}
+
+func (e *UnknownTypeError) Error() string {
+	return fmt.Sprintf("the server doesn't have a resource type %q", e.Resource)
 }

@@ -22,6 +22,13 @@ type Cluster interface {
 	DiscoveryClient() (discovery.CachedDiscoveryInterface, error)
 }
 
+// freshDiscovery is a Cluster that reads discovery without a cache
+// (connection.Cluster): with aggregated discovery, only such a read
+// reports the group versions whose aggregated API is down.
+type freshDiscovery interface {
+	FreshDiscoveryClient() (discovery.DiscoveryInterface, error)
+}
+
 // Request is what to resolve in one cluster.
 type Request struct {
 	// Args are the parsed arguments; AllTypes asks for every type instead.
@@ -165,7 +172,13 @@ func newExpansion(c Cluster, mapper meta.RESTMapper, req Request, fresh bool) (*
 			r.Reset()
 		}
 	}
-	types, err := discoverTypes(dc)
+	var reader discovery.DiscoveryInterface = dc
+	if f, ok := c.(freshDiscovery); ok && fresh {
+		if reader, err = f.FreshDiscoveryClient(); err != nil {
+			return nil, err
+		}
+	}
+	types, err := discoverTypes(reader)
 	if err != nil {
 		return nil, err
 	}
