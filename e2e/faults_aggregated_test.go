@@ -148,6 +148,14 @@ func TestFaultAggregatedAPI(t *testing.T) {
 		waitAvailable(t, c.client, "True", time.Minute)
 		waitStderrOf(t, s, "info: watching new type widgets.fake.example.com", time.Minute)
 		s.expectSome("widget.fake.example.com w1", 30*time.Second)
+
+		// Gone is gone: the APIService deleted, its objects are
+		// tombstoned and the type leaves the stream.
+		if err := c.client.Discovery().RESTClient().Delete().AbsPath("/apis/apiregistration.k8s.io/v1/apiservices/" + aggAPIService).Do(ctx).Error(); err != nil {
+			t.Fatal(err)
+		}
+		s.expectSome("Deleted: widget.fake.example.com w1 (final state unknown)", time.Minute)
+		waitStderrOf(t, s, "info: widgets.fake.example.com is no longer served: stopped watching it", 30*time.Second)
 	})
 }
 
