@@ -480,9 +480,7 @@ func (a *aggregatedAPI) serveWatch(w http.ResponseWriter, r *http.Request, names
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
-		if _, ok := a.watchers[events]; ok {
-			delete(a.watchers, events)
-		}
+		delete(a.watchers, events)
 		a.mu.Unlock()
 	}()
 

@@ -52,9 +52,19 @@ func TestFaultAggregatedAPI(t *testing.T) {
 			api.setWatchFault(f.watch)
 			defer api.setListFault("")
 			defer api.setWatchFault("")
+			listsBefore := api.served("list")
 			s := startAs(t, kubeconfig, "--all-types", "-n", "default")
 			if f.warning != "" {
 				waitStderrOf(t, s, f.warning, 30*time.Second)
+			}
+			if f.list == "hang" {
+				deadline := time.Now().Add(30 * time.Second)
+				for api.served("list") <= listsBefore && time.Now().Before(deadline) {
+					time.Sleep(100 * time.Millisecond)
+				}
+				if api.served("list") <= listsBefore {
+					t.Fatal("no list of widgets reached the server")
+				}
 			}
 			// The other types keep streaming.
 			name := fmt.Sprintf("probe-%d", i)
@@ -103,15 +113,17 @@ func TestFaultAggregatedAPI(t *testing.T) {
 		// are checked below.
 		s.waitFor(func(string) bool { return false }, 5*time.Second)
 		api.put("default", "w2", 2)
+		api.remove("default", "w-0")
 		api.up()
 		waitAvailable(t, c.client, "True", time.Minute)
 		s.expectSome("widget.fake.example.com w2", time.Minute)
+		s.expectSome("Deleted: widget.fake.example.com w-0", 30*time.Second)
 		waitStderrOf(t, s, "info: APIService v1.fake.example.com is back after", 30*time.Second)
 		s.stop()
 		stream := strings.Join(s.seen, "\n")
 		t.Logf("the stream:\n%s\nstderr:\n%s", stream, s.stderr.String())
 		for _, l := range s.seen {
-			if strings.HasPrefix(l, "Deleted: widget") || l == "Added: widget.fake.example.com w1" {
+			if (strings.HasPrefix(l, "Deleted: widget") && l != "Deleted: widget.fake.example.com w-0") || l == "Added: widget.fake.example.com w1" {
 				t.Errorf("an outage read as a change: %q", l)
 			}
 		}
