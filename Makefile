@@ -133,6 +133,7 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 20s)
 	$(GO) test -run='^$$' -fuzz='^FuzzDiffApply$$' -fuzztime=$(FUZZTIME) ./internal/diff/
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 	$(GO) test -run='^$$' -fuzz='^FuzzParseListFrom$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
+	$(GO) test -run='^$$' -fuzz='^FuzzRowCells$$' -fuzztime=$(FUZZTIME) ./internal/printer/
 	$(GO) test -run='^$$' -fuzz='^FuzzNextEvent$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeValue$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 

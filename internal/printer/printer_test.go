@@ -909,3 +909,71 @@ func TestWideRows(t *testing.T) {
 		t.Errorf("-A --no-headers: %q", got)
 	}
 }
+
+// rowCellsSlow is rowCells without the scanner: encoding/json only.
+func rowCellsSlow(raw json.RawMessage, n int) []string {
+	out := make([]string, n)
+	var cells []json.RawMessage
+	if json.Unmarshal(raw, &cells) != nil {
+		return out
+	}
+	for i := 0; i < n && i < len(cells); i++ {
+		out[i] = cellText(bytes.TrimSpace(cells[i]))
+	}
+	return out
+}
+
+// The scanner of a row's cells reads what encoding/json reads, and leaves
+// what it does not handle to it.
+func TestRowCells(t *testing.T) {
+	cases := []struct {
+		raw  string
+		want []string
+	}{
+		{`["web-1","1/1","Running",0,"3m"]`, []string{"web-1", "1/1", "Running", "0", "3m"}},
+		{` [ "a" , -1.5e3 , true , false , null ] `, []string{"a", "-1.5e3", "true", "false", "<none>"}},
+		{`["héllo ✓","x"]`, []string{"héllo ✓", "x"}},
+		{`["esc\u001b[31mred","q\"uote"]`, []string{`esc\x1b[31mred`, `q"uote`}},
+		{"[\"raw\x1bctl\"]", []string{""}}, // a control character in a string: not JSON
+		{`[{"a":1},["b"]]`, []string{`{"a":1}`, `["b"]`}},
+		{`["only"]`, []string{"only", ""}},
+		{`["a","b","c"]`, []string{"a", "b"}},
+		{`[]`, []string{"", ""}},
+		{`[1,`, []string{"", ""}},
+		{`[tru]`, []string{"", ""}},
+		{`[01]`, []string{"", ""}},
+		{`["a"] x`, []string{"", ""}},
+		{`null`, []string{"", ""}},
+		{``, []string{"", ""}},
+	}
+	for _, c := range cases {
+		got := rowCells(json.RawMessage(c.raw), len(c.want))
+		if !slices.Equal(got, c.want) {
+			t.Errorf("rowCells(%q) = %q, want %q", c.raw, got, c.want)
+		}
+		if slow := rowCellsSlow(json.RawMessage(c.raw), len(c.want)); !slices.Equal(got, slow) {
+			t.Errorf("rowCells(%q) = %q, encoding/json reads %q", c.raw, got, slow)
+		}
+	}
+}
+
+func BenchmarkRowCells(b *testing.B) {
+	raw := json.RawMessage(`["web-7665494998-p5cws","1/1","Running",0,"12m","10.244.1.17","kwok-node-3","<none>","<none>"]`)
+	b.ReportAllocs()
+	for b.Loop() {
+		rowCells(raw, 9)
+	}
+}
+
+// FuzzRowCells: whatever the bytes, the scanner and encoding/json agree.
+func FuzzRowCells(f *testing.F) {
+	for _, seed := range []string{`["a",1,true,null]`, `[{"a":1}]`, `["\u001b"]`, `[-0.5e+3,"x"]`, `[]`, `[1,]`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got := rowCells(json.RawMessage(raw), 4)
+		if want := rowCellsSlow(json.RawMessage(raw), 4); !slices.Equal(got, want) {
+			t.Errorf("rowCells(%q) = %q, encoding/json reads %q", raw, got, want)
+		}
+	})
+}

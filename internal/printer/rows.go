@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
@@ -87,6 +88,9 @@ func sameColumns(a, b []Column) bool {
 	if len(a) != len(b) {
 		return false
 	}
+	if len(a) > 0 && &a[0] == &b[0] {
+		return true // the rows of one list share their columns
+	}
 	for i := range a {
 		if a[i] != b[i] {
 			return false
@@ -167,26 +171,125 @@ func changesCell(r *Record) string {
 // rowCells renders a row's cells as kubectl does: strings as they are,
 // numbers and booleans as written, null as "<none>", anything else as its
 // JSON; terminal-safe. There are always n cells: missing ones are empty.
+// Cells are scalars in every Table kube-apiserver renders: a scanner reads
+// those; encoding/json reads the rest (a cell that is an object or an
+// array, a malformed row).
 func rowCells(raw json.RawMessage, n int) []string {
 	out := make([]string, n)
+	if scanCells(raw, out) {
+		return out
+	}
+	clear(out)
 	var cells []json.RawMessage
 	if json.Unmarshal(raw, &cells) != nil {
 		return out
 	}
 	for i := 0; i < n && i < len(cells); i++ {
-		c := bytes.TrimSpace(cells[i])
-		switch {
-		case len(c) == 0:
-		case c[0] == '"':
-			var s string
-			if json.Unmarshal(c, &s) == nil {
-				out[i] = textsafe.String(s)
-			}
-		case string(c) == "null":
-			out[i] = "<none>"
-		default:
-			out[i] = textsafe.String(string(c))
-		}
+		out[i] = cellText(bytes.TrimSpace(cells[i]))
 	}
 	return out
+}
+
+// cellText is one cell's text, from its JSON.
+func cellText(c []byte) string {
+	switch {
+	case len(c) == 0:
+		return ""
+	case c[0] == '"':
+		var s string
+		if json.Unmarshal(c, &s) == nil {
+			return textsafe.String(s)
+		}
+		return ""
+	case string(c) == "null":
+		return "<none>"
+	}
+	return textsafe.String(string(c))
+}
+
+// scanCells fills out from raw, a JSON array of scalars, and says whether
+// it could: false for anything else (an object or array cell, an escape
+// it leaves to encoding/json, malformed JSON), with out partly written.
+func scanCells(raw []byte, out []string) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return skipSpace(raw, i+1) == len(raw)
+	}
+	for cell := 0; ; cell++ {
+		if i >= len(raw) {
+			return false
+		}
+		start := i
+		switch c := raw[i]; {
+		case c == '"':
+			i++
+			for i < len(raw) && raw[i] != '"' {
+				if raw[i] == '\\' || raw[i] < 0x20 {
+					return false
+				}
+				i++
+			}
+			if i >= len(raw) {
+				return false
+			}
+			i++
+			text := raw[start+1 : i-1]
+			if !utf8.Valid(text) {
+				return false // encoding/json replaces invalid UTF-8
+			}
+			if cell < len(out) {
+				out[cell] = textsafe.String(string(text))
+			}
+		case c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n':
+			for i < len(raw) && isScalarByte(raw[i]) {
+				i++
+			}
+			token := raw[start:i]
+			if !validScalar(token) {
+				return false
+			}
+			if cell < len(out) {
+				out[cell] = cellText(token)
+			}
+		default:
+			return false
+		}
+		i = skipSpace(raw, i)
+		if i >= len(raw) {
+			return false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case ']':
+			return skipSpace(raw, i+1) == len(raw)
+		default:
+			return false
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// isScalarByte is a byte of a JSON number or literal.
+func isScalarByte(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' || c == '.' || c == 'E'
+}
+
+// validScalar says whether token is a JSON literal or number.
+func validScalar(token []byte) bool {
+	switch string(token) {
+	case "true", "false", "null":
+		return true
+	}
+	return json.Valid(token) && token[0] != 't' && token[0] != 'f' && token[0] != 'n'
 }

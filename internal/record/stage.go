@@ -57,6 +57,11 @@ type Stage struct {
 	judge *health.Judge
 	// rows: Options.Rows.
 	rows bool
+	// columnsOf and columns are the last Table columns seen and their
+	// printer form: the rows of a list or a watch share one slice of
+	// columns, converted once. Only the sink's goroutine calls Fill.
+	columnsOf []rawobj.Column
+	columns   []printer.Column
 }
 
 // NewStage checks o and returns its Stage.
@@ -129,7 +134,7 @@ func TypeNames() []string {
 func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, now time.Time) (keep bool, err error) {
 	keep, err = s.fill(rec, t, it, now)
 	if keep && s.rows && it.Object != nil && it.Object.Cells != nil {
-		rec.Row = rowOf(it.Object)
+		rec.Row = &printer.Row{Columns: s.columnsFor(it.Object.Columns), Cells: it.Object.Cells}
 	}
 	switch {
 	case !keep || err != nil:
@@ -197,13 +202,18 @@ func (s *Stage) fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 	return true, nil
 }
 
-// rowOf is the server-side Table row obj came with.
-func rowOf(obj *rawobj.Object) *printer.Row {
-	cols := make([]printer.Column, len(obj.Columns))
-	for i, c := range obj.Columns {
-		cols[i] = printer.Column{Name: c.Name, Format: c.Format, Priority: c.Priority}
+// columnsFor is cols in the printer's form, converted once for all the
+// rows that share them.
+func (s *Stage) columnsFor(cols []rawobj.Column) []printer.Column {
+	if len(cols) > 0 && len(cols) == len(s.columnsOf) && &cols[0] == &s.columnsOf[0] {
+		return s.columns
 	}
-	return &printer.Row{Columns: cols, Cells: obj.Cells}
+	out := make([]printer.Column, len(cols))
+	for i, c := range cols {
+		out[i] = printer.Column{Name: c.Name, Format: c.Format, Priority: c.Priority}
+	}
+	s.columnsOf, s.columns = cols, out
+	return out
 }
 
 // eventOf is what human output says of an Event record.
