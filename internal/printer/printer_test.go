@@ -853,6 +853,24 @@ func TestWideHealth(t *testing.T) {
 	}
 }
 
+// The generic columns' header is as wide as the first row under it: a
+// long kind (an aggregated API's) does not push its row out of line.
+func TestWideGenericHeaderFitsItsRow(t *testing.T) {
+	rec := &Record{
+		Type: "Replaced", Time: t0(), APIVersion: "fake.example.com/v1", Kind: "Widget", Resource: "widgets",
+		Namespace: "default", Name: "w1", ResourceVersion: "101", Object: object(`{"kind":"Widget"}`),
+	}
+	lines := strings.Split(strings.TrimSuffix(printAll(t, testOptions("wide"), []*Record{rec}), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("lines %q", lines)
+	}
+	for _, col := range []struct{ header, value string }{{"NAMESPACE", "default"}, {"NAME", "w1"}, {"RESOURCEVERSION", "101"}} {
+		if h, v := strings.Index(lines[0], " "+col.header+" ")+1, strings.Index(lines[1], " "+col.value+" ")+1; h == 0 || h != v {
+			t.Errorf("%s at %d, its value at %d:\n%s", col.header, h, v, strings.Join(lines, "\n"))
+		}
+	}
+}
+
 // rowRecord is a record with its kind's server-side Table row.
 func rowRecord(typ, apiVersion, kind, name string, cols []Column, cells string) *Record {
 	return &Record{

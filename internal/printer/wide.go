@@ -73,24 +73,6 @@ func (p *widePrinter) Print(w io.Writer, r *Record) error {
 	if r.Row != nil && len(r.Row.Columns) > 0 {
 		return p.printRow(w, r)
 	}
-	b := p.buf[:0]
-	if p.layout != genericLayout && !p.o.NoHeaders {
-		header := []string{"TIME", "DELTA", "KIND", "NAMESPACE", "NAME", "RESOURCEVERSION", "AGE"}
-		if p.o.Health {
-			header = append(header, "HEALTH")
-		}
-		if p.o.Diff {
-			header = append(header, "CHANGES")
-		}
-		if p.o.ContextWidth > 0 {
-			header = append([]string{"CONTEXT"}, header...)
-		}
-		b = p.table.appendRow(b, header[:len(p.cells)], nil)
-		p.lines++
-	}
-	p.layout = genericLayout
-	p.lines++
-
 	c := p.cells
 	colors := p.colors
 	if p.o.ContextWidth > 0 {
@@ -122,10 +104,34 @@ func (p *widePrinter) Print(w io.Writer, r *Record) error {
 	if colors != nil {
 		colors[1] = typeColor(r.Type)
 	}
+	b := p.buf[:0]
+	if p.layout != genericLayout && !p.o.NoHeaders {
+		// The header is as wide as the first row under it.
+		p.table.fit(p.cells)
+		b = p.table.appendRow(b, p.genericHeader(), nil)
+		p.lines++
+	}
+	p.layout = genericLayout
+	p.lines++
 	b = p.table.appendRow(b, p.cells, p.colors)
 	p.buf = b
 	_, err := w.Write(b)
 	return err
+}
+
+// genericHeader is the header of the generic columns.
+func (p *widePrinter) genericHeader() []string {
+	header := []string{"TIME", "DELTA", "KIND", "NAMESPACE", "NAME", "RESOURCEVERSION", "AGE"}
+	if p.o.Health {
+		header = append(header, "HEALTH")
+	}
+	if p.o.Diff {
+		header = append(header, "CHANGES")
+	}
+	if p.o.ContextWidth > 0 {
+		header = append([]string{"CONTEXT"}, header...)
+	}
+	return header[:len(p.cells)]
 }
 
 // kindColumn is the KIND of wide: the kind, with its group for non-core
