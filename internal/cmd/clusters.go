@@ -171,7 +171,7 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 // own; with --all-types, categories or --tree, one warning names every
 // group version that is down, with its APIService's reason.
 func (o *DeltasOptions) checkAPIServices(ctx context.Context, cl *cluster) error {
-	services := readAPIServices(ctx, cl)
+	services := targets.ReadAPIServices(ctx, cl.client, cl.conn.StartupLimit())
 	if err := services.NamedTypeDown(cl.res.Targets); err != nil {
 		return err
 	}
@@ -200,18 +200,6 @@ func (o *DeltasOptions) followsTypes(cl *cluster) bool {
 	return cl.res.Expanded && !o.untilSynced && !o.tree
 }
 
-// readAPIServices reads the cluster's APIServices, bounded like resolve;
-// nil when they cannot be read (no right to list them).
-func readAPIServices(ctx context.Context, cl *cluster) targets.APIServices {
-	ctx, cancel := context.WithTimeout(ctx, cl.conn.StartupLimit())
-	defer cancel()
-	services, err := targets.ReadAPIServices(ctx, cl.client)
-	if err != nil {
-		return nil
-	}
-	return services
-}
-
 // explainUnknownType turns "no such type" into the reason when an
 // aggregated API that may serve it is down: its types are unknown to
 // discovery until it is back.
@@ -220,7 +208,7 @@ func explainUnknownType(ctx context.Context, cl *cluster, err error) error {
 	if !errors.As(err, &unknown) {
 		return err
 	}
-	if explained := readAPIServices(ctx, cl).ExplainUnknown(unknown.Arg); explained != nil {
+	if explained := targets.ReadAPIServices(ctx, cl.client, cl.conn.StartupLimit()).ExplainUnknown(unknown.Arg); explained != nil {
 		return explained
 	}
 	return err

@@ -308,10 +308,8 @@ func (o *DeltasOptions) engineConfig(clientOf func(context string) rest.Interfac
 		ResumeFrom:        o.resourceVersion,
 		MaxUpdatedBacklog: o.maxUpdatedBacklog,
 		DescribeAPIService: func(t informer.Target) string {
-			ctx, cancel := context.WithTimeout(context.Background(), describeAPIServiceLimit)
-			defer cancel()
-			services, err := targets.ReadAPIServices(ctx, clientOf(t.Context))
-			if s, ok := services.Down(t.Resource.GroupVersion()); ok && err == nil {
+			services := targets.ReadAPIServices(context.Background(), clientOf(t.Context), describeAPIServiceLimit)
+			if s, ok := services.Down(t.Resource.GroupVersion()); ok {
 				return s.Status()
 			}
 			return ""

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
@@ -40,8 +41,8 @@ func (s APIService) Why() string {
 		return "APIService " + s.Name
 	}
 	why := "APIService " + s.Name + ", which is unavailable"
-	if s.Reason != "" || s.Message != "" {
-		why += " (" + strings.TrimPrefix(s.Reason+": "+oneLine(s.Message), ": ") + ")"
+	if r := s.reason(); r != "" {
+		why += " (" + r + ")"
 	}
 	return why
 }
@@ -53,10 +54,19 @@ func (s APIService) Status() string {
 	if s.Available {
 		return status + ": available"
 	}
-	if s.Reason == "" && s.Message == "" {
-		return status + ": unavailable"
+	if r := s.reason(); r != "" {
+		return status + ": " + r
 	}
-	return status + ": " + strings.TrimPrefix(s.Reason+": "+oneLine(s.Message), ": ")
+	return status + ": unavailable"
+}
+
+// reason is the Available condition's reason and message, one line:
+// "FailedDiscoveryCheck: …"; "" when it has neither.
+func (s APIService) reason() string {
+	if s.Reason == "" && s.Message == "" {
+		return ""
+	}
+	return strings.TrimPrefix(s.Reason+": "+oneLine(s.Message), ": ")
 }
 
 // APIServices are a cluster's APIServices by the group version they
@@ -64,13 +74,22 @@ func (s APIService) Status() string {
 // them) knows nothing, and callers go by discovery alone.
 type APIServices map[schema.GroupVersion]APIService
 
-// ReadAPIServices lists the cluster's APIServices through client.
-func ReadAPIServices(ctx context.Context, client rest.Interface) (APIServices, error) {
+// ReadAPIServices lists the cluster's APIServices through client, within
+// limit. What they say only adds to what discovery says, so a list that
+// fails (no right to list them, a slow server) is no error: the result is
+// nil, which knows nothing.
+func ReadAPIServices(ctx context.Context, client rest.Interface, limit time.Duration) APIServices {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	raw, err := client.Get().AbsPath(apiServicesPath).Do(ctx).Raw()
 	if err != nil {
-		return nil, fmt.Errorf("listing APIServices: %w", err)
+		return nil
 	}
-	return parseAPIServices(raw)
+	services, err := parseAPIServices(raw)
+	if err != nil {
+		return nil
+	}
+	return services
 }
 
 // parseAPIServices reads an APIServiceList.

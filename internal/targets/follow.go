@@ -29,6 +29,8 @@ const (
 	// followDownRetry is how soon discovery is read again while a group
 	// version is down; it doubles up to followPoll.
 	followDownRetry = 2 * time.Second
+	// followReadLimit bounds the follower's read of the APIServices.
+	followReadLimit = 10 * time.Second
 )
 
 // servedTypeTargets are what changes the set of served types: CRDs and
@@ -265,24 +267,11 @@ func (f *Follower) down(ctx context.Context, e *expansion) (map[schema.GroupVers
 			down[parsed] = true
 		}
 	}
-	services := f.apiServices(ctx)
+	services := ReadAPIServices(ctx, f.cfg.Client, followReadLimit)
 	for _, s := range services.Unavailable() {
 		down[s.GroupVersion] = true
 	}
 	return down, services
-}
-
-// apiServices reads the cluster's APIServices, bounded; nil when they
-// cannot be read (no right to list them): discovery alone then says what
-// is down.
-func (f *Follower) apiServices(ctx context.Context) APIServices {
-	ctx, cancel := context.WithTimeout(ctx, followSettle*10)
-	defer cancel()
-	services, err := ReadAPIServices(ctx, f.cfg.Client)
-	if err != nil {
-		return nil
-	}
-	return services
 }
 
 // changeSink pokes on every delta after the initial lists: a CRD or an
