@@ -931,13 +931,7 @@ func TestWideRows(t *testing.T) {
 // rowCellsSlow is rowCells without the scanner: encoding/json only.
 func rowCellsSlow(raw json.RawMessage, n int) []string {
 	out := make([]string, n)
-	var cells []json.RawMessage
-	if json.Unmarshal(raw, &cells) != nil {
-		return out
-	}
-	for i := 0; i < n && i < len(cells); i++ {
-		out[i] = cellText(bytes.TrimSpace(cells[i]))
-	}
+	decodeCells(raw, out)
 	return out
 }
 

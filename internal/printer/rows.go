@@ -176,18 +176,23 @@ func changesCell(r *Record) string {
 // array, a malformed row).
 func rowCells(raw json.RawMessage, n int) []string {
 	out := make([]string, n)
-	if scanCells(raw, out) {
-		return out
-	}
-	clear(out)
-	var cells []json.RawMessage
-	if json.Unmarshal(raw, &cells) != nil {
-		return out
-	}
-	for i := 0; i < n && i < len(cells); i++ {
-		out[i] = cellText(bytes.TrimSpace(cells[i]))
+	if !scanCells(raw, out) {
+		clear(out)
+		decodeCells(raw, out)
 	}
 	return out
+}
+
+// decodeCells fills out from raw with encoding/json: what scanCells leaves
+// to it. A row that is no JSON array leaves out empty.
+func decodeCells(raw json.RawMessage, out []string) {
+	var cells []json.RawMessage
+	if json.Unmarshal(raw, &cells) != nil {
+		return
+	}
+	for i := 0; i < len(out) && i < len(cells); i++ {
+		out[i] = cellText(bytes.TrimSpace(cells[i]))
+	}
 }
 
 // cellText is one cell's text, from its JSON.
