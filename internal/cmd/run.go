@@ -79,7 +79,7 @@ func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*t
 	}
 	cfg := o.engineConfig(func(context string) rest.Interface { return byContext[context].client })
 	if o.tree {
-		cfg.Indexers = tree.Indexers()
+		cfg.Indexers, cfg.KeepListed = tree.Indexers(), tree.KeepListed
 	}
 	var follows []*targets.Follower
 	for _, cl := range clusters {

@@ -118,27 +118,17 @@ func New(cfg Config, errOut io.Writer) *Engine {
 // added while Run runs is news to the stream (Batch.Joined): its objects
 // are shown as Added.
 func (e *Engine) Add(t Target) (*Informer, error) {
-	return e.add(t, true, nil)
+	return e.add(t, nil)
 }
 
 // AddAdmitted is Add for an informer whose Store and stream keep only
 // the objects a admits (see Admission).
 func (e *Engine) AddAdmitted(t Target, a Admission) (*Informer, error) {
-	inf, err := e.add(t, true, a)
-	return inf, err
+	return e.add(t, a)
 }
 
-// AddInitial is Add for a target whose initial list is part of the state
-// the stream started from even when Run already runs: its objects are
-// shown as Replaced and initial, as those of the informers added before
-// Run (--tree's types promoted while the roots' lists come in).
-func (e *Engine) AddInitial(t Target) (*Informer, error) {
-	return e.add(t, false, nil)
-}
-
-// add adds t's informer; joined says whether, added while Run runs, its
-// initial list is news; a, if not nil, is its Admission.
-func (e *Engine) add(t Target, joined bool, a Admission) (*Informer, error) {
+// add adds t's informer; a, if not nil, is its Admission.
+func (e *Engine) add(t Target, a Admission) (*Informer, error) {
 	e.lock.Lock()
 	defer e.lock.Unlock()
 	id := t.ID()
@@ -153,7 +143,7 @@ func (e *Engine) add(t Target, joined bool, a Admission) (*Informer, error) {
 	e.informers[id] = inf
 	e.order = append(e.order, id)
 	if e.runCtx != nil {
-		inf.joined = joined
+		inf.joined = true
 		inf.start(e.runCtx, e.batches, e.synced, e.fail)
 	}
 	return inf, nil

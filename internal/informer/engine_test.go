@@ -159,6 +159,8 @@ type harnessOptions struct {
 	multi bool
 	// backoff, if set, makes the reflectors' backoffs.
 	backoff func() cache.BackoffManager
+	// keepListed is the engine's Config.KeepListed.
+	keepListed func(informer.Target) bool
 }
 
 // gatedBackoff makes backoffs whose delays end when gate is closed.
@@ -206,6 +208,7 @@ func newHarness(t *testing.T, o harnessOptions, lws map[informer.Target]*fakeLW)
 		NewListerWatcher: func(t informer.Target) cache.ListerWatcher { return h.lws[t.ID()] },
 		Clock:            h.clock,
 		NewBackoff:       o.backoff,
+		KeepListed:       o.keepListed,
 	}, h.errOut)
 	stage, err := record.NewStage(o.stage)
 	if err != nil {
@@ -797,5 +800,50 @@ func TestRunSyncTimeout(t *testing.T) {
 		t.Errorf("message\n%s\nwant\n%s", err, want)
 	}
 	h.wantLines("Replaced: s")
+	checkNoLeak(t)
+}
+
+func TestListed(t *testing.T) {
+	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
+	other := newFakeLW(listOf("10", object(t, "Secret", "s", "3")))
+	h := newHarness(t, harnessOptions{keepListed: func(t informer.Target) bool { return t.Resource.Resource == "configmaps" }},
+		map[informer.Target]*fakeLW{configMaps: lw, secrets: other})
+	cms, err := h.engine.Add(configMaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs, err := h.engine.Add(secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := h.run(ctx, informer.RunOptions{})
+	h.waitBatches(3)
+	lw.nextWatch(t).Add(object(t, "ConfigMap", "c", "11"))
+	h.waitBatches(1)
+	for _, tc := range []struct {
+		name string
+		inf  *informer.Informer
+		uid  string
+		want bool
+	}{
+		{"listed", cms, "uid-a", true},
+		{"listed too", cms, "uid-b", true},
+		{"came by the watch", cms, "uid-c", false},
+		{"never seen", cms, "uid-x", false},
+		{"an informer that does not keep them", secs, "uid-s", false},
+	} {
+		if got := tc.inf.Listed(tc.uid); got != tc.want {
+			t.Errorf("%s: Listed(%s) = %v, want %v", tc.name, tc.uid, got, tc.want)
+		}
+	}
+	cms.ForgetListed()
+	if cms.Listed("uid-a") {
+		t.Errorf("Listed(uid-a) after ForgetListed = true, want false")
+	}
+	cancel()
+	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
+		t.Fatalf("Run: %v, want ErrInterrupted", err)
+	}
 	checkNoLeak(t)
 }

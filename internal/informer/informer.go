@@ -114,6 +114,48 @@ type Informer struct {
 	// errLock guards lastErr, the last error its reflector reported.
 	errLock sync.Mutex
 	lastErr error
+
+	// keepsListed: the informer remembers the UIDs of its initial list
+	// (Config.KeepListed). Set at construction, read-only after.
+	keepsListed bool
+	// listedLock guards listed, the UIDs of the objects the initial list
+	// brought, and forgotListed: written by the consumer as it pops them
+	// (under the FIFO's lock, so that the Store never holds a listed
+	// object that listed lacks), read by Listed, dropped by ForgetListed.
+	listedLock   sync.Mutex
+	listed       map[string]struct{}
+	forgotListed bool
+}
+
+// Listed reports whether the object of this UID came with the informer's
+// initial list: it existed when the informer started. It knows only the
+// objects popped so far (all of the list once InitialDone), and nothing for
+// an informer that does not keep them (Config.KeepListed) or forgot them.
+func (inf *Informer) Listed(uid string) bool {
+	inf.listedLock.Lock()
+	defer inf.listedLock.Unlock()
+	_, ok := inf.listed[uid]
+	return ok
+}
+
+// ForgetListed drops what Listed knows, once nobody will ask again.
+func (inf *Informer) ForgetListed() {
+	inf.listedLock.Lock()
+	defer inf.listedLock.Unlock()
+	inf.listed, inf.forgotListed = nil, true
+}
+
+// noteListed remembers the UID of an object of the initial list.
+func (inf *Informer) noteListed(uid string) {
+	inf.listedLock.Lock()
+	defer inf.listedLock.Unlock()
+	if inf.forgotListed {
+		return
+	}
+	if inf.listed == nil {
+		inf.listed = map[string]struct{}{}
+	}
+	inf.listed[uid] = struct{}{}
 }
 
 // LastError is the last error the informer's reflector reported (a failed
@@ -182,8 +224,9 @@ func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), hea
 		indexers = cache.Indexers{}
 	}
 	inf := &Informer{
-		target: t,
-		store:  cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, indexers),
+		target:      t,
+		store:       cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, indexers),
+		keepsListed: cfg.KeepListed != nil && cfg.KeepListed(t),
 	}
 	inf.fifo = cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{
 		KnownObjects:          knownStore{Indexer: inf.store, resume: cfg.ResumeFrom != ""},
@@ -330,6 +373,13 @@ func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) 
 			if !exists && inf.admission != nil && !inf.admission.Admit(obj, initial) {
 				continue
 			}
+			if initial && d.Type == cache.Replaced && inf.keepsListed {
+				// A Replaced delta popped with the initial list is an
+				// object of the list; an Added one came by the watch.
+				// Noted before the Store has it: a reader that finds it
+				// in the Store finds it listed.
+				inf.noteListed(obj.UID)
+			}
 			if exists {
 				it.Old = old.(*rawobj.Object)
 				err = inf.store.Update(obj)
@@ -444,6 +494,11 @@ type Config struct {
 	MinWatchTimeout time.Duration
 	// Indexers are the Store's indices; nil means none.
 	Indexers cache.Indexers
+	// KeepListed, if set, says which informers remember the UIDs of the
+	// objects of their initial list (Informer.Listed): --tree asks it of
+	// its roots and scouts, to tell the objects that existed when the
+	// stream started from those that came after.
+	KeepListed func(Target) bool
 	// Clock is the time source of the reflectors, the outage warnings and
 	// Run's timeout. Defaults to the real clock.
 	Clock clock.Clock

@@ -18,7 +18,38 @@
 //     with the owner chain; the others are held back.
 //
 // Owned objects are found through the Stores' OwnerIndex (Indexers), an
-// index by owner UID, as client-go's users find them.
+// index by owner UID, as client-go's users find them. Every decision is
+// per cluster: a member is known by its context and UID, a promoted type
+// by its scout's Target ID (which holds the context), and an owner is
+// looked for in the Stores of its own cluster only.
+//
+// # The initial state
+//
+// An object of the tree is shown first as Replaced and initial when it
+// was in the tree when the stream started, as Added when it came after.
+// A type promoted late lists its objects afresh, possibly long after the
+// stream started, so that list says nothing of when its objects came: the
+// scout does. Roots and scouts remember the UIDs of their initial lists
+// (KeepListed, informer.Informer.Listed), and a member is initial when
+//
+//   - a root: its root informer listed it;
+//   - an owned object: its scout listed it, its owner is initial, and it
+//     was placed from an initial list (a scout's or its owned informer's)
+//     or because its initial owner was placed;
+//
+// and it is shown as initial when, besides, its first delta comes with
+// its owned informer's initial list (or, held back until its owner came,
+// it was handed out with that list: then that version is shown as
+// Replaced, and what changed since as Updated). A scout's type is promoted
+// only once the scout's whole initial list has been popped, so that what
+// it listed is known before the owned informer's objects are judged. Once
+// every root's, scout's and owned informer's initial list is out, no
+// member can be initial any more and the UIDs are forgotten.
+//
+// One case is approximated: an object that existed when the stream
+// started and was adopted by an initial member before its owned informer
+// listed it is shown as initial, with its adoption folded in, as a list
+// folds every change made before it.
 package tree
 
 import (
@@ -27,7 +58,6 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -63,7 +93,6 @@ func ownerUIDs(obj any) ([]string, error) {
 // Engine is what a Tree needs of the informer.Engine it runs in.
 type Engine interface {
 	Add(informer.Target) (*informer.Informer, error)
-	AddInitial(informer.Target) (*informer.Informer, error)
 	Remove(id string) bool
 	Informers() []*informer.Informer
 }
@@ -82,12 +111,33 @@ func ScoutTarget(t informer.Target, namespace string) informer.Target {
 // explain them.
 func IsRoot(t informer.Target) bool { return !t.Unfiltered && !t.Events }
 
-// member is an object in the tree, by UID.
+// KeepListed is the engine's informer.Config.KeepListed for a tree: roots
+// and scouts remember what their initial lists held (see "The initial
+// state").
+func KeepListed(t informer.Target) bool { return IsRoot(t) || t.MetadataOnly }
+
+// key is how the tree knows an object: its cluster's context and its UID.
+// Two contexts may reach the same server: the same object is then a
+// member of each cluster's tree.
+type key struct {
+	context string
+	uid     types.UID
+}
+
+// keyOf is the key of obj, of target's cluster.
+func keyOf(target informer.Target, obj *rawobj.Object) key {
+	return key{context: target.Context, uid: types.UID(obj.UID)}
+}
+
+// member is an object in the tree.
 type member struct {
 	// owners is the chain of ownerReferences from the root down to the
 	// object's direct owner; nil for a root.
 	owners []metav1.OwnerReference
 	root   bool
+	// initial: the object was in the tree when the stream started (see
+	// "The initial state").
+	initial bool
 	// shown: an owned object whose first delta was printed; its later
 	// deltas are printed as they come, its deletion ends it.
 	shown bool
@@ -114,6 +164,10 @@ type held struct {
 	inf *informer.Informer
 	obj *rawobj.Object
 	key string
+	// listed is the object as its owned informer's initial list handed it
+	// out, when its scout listed it too (it existed when the stream
+	// started); nil otherwise.
+	listed *rawobj.Object
 }
 
 // Tree keeps the set of objects the roots own and passes on the deltas of
@@ -123,28 +177,36 @@ type Tree struct {
 	engine Engine
 	next   informer.Sink
 
-	// members holds the objects in the tree, roots included, by UID.
-	members map[types.UID]*member
+	// members holds the objects in the tree, roots included.
+	members map[key]*member
 	// held holds the objects of owned types handed out and not in the tree.
-	held map[types.UID]held
-	// owned holds the promoted types, by resource. A type promoted before
-	// the tree's initial state was out is added with AddInitial, so that
-	// the engine shows its list as part of that state.
-	owned map[schema.GroupVersionResource]bool
-	// started: every root's and scout's initial list has been handed out.
-	started bool
+	held map[key]held
+	// owned holds the promoted types, by their scout's Target ID: the
+	// scout, removed from the engine, still says which objects of the
+	// type existed when the stream started (Listed); nil once the initial
+	// state is out.
+	owned map[string]*informer.Informer
+	// pending holds the scouts whose type is to be promoted once their
+	// initial list has been popped whole, by Target ID.
+	pending map[string]*informer.Informer
+	// initialOut: every root's, scout's and owned informer's initial list
+	// has been handed out, and no promotion is pending: no member is
+	// initial from now on.
+	initialOut bool
 }
 
 // New returns a Tree passing the deltas of the roots and of what they own
 // to next. The roots, and a scout (ScoutTarget) for every type to search,
-// are added to engine by the caller.
+// are added to engine by the caller, whose Config has the tree's Indexers
+// and KeepListed.
 func New(engine Engine, next informer.Sink) *Tree {
 	return &Tree{
 		engine:  engine,
 		next:    next,
-		members: map[types.UID]*member{},
-		held:    map[types.UID]held{},
-		owned:   map[schema.GroupVersionResource]bool{},
+		members: map[key]*member{},
+		held:    map[key]held{},
+		owned:   map[string]*informer.Informer{},
+		pending: map[string]*informer.Informer{},
 	}
 }
 
@@ -156,12 +218,6 @@ func (t *Tree) Handle(b informer.Batch) (bool, error) {
 		// the tree, decides.
 		return t.next.Handle(b)
 	}
-	ofInitialLists := b.Initial && (IsRoot(target) || target.MetadataOnly)
-	if !t.started && !ofInitialLists {
-		// The lists may have ended with no batch (an empty one): a batch
-		// that is not part of them says whether they have.
-		t.started = t.initialListsOut()
-	}
 	var done bool
 	var err error
 	switch {
@@ -172,25 +228,67 @@ func (t *Tree) Handle(b informer.Batch) (bool, error) {
 	default:
 		done, err = t.handleOwned(b)
 	}
-	if !t.started && err == nil {
-		t.started = t.initialListsOut()
+	if done || err != nil {
+		return done, err
 	}
-	return done, err
+	// Only after the batch: while the Sink handles an informer's last
+	// initial batch, the engine counts that list as out already.
+	t.promotePending()
+	if !t.initialOut && t.initialStateOut() {
+		t.initialOut = true
+		t.forgetListed()
+	}
+	return false, nil
 }
 
 // Flush implements informer.Sink.
 func (t *Tree) Flush() error { return t.next.Flush() }
 
-// initialListsOut reports whether every root's and scout's initial list
-// has been handed out. Types promoted until then count as initial.
-func (t *Tree) initialListsOut() bool {
+// initialStateOut reports whether every root's, scout's and owned
+// informer's initial list has been handed out, with no promotion pending.
+func (t *Tree) initialStateOut() bool {
+	if len(t.pending) > 0 {
+		return false
+	}
 	for _, inf := range t.engine.Informers() {
-		target := inf.Target()
-		if (IsRoot(target) || target.MetadataOnly) && !inf.InitialDone() {
+		if !inf.Target().Events && !inf.InitialDone() {
 			return false
 		}
 	}
 	return true
+}
+
+// forgetListed drops the initial lists' UIDs: nobody asks any more.
+func (t *Tree) forgetListed() {
+	for id, scout := range t.owned {
+		if scout != nil {
+			scout.ForgetListed()
+		}
+		t.owned[id] = nil
+	}
+	for _, inf := range t.engine.Informers() {
+		inf.ForgetListed()
+	}
+}
+
+// listed reports whether the object of uid, handed out by inf, existed when
+// the stream started: its root informer or its type's scout listed it.
+func (t *Tree) listed(inf *informer.Informer, uid types.UID) bool {
+	if t.initialOut {
+		return false
+	}
+	target := inf.Target()
+	if IsRoot(target) || target.MetadataOnly {
+		return inf.Listed(string(uid))
+	}
+	scout := t.owned[scoutID(target)]
+	return scout != nil && scout.Listed(string(uid))
+}
+
+// scoutID is the Target ID of the scout of an owned target.
+func scoutID(owned informer.Target) string {
+	owned.MetadataOnly = true
+	return owned.ID()
 }
 
 // handleRoot prints a root's batch, then adds what the root owns.
@@ -198,21 +296,22 @@ func (t *Tree) handleRoot(b informer.Batch) (bool, error) {
 	if done, err := t.next.Handle(b); done || err != nil {
 		return done, err
 	}
+	target := b.Informer.Target()
 	for i := range b.Items {
 		obj := itemObject(&b.Items[i])
 		if obj == nil {
 			continue
 		}
-		uid := types.UID(obj.UID)
+		k := keyOf(target, obj)
 		if b.Items[i].Type == cache.Deleted {
-			t.forget(uid)
+			t.forget(k)
 			continue
 		}
-		if m := t.members[uid]; m != nil && m.root {
+		if m := t.members[k]; m != nil && m.root {
 			continue
 		}
-		t.makeRoot(uid)
-		if done, err := t.join(uid); done || err != nil {
+		t.makeRoot(k, b.InitialState() && t.listed(b.Informer, k.uid))
+		if done, err := t.join(k); done || err != nil {
 			return done, err
 		}
 	}
@@ -228,16 +327,17 @@ func (t *Tree) handleScout(b informer.Batch) (bool, error) {
 		if obj == nil {
 			continue
 		}
-		uid := types.UID(obj.UID)
+		k := keyOf(target, obj)
 		if b.Items[i].Type == cache.Deleted {
-			t.forget(uid)
+			t.forget(k)
 			continue
 		}
-		if joined, _ := t.place(target, obj); joined {
-			if !t.members[uid].root {
-				t.promote(target)
+		fromList := b.InitialState() && t.listed(b.Informer, k.uid)
+		if joined, _ := t.place(b.Informer, obj, fromList); joined {
+			if !t.members[k].root {
+				t.promote(b.Informer)
 			}
-			if done, err := t.join(uid); done || err != nil {
+			if done, err := t.join(k); done || err != nil {
 				return done, err
 			}
 		}
@@ -249,14 +349,15 @@ func (t *Tree) handleScout(b informer.Batch) (bool, error) {
 // in the tree: the first one of an object as Added (Replaced in the
 // initial state), the last one when it leaves the tree or is deleted.
 func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
+	target := b.Informer.Target()
 	for i := range b.Items {
 		it := b.Items[i]
 		obj := itemObject(&it)
 		if obj == nil {
 			continue
 		}
-		uid := types.UID(obj.UID)
-		m := t.members[uid]
+		k := keyOf(target, obj)
+		m := t.members[k]
 		if m != nil && m.root {
 			// Printed by its root's informer.
 			continue
@@ -267,8 +368,8 @@ func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
 			lastOwners = m.owners
 		}
 		if it.Type == cache.Deleted {
-			delete(t.held, uid)
-			t.forget(uid)
+			delete(t.held, k)
+			t.forget(k)
 			if !wasShown {
 				continue
 			}
@@ -278,18 +379,19 @@ func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
 			}
 			continue
 		}
-		joined, in := t.place(b.Informer.Target(), obj)
-		if in && t.members[uid].root {
+		fromList := b.Initial && t.listed(b.Informer, k.uid)
+		joined, in := t.place(b.Informer, obj, fromList)
+		if in && t.members[k].root {
 			// Named too: printed by its root's informer.
 			if joined {
-				if done, err := t.join(uid); done || err != nil {
+				if done, err := t.join(k); done || err != nil {
 					return done, err
 				}
 			}
 			continue
 		}
 		if !in {
-			t.held[uid] = held{inf: b.Informer, obj: obj, key: it.Key}
+			t.hold(b.Informer, obj, it.Key, fromList)
 			if !wasShown {
 				continue
 			}
@@ -300,18 +402,18 @@ func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
 			}
 			continue
 		}
-		delete(t.held, uid)
-		m = t.members[uid]
+		delete(t.held, k)
+		m = t.members[k]
 		it.Owners = m.owners
 		if !wasShown {
 			m.shown = true
-			it.Entering(b.InitialState())
+			it.Entering(m.initial && fromList)
 		}
 		if done, err := t.print(b, it); done || err != nil {
 			return done, err
 		}
 		if joined {
-			if done, err := t.join(uid); done || err != nil {
+			if done, err := t.join(k); done || err != nil {
 				return done, err
 			}
 		}
@@ -319,84 +421,104 @@ func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
 	return false, nil
 }
 
+// hold keeps obj, handed out by inf and not in the tree, in case it joins;
+// fromList says it came with inf's initial list and existed when the
+// stream started, and that version is kept too.
+func (t *Tree) hold(inf *informer.Informer, obj *rawobj.Object, storeKey string, fromList bool) {
+	k := keyOf(inf.Target(), obj)
+	h := t.held[k]
+	h.inf, h.obj, h.key = inf, obj, storeKey
+	if fromList && h.listed == nil {
+		h.listed = obj
+	}
+	t.held[k] = h
+}
+
 // print passes one delta of b's informer to the next Sink.
 func (t *Tree) print(b informer.Batch, it informer.Item) (bool, error) {
 	return t.next.Handle(informer.Batch{Informer: b.Informer, Items: []informer.Item{it}, Initial: b.Initial, Joined: b.Joined})
 }
 
-// place puts obj in the tree when one of its owners is in it, or takes it
-// out when none is (it stopped being owned). joined reports a new member,
-// in whether it is one now. Roots stay roots.
-func (t *Tree) place(target informer.Target, obj *rawobj.Object) (joined, in bool) {
-	uid := types.UID(obj.UID)
-	m := t.members[uid]
+// place puts obj, handed out by inf or found in its Store, in the tree when
+// one of its owners is in it, or takes it out when none is (it stopped
+// being owned). fromList says it came with an initial list and existed
+// when the stream started: a new member is initial if its owner is too.
+// joined reports a new member, in whether it is one now. Roots stay roots.
+func (t *Tree) place(inf *informer.Informer, obj *rawobj.Object, fromList bool) (joined, in bool) {
+	target := inf.Target()
+	k := keyOf(target, obj)
+	m := t.members[k]
 	if m != nil && m.root {
 		return false, true
 	}
-	if t.named(target.Context, target.Resource, obj) {
-		return t.makeRoot(uid), true
+	if root, initial := t.named(target, obj); root {
+		return t.makeRoot(k, initial), true
 	}
-	owners, ok := t.ownerChain(obj)
+	owners, ok := t.ownerChain(k.context, obj)
 	switch {
 	case ok && m == nil:
-		m = &member{owners: owners}
-		t.members[uid] = m
-		t.members[m.owner()].dependents++
+		owner := t.members[key{k.context, owners[len(owners)-1].UID}]
+		m = &member{owners: owners, initial: fromList && owner.initial}
+		t.members[k] = m
+		owner.dependents++
 		return true, true
 	case ok:
 		if before := m.owner(); before != owners[len(owners)-1].UID {
-			t.members[owners[len(owners)-1].UID].dependents++
-			t.release(before)
+			owner := t.members[key{k.context, owners[len(owners)-1].UID}]
+			owner.dependents++
+			m.initial = m.initial && owner.initial
+			t.release(key{k.context, before})
 		}
 		m.owners = owners
 		return false, true
 	case m != nil:
-		t.remove(uid, m)
+		t.remove(k, m)
 	}
 	return false, false
 }
 
-// named reports whether obj, of resource in context's cluster, is a root: in the Store of a
-// root's informer. That Store may be ahead of what was handed out, which
-// is what is wanted here: an object both named and owned comes out as a
-// root, whichever informer hands it out first.
-func (t *Tree) named(context string, resource schema.GroupVersionResource, obj *rawobj.Object) bool {
-	key := obj.Name
+// named reports whether obj, of target's type and cluster, is a root: in
+// the Store of a root's informer; initial says that informer listed it.
+// That Store may be ahead of what was handed out, which is what is wanted
+// here: an object both named and owned comes out as a root, whichever
+// informer hands it out first.
+func (t *Tree) named(target informer.Target, obj *rawobj.Object) (root, initial bool) {
+	storeKey := obj.Name
 	if obj.Namespace != "" {
-		key = obj.Namespace + "/" + obj.Name
+		storeKey = obj.Namespace + "/" + obj.Name
 	}
 	for _, inf := range t.engine.Informers() {
-		target := inf.Target()
-		if !IsRoot(target) || target.Resource != resource || target.Context != context {
+		rt := inf.Target()
+		if !IsRoot(rt) || rt.Resource != target.Resource || rt.Context != target.Context {
 			continue
 		}
-		if o, ok, _ := inf.Store().GetByKey(key); ok {
-			if root, isObject := o.(*rawobj.Object); isObject && root.UID == obj.UID {
-				return true
+		if o, ok, _ := inf.Store().GetByKey(storeKey); ok {
+			if r, isObject := o.(*rawobj.Object); isObject && r.UID == obj.UID {
+				return true, t.listed(inf, types.UID(obj.UID))
 			}
 		}
 	}
-	return false
+	return false, false
 }
 
-// makeRoot makes uid a root and reports whether it is new to the tree. An
+// makeRoot makes k a root and reports whether it is new to the tree. An
 // owned object that turns out to be named too is a root from now on (its
 // dependents' owner chains say so from their next delta on).
-func (t *Tree) makeRoot(uid types.UID) bool {
-	m := t.members[uid]
+func (t *Tree) makeRoot(k key, initial bool) bool {
+	m := t.members[k]
 	if m == nil {
-		t.members[uid] = &member{root: true, shown: true}
+		t.members[k] = &member{root: true, shown: true, initial: initial}
 		return true
 	}
-	t.release(m.owner())
+	t.release(key{k.context, m.owner()})
 	m.owners, m.root, m.shown, m.gone = nil, true, true, false
 	return false
 }
 
-// ownerChain is obj's owner chain when one of its owners is in the tree:
-// the controller first, then the others in order. An owner whose own chain
-// runs through obj (a cycle) does not count.
-func (t *Tree) ownerChain(obj *rawobj.Object) ([]metav1.OwnerReference, bool) {
+// ownerChain is obj's owner chain, in context's cluster, when one of its
+// owners is in the tree: the controller first, then the others in order.
+// An owner whose own chain runs through obj (a cycle) does not count.
+func (t *Tree) ownerChain(context string, obj *rawobj.Object) ([]metav1.OwnerReference, bool) {
 	refs, err := obj.OwnerReferences()
 	if err != nil || len(refs) == 0 {
 		return nil, false
@@ -406,7 +528,7 @@ func (t *Tree) ownerChain(obj *rawobj.Object) ([]metav1.OwnerReference, bool) {
 			if (ref.Controller != nil && *ref.Controller) != controller {
 				continue
 			}
-			owner := t.members[ref.UID]
+			owner := t.members[key{context, ref.UID}]
 			if owner == nil || ref.UID == types.UID(obj.UID) || inChain(owner.owners, types.UID(obj.UID)) {
 				continue
 			}
@@ -428,23 +550,25 @@ func inChain(chain []metav1.OwnerReference, uid types.UID) bool {
 	return false
 }
 
-// join adds, transitively, the objects that name uid, a new member, as
-// their owner: found through the Stores' OwnerIndex. A scout's find
-// promotes its type; an object of an owned type handed out earlier is
-// printed now.
-func (t *Tree) join(uid types.UID) (bool, error) {
-	queue := []types.UID{uid}
+// join adds, transitively, the objects that name k, a new member, as their
+// owner: found through the OwnerIndex of the Stores of k's cluster. A
+// scout's find promotes its type; an object of an owned type handed out
+// earlier is printed now. A dependent found in a Store existed when the
+// stream started if its informer, or its scout, listed it: the Store may
+// be ahead of what was handed out, and listed is as far ahead.
+func (t *Tree) join(k key) (bool, error) {
+	queue := []key{k}
 	for len(queue) > 0 {
 		owner := queue[0]
 		queue = queue[1:]
 		for _, inf := range t.engine.Informers() {
 			target := inf.Target()
-			if IsRoot(target) {
-				// Its Store holds what the user named; the scout of its
-				// type sees the rest.
+			if IsRoot(target) || target.Events || target.Context != owner.context {
+				// A root's Store holds what the user named; the scout of
+				// its type sees the rest.
 				continue
 			}
-			owned, err := inf.Store().ByIndex(OwnerIndex, string(owner))
+			owned, err := inf.Store().ByIndex(OwnerIndex, string(owner.uid))
 			if err != nil {
 				continue
 			}
@@ -453,17 +577,17 @@ func (t *Tree) join(uid types.UID) (bool, error) {
 				if !ok {
 					continue
 				}
-				joined, _ := t.place(target, obj)
+				dependent := keyOf(target, obj)
+				joined, _ := t.place(inf, obj, t.listed(inf, dependent.uid))
 				if !joined {
 					continue
 				}
-				dependent := types.UID(obj.UID)
 				queue = append(queue, dependent)
 				if t.members[dependent].root {
 					continue
 				}
 				if target.MetadataOnly {
-					t.promote(target)
+					t.promote(inf)
 					continue
 				}
 				if done, err := t.unhold(dependent); done || err != nil {
@@ -475,66 +599,94 @@ func (t *Tree) join(uid types.UID) (bool, error) {
 	return false, nil
 }
 
-// unhold prints a held object that joined the tree, as it was last handed
-// out. An object not handed out yet is printed when it is.
-func (t *Tree) unhold(uid types.UID) (bool, error) {
-	h, ok := t.held[uid]
+// unhold prints a held object that joined the tree: as its owned informer's
+// initial list had it, then what changed since, when it was in the tree
+// when the stream started; else as last handed out. An object not handed
+// out yet is printed when it is.
+func (t *Tree) unhold(k key) (bool, error) {
+	h, ok := t.held[k]
 	if !ok {
 		return false, nil
 	}
-	delete(t.held, uid)
-	m := t.members[uid]
+	delete(t.held, k)
+	m := t.members[k]
 	m.shown = true
-	it := informer.Item{Delta: cache.Delta{Object: h.obj}, Object: h.obj, Key: h.key, Owners: m.owners}
-	it.Entering(!t.started)
-	return t.print(informer.Batch{Informer: h.inf, Initial: !t.started}, it)
+	initial := m.initial && h.listed != nil
+	first := h.obj
+	if initial {
+		first = h.listed
+	}
+	it := informer.Item{Delta: cache.Delta{Object: first}, Object: first, Key: h.key, Owners: m.owners}
+	it.Entering(initial)
+	if done, err := t.print(informer.Batch{Informer: h.inf, Initial: initial}, it); done || err != nil || first == h.obj {
+		return done, err
+	}
+	later := informer.Item{
+		Delta: cache.Delta{Type: cache.Updated, Object: h.obj}, Type: cache.Updated,
+		Object: h.obj, Old: first, Key: h.key, Owners: m.owners,
+	}
+	return t.print(informer.Batch{Informer: h.inf}, later)
 }
 
-// promote starts the owned informer of a scout's type and removes the
-// scout: from now on whole objects of the type are watched.
-func (t *Tree) promote(scout informer.Target) {
-	if _, ok := t.owned[scout.Resource]; ok {
+// promote starts the owned informer of a scout's type, whole objects, and
+// removes the scout — once the scout's initial list has been popped whole,
+// so that what it listed is known when the owned informer's objects come.
+func (t *Tree) promote(scout *informer.Informer) {
+	id := scout.Target().ID()
+	if _, ok := t.owned[id]; ok {
 		return
 	}
-	owned := scout
-	owned.MetadataOnly = false
-	add := t.engine.Add
-	if !t.started {
-		// Promoted while the tree's initial state is coming in: the
-		// type's list is part of it, not news.
-		add = t.engine.AddInitial
+	if !scout.InitialDone() {
+		t.pending[id] = scout
+		return
 	}
-	if _, err := add(owned); err != nil {
+	delete(t.pending, id)
+	owned := scout.Target()
+	owned.MetadataOnly = false
+	if _, err := t.engine.Add(owned); err != nil {
 		// The stream has ended.
 		return
 	}
-	t.owned[scout.Resource] = true
-	t.engine.Remove(scout.ID())
+	t.owned[id] = scout
+	if t.initialOut {
+		t.owned[id] = nil
+	}
+	t.engine.Remove(id)
+}
+
+// promotePending promotes the types whose scouts have handed out their
+// initial lists since the promotion was asked for.
+func (t *Tree) promotePending() {
+	for _, scout := range t.pending {
+		if scout.InitialDone() {
+			t.promote(scout)
+		}
+	}
 }
 
 // forget marks a deleted object gone; it leaves the tree once no member
 // names it as direct owner.
-func (t *Tree) forget(uid types.UID) {
-	m := t.members[uid]
+func (t *Tree) forget(k key) {
+	m := t.members[k]
 	if m == nil {
 		return
 	}
 	m.gone, m.shown = true, false
 	if m.dependents == 0 {
-		t.remove(uid, m)
+		t.remove(k, m)
 	}
 }
 
-// remove takes m out of the tree, and its direct owner too when that is
-// gone and m was its last dependent.
-func (t *Tree) remove(uid types.UID, m *member) {
-	delete(t.members, uid)
-	t.release(m.owner())
+// remove takes m, the member k, out of the tree, and its direct owner too
+// when that is gone and m was its last dependent.
+func (t *Tree) remove(k key, m *member) {
+	delete(t.members, k)
+	t.release(key{k.context, m.owner()})
 }
 
 // release drops one dependent of owner; a gone owner without dependents
 // leaves the tree.
-func (t *Tree) release(owner types.UID) {
+func (t *Tree) release(owner key) {
 	o := t.members[owner]
 	if o == nil {
 		return

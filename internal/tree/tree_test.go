@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +72,9 @@ type server struct {
 	objects  map[string]map[string]*rawobj.Object
 	log      []event
 	watchers map[*fakeWatch]bool
+	// gates hold back the lists of the targets they name (by Target ID)
+	// until closed.
+	gates map[string]chan struct{}
 }
 
 func newServer(t *testing.T) *server {
@@ -131,7 +136,17 @@ func (f *fakeLW) matches(resource string, obj *rawobj.Object) bool {
 	return resource == f.target.Resource.Resource && (f.target.Name == "" || obj.Name == f.target.Name)
 }
 
-func (f *fakeLW) List(context.Context, metav1.ListOptions) (k8sruntime.Object, error) {
+func (f *fakeLW) List(ctx context.Context, _ metav1.ListOptions) (k8sruntime.Object, error) {
+	f.s.mu.Lock()
+	gate := f.s.gates[f.target.ID()]
+	f.s.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
 	list := &rawobj.List{ResourceVersion: strconv.Itoa(f.s.rv)}
@@ -207,6 +222,9 @@ func (r *recorder) Handle(b informer.Batch) (bool, error) {
 			obj = it.Old
 		}
 		line := fmt.Sprintf("%s %s %s", it.Type, b.Informer.Target().Kind.Kind, obj.Name)
+		if c := b.Informer.Target().Context; c != "" {
+			line = c + " " + line
+		}
 		if len(it.Owners) > 0 {
 			path := make([]string, len(it.Owners))
 			for i, o := range it.Owners {
@@ -250,6 +268,7 @@ func start(t *testing.T, srv *server, roots []informer.Target, types ...informer
 	engine := informer.New(informer.Config{
 		NewListerWatcher: srv.lw,
 		Indexers:         Indexers(),
+		KeepListed:       KeepListed,
 		Clock:            clocktesting.NewFakeClock(time.Now()),
 	}, nil)
 	for _, r := range roots {
@@ -498,4 +517,172 @@ func TestTreeSelectedRootsAndCycles(t *testing.T) {
 	r.expect("Updated ConfigMap d (ConfigMap b → ConfigMap c)")
 	srv.apply(watch.Modified, configMaps, "b", "2", a)
 	r.expect("Updated ConfigMap b")
+}
+
+// startIn runs the roots and scouts of each context of contexts, as a run
+// of several clusters does.
+func startIn(t *testing.T, srv *server, contexts []string, root informer.Target, types ...informer.Target) *run {
+	t.Helper()
+	var roots, scouts []informer.Target
+	for _, c := range contexts {
+		r := root
+		r.Context = c
+		roots = append(roots, r)
+		for _, typ := range types {
+			typ.Context = c
+			scouts = append(scouts, typ)
+		}
+	}
+	return start(t, srv, roots, scouts...)
+}
+
+func TestTreeSeveralContexts(t *testing.T) {
+	// Two contexts of one server: the same objects, the same UIDs, and
+	// each cluster's tree whole, whichever context comes first.
+	for _, contexts := range [][]string{{"staging", "prod"}, {"prod", "staging"}} {
+		t.Run(strings.Join(contexts, ","), func(t *testing.T) {
+			srv := newServer(t)
+			web := owner{deployments, "web"}
+			srv.apply(watch.Added, deployments, "web", "1")
+			srv.apply(watch.Added, replicaSets, "web-1", "1", web)
+			srv.apply(watch.Added, pods, "web-1-a", "1", owner{replicaSets, "web-1"})
+			root := deployments
+			root.Name = "web"
+			r := startIn(t, srv, contexts, root, replicaSets, pods)
+			var want []string
+			for _, c := range contexts {
+				want = append(want,
+					c+" Replaced Deployment web initial",
+					c+" Replaced ReplicaSet web-1 (Deployment web) initial",
+					c+" Replaced Pod web-1-a (Deployment web → ReplicaSet web-1) initial",
+				)
+			}
+			r.expectSet(want...)
+			r.synced()
+			srv.apply(watch.Added, replicaSets, "web-2", "1", web)
+			srv.apply(watch.Added, pods, "web-2-a", "1", owner{replicaSets, "web-2"})
+			want = want[:0]
+			for _, c := range contexts {
+				want = append(want,
+					c+" Added ReplicaSet web-2 (Deployment web)",
+					c+" Added Pod web-2-a (Deployment web → ReplicaSet web-2)",
+				)
+			}
+			r.expectSet(want...)
+		})
+	}
+}
+
+// TestTreeInitialStateWhateverTheOrder is the race of --tree --watch-only
+// during a rollout: whatever order the roots', scouts' and promoted
+// types' lists come in, every object that existed before the stream
+// started is shown as Replaced and initial, never as Added, and a Pod
+// created after is Added. The lists are held back and released in a
+// random order, many times, with the scheduler given a random number of
+// turns between two releases, so that a rule that depends on timing shows.
+func TestTreeInitialStateWhateverTheOrder(t *testing.T) {
+	rounds := 60
+	if testing.Short() {
+		rounds = 15
+	}
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	for round := range rounds {
+		if !t.Run(strconv.Itoa(round), func(t *testing.T) { initialStateRound(t, rng) }) {
+			break
+		}
+	}
+}
+
+func initialStateRound(t *testing.T, rng *rand.Rand) {
+	srv := newServer(t)
+	web := owner{deployments, "web"}
+	srv.apply(watch.Added, deployments, "web", "2")
+	// Old ReplicaSets scaled to nothing, then the current one, last in
+	// list order, with the Pods.
+	want := []string{"Replaced Deployment web initial"}
+	for _, rs := range []string{"web-a", "web-b", "web-c", "web-z"} {
+		srv.apply(watch.Added, replicaSets, rs, "1", web)
+		want = append(want, "Replaced ReplicaSet "+rs+" (Deployment web) initial")
+	}
+	for _, p := range []string{"web-z-1", "web-z-2", "web-z-3"} {
+		srv.apply(watch.Added, pods, p, "1", owner{replicaSets, "web-z"})
+		want = append(want, "Replaced Pod "+p+" (Deployment web → ReplicaSet web-z) initial")
+	}
+
+	root := deployments
+	root.Name, root.Namespace = "web", "ns"
+	gated := []informer.Target{root}
+	for _, typ := range []informer.Target{replicaSets, pods} {
+		scout := ScoutTarget(typ, "ns")
+		owned := scout
+		owned.MetadataOnly = false
+		gated = append(gated, scout, owned)
+	}
+	gates := make([]chan struct{}, len(gated))
+	srv.gates = map[string]chan struct{}{}
+	for i, g := range gated {
+		gates[i] = make(chan struct{})
+		srv.gates[g.ID()] = gates[i]
+	}
+	r := start(t, srv, []informer.Target{{
+		Resource: deployments.Resource, Kind: deployments.Kind, Name: "web",
+	}}, replicaSets, pods)
+	order := rng.Perm(len(gates))
+	for _, i := range order {
+		t.Logf("release %s", gated[i].ID())
+	}
+	go func() {
+		for _, i := range order {
+			for range rng.IntN(200) {
+				runtime.Gosched()
+			}
+			close(gates[i])
+		}
+	}()
+	r.expectSet(want...)
+	r.synced()
+	srv.apply(watch.Added, pods, "web-z-4", "1", owner{replicaSets, "web-z"})
+	r.expect("Added Pod web-z-4 (Deployment web → ReplicaSet web-z)")
+}
+
+// TestTreeHeldThenInitial: a Pod handed out by its owned informer's
+// initial list before its ReplicaSet was known, then changed, then its
+// ReplicaSet joins: the Pod was in the tree when the stream started, so it
+// comes out as the list had it, Replaced and initial, then its change as
+// Updated.
+func TestTreeHeldThenInitial(t *testing.T) {
+	srv := newServer(t)
+	web := owner{deployments, "web"}
+	srv.apply(watch.Added, deployments, "web", "1")
+	srv.apply(watch.Added, replicaSets, "web-1", "1", web)
+	srv.apply(watch.Added, pods, "web-1-a", "1", owner{replicaSets, "web-1"})
+	// A Pod the Deployment owns itself promotes pods at once.
+	srv.apply(watch.Added, pods, "direct", "1", web)
+	// The ReplicaSets' scout lists only once the Pods are out.
+	gate := make(chan struct{})
+	srv.gates = map[string]chan struct{}{ScoutTarget(replicaSets, "ns").ID(): gate}
+
+	root := deployments
+	root.Name = "web"
+	r := start(t, srv, []informer.Target{root}, replicaSets, pods, configMaps)
+	r.expectSet(
+		"Replaced Deployment web initial",
+		"Replaced Pod direct (Deployment web) initial",
+	)
+	srv.apply(watch.Modified, pods, "web-1-a", "2", owner{replicaSets, "web-1"})
+	r.settle(web, "marker-1")
+	close(gate)
+	// The Pod joins when the scout finds its ReplicaSet, which its own
+	// informer prints when its list comes: the Pod's two lines in order,
+	// the ReplicaSet's anywhere.
+	got := r.next(3)
+	rs := slices.Index(got, "Replaced ReplicaSet web-1 (Deployment web) initial")
+	if rs < 0 || !slices.Equal(slices.Delete(slices.Clone(got), rs, rs+1), []string{
+		"Replaced Pod web-1-a (Deployment web → ReplicaSet web-1) initial",
+		"Updated Pod web-1-a (Deployment web → ReplicaSet web-1)",
+	}) {
+		t.Fatalf("got\n  %s\nwant the Pod as listed, then its change, and its ReplicaSet", strings.Join(got, "\n  "))
+	}
 }
