@@ -165,19 +165,46 @@ func (lw *ListerWatcher) checkMetadataOnly(list *rawobj.List) {
 // parsed as it arrives (rawobj.ParseListFrom): items are copied out of a
 // small buffer, the body is never held whole.
 func (lw *ListerWatcher) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	list, err := lw.parseList(ctx, opts, func(r io.Reader) (*rawobj.List, error) {
-		return rawobj.ParseListFrom(r, lw.target.Parse)
-	})
+	list, err := lw.parseList(ctx, opts, lw.parseAll)
 	if err != nil {
 		return nil, err
 	}
+	if fromWatchCache(opts) && len(list.Items) == 0 {
+		return lw.confirmEmpty(ctx, opts, func(consistent metav1.ListOptions) (*rawobj.List, error) {
+			return lw.parseList(ctx, consistent, lw.parseAll)
+		})
+	}
 	return list, nil
+}
+
+// parseAll reads a whole list.
+func (lw *ListerWatcher) parseAll(r io.Reader) (*rawobj.List, error) {
+	return rawobj.ParseListFrom(r, lw.target.Parse)
 }
 
 // ListEach is List handing each item to each as soon as it has been read
 // (rawobj.ParseListEach): the list it returns has no items. It implements
 // cache.ListStreamer. An error of each ends the list and is returned.
 func (lw *ListerWatcher) ListEach(ctx context.Context, opts metav1.ListOptions, each func(runtime.Object) error) (runtime.Object, error) {
+	items := 0
+	counted := func(o runtime.Object) error {
+		items++
+		return each(o)
+	}
+	list, err := lw.listEach(ctx, opts, counted)
+	if err != nil {
+		return nil, err
+	}
+	if fromWatchCache(opts) && items == 0 {
+		return lw.confirmEmpty(ctx, opts, func(consistent metav1.ListOptions) (*rawobj.List, error) {
+			return lw.listEach(ctx, consistent, each)
+		})
+	}
+	return list, nil
+}
+
+// listEach is one list request whose items are handed to each.
+func (lw *ListerWatcher) listEach(ctx context.Context, opts metav1.ListOptions, each func(runtime.Object) error) (*rawobj.List, error) {
 	var eachErr error
 	list, err := lw.parseList(ctx, opts, func(r io.Reader) (*rawobj.List, error) {
 		list, err := rawobj.ParseListEach(r, lw.target.Parse, func(o *rawobj.Object) error {
@@ -196,6 +223,38 @@ func (lw *ListerWatcher) ListEach(ctx context.Context, opts metav1.ListOptions, 
 		return nil, err
 	}
 	return list, nil
+}
+
+// fromWatchCache reports whether a list is served from the server's watch
+// cache as it is: the first page at resourceVersion "0".
+func fromWatchCache(opts metav1.ListOptions) bool {
+	return opts.ResourceVersion == "0" && opts.Continue == ""
+}
+
+// confirmEmpty checks an empty list served from the watch cache with a
+// consistent read of at most one object. The watch cache of a type it
+// cannot read (a CRD version whose conversion webhook fails, say) stops
+// where it was and answers lists with what it had — nothing, with 200 —
+// and watches with silence, where kubectl get, which reads consistently,
+// gets the error. An error of the read is the list's, so the reflector
+// says so and retries; an object found means the cache is behind, and the
+// list is made again consistently with full (a consistent list of whole
+// pages, handing out what it lists); nothing found is the empty list,
+// at a resourceVersion the cache may be behind.
+func (lw *ListerWatcher) confirmEmpty(ctx context.Context, opts metav1.ListOptions, full func(metav1.ListOptions) (*rawobj.List, error)) (*rawobj.List, error) {
+	consistent := opts
+	consistent.ResourceVersion, consistent.ResourceVersionMatch = "", ""
+	probe := consistent
+	probe.Limit = 1
+	list, err := lw.parseList(ctx, probe, lw.parseAll)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("the server's watch cache lists no %s but reading them from storage fails, so the cache is not kept up to date: %w",
+			lw.target.Resource.GroupResource(), err)
+	case len(list.Items) == 0:
+		return list, nil
+	}
+	return full(consistent)
 }
 
 // parseList sends a list request and parses the body of its response with

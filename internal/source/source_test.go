@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -817,5 +818,90 @@ func TestMetadataOnly(t *testing.T) {
 				t.Errorf("FullObjects called %d times, want %d", fallbacks, wantFallbacks)
 			}
 		})
+	}
+}
+
+// TestListEmptyFromWatchCache: an empty list served from the watch cache
+// (resourceVersion 0) is checked with a consistent read of one object: a
+// cache that cannot be kept up to date (a conversion webhook that fails)
+// answers empty while a read from storage fails or finds objects.
+func TestListEmptyFromWatchCache(t *testing.T) {
+	emptyCache := func(consistent func(w http.ResponseWriter, r *http.Request) bool) func(w http.ResponseWriter, r *http.Request) bool {
+		return func(w http.ResponseWriter, r *http.Request) bool {
+			if r.URL.Query().Get("resourceVersion") == "0" {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"320"},"items":[]}`))
+				return true
+			}
+			return consistent(w, r)
+		}
+	}
+	conversion := "conversion webhook for example.com/v1, Kind=Gadget failed: service \"no-such-service\" not found"
+	for _, tc := range []struct {
+		name string
+		// consistent answers the reads at resourceVersion "" (nil: the
+		// fake server's list of n items).
+		consistent func(w http.ResponseWriter, r *http.Request) bool
+		n          int
+		wantErr    string
+		wantItems  int
+		wantRV     string
+		wantURIs   []string
+	}{{
+		name:       "the read from storage fails",
+		consistent: failWith(500, "application/json", statusBody(500, metav1.StatusReasonInternalError, conversion)),
+		wantErr:    "the server's watch cache lists no configmaps but reading them from storage fails, so the cache is not kept up to date: " + conversion,
+		wantURIs:   []string{"/api/v1/namespaces/ns/configmaps?resourceVersion=0", "/api/v1/namespaces/ns/configmaps?limit=1"},
+	}, {
+		name:       "really empty",
+		consistent: failWith(200, "application/json", []byte(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"337"},"items":[]}`)),
+		wantRV:     "337",
+		wantURIs:   []string{"/api/v1/namespaces/ns/configmaps?resourceVersion=0", "/api/v1/namespaces/ns/configmaps?limit=1"},
+	}, {
+		name:      "the cache is behind",
+		n:         3,
+		wantItems: 3,
+		wantRV:    "999",
+		wantURIs:  []string{"/api/v1/namespaces/ns/configmaps?resourceVersion=0", "/api/v1/namespaces/ns/configmaps?limit=1", "/api/v1/namespaces/ns/configmaps"},
+	}} {
+		for _, each := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/each=%v", tc.name, each), func(t *testing.T) {
+				consistent := tc.consistent
+				if consistent == nil {
+					consistent = func(http.ResponseWriter, *http.Request) bool { return false }
+				}
+				f := &fakeServer{n: tc.n, fail: emptyCache(consistent)}
+				lw := newTestLW(t, f, Target{})
+				var obj runtime.Object
+				var err error
+				items := 0
+				if each {
+					obj, err = lw.ListEach(context.Background(), metav1.ListOptions{ResourceVersion: "0"}, func(runtime.Object) error {
+						items++
+						return nil
+					})
+				} else {
+					obj, err = lw.List(context.Background(), metav1.ListOptions{ResourceVersion: "0"})
+					if err == nil {
+						items = len(obj.(*rawobj.List).Items)
+					}
+				}
+				if got := f.requestURIs(); !slices.Equal(got, tc.wantURIs) {
+					t.Errorf("requests %q, want %q", got, tc.wantURIs)
+				}
+				if tc.wantErr != "" {
+					if err == nil || err.Error() != tc.wantErr || !apierrors.IsInternalError(err) {
+						t.Fatalf("got error %v, want %q (an internal error)", err, tc.wantErr)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rv := obj.(*rawobj.List).ResourceVersion; items != tc.wantItems || rv != tc.wantRV {
+					t.Errorf("got %d items at %q, want %d at %q", items, rv, tc.wantItems, tc.wantRV)
+				}
+			})
+		}
 	}
 }
