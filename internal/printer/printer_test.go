@@ -665,7 +665,8 @@ func TestTextCoalescedOne(t *testing.T) {
 }
 
 // TestWideWidthsOnlyGrow checks that a long cell widens its column for the
-// rows after it, and that a short cell never narrows it back.
+// rows after it, that a short cell never narrows it back, and that the
+// widening row gets the header again above it, aligned with it.
 func TestWideWidthsOnlyGrow(t *testing.T) {
 	long := strings.Repeat("x", 40)
 	records := []*Record{
@@ -675,14 +676,50 @@ func TestWideWidthsOnlyGrow(t *testing.T) {
 	}
 	out := printAll(t, testOptions("wide"), records)
 	lines := strings.Split(out, "\n")
-	// header, a, long, b
+	// header, a, header, long, b
 	rvAt := func(line, rv string) int { return strings.Index(line, "   "+rv+"   ") }
-	a, l, b := rvAt(lines[1], "1"), rvAt(lines[2], "2"), rvAt(lines[3], "3")
+	a, l, b := rvAt(lines[1], "1"), rvAt(lines[3], "2"), rvAt(lines[4], "3")
 	if a < 0 || l <= a || b != l {
 		t.Errorf("RESOURCEVERSION starts at %d, %d, %d; want the 2nd to move right and the 3rd to stay with it:\n%s", a, l, b, out)
 	}
-	if h := strings.Index(lines[0], "RESOURCEVERSION"); h != a+3 {
-		t.Errorf("header RESOURCEVERSION at %d, first row's at %d:\n%s", h, a+3, out)
+	for _, h := range []struct{ header, row int }{{0, a}, {2, l}} {
+		if at := strings.Index(lines[h.header], "RESOURCEVERSION"); at != h.row+3 {
+			t.Errorf("line %d: header RESOURCEVERSION at %d, the row under it at %d:\n%s", h.header+1, at, h.row+3, out)
+		}
+	}
+}
+
+// TestCustomColumnsAligned: the header of custom-columns is as wide as
+// the first row under it, and comes again above a row that widens a
+// column; --no-headers lets the columns grow.
+func TestCustomColumnsAligned(t *testing.T) {
+	records := []*Record{
+		{Type: "Replaced", Namespace: "demo", Name: "kube-root-ca.crt"},
+		{Type: "Added", Namespace: "demo", Name: "a"},
+		{Type: "Added", Namespace: "demo", Name: "a-much-longer-name-than-before"},
+		{Type: "Deleted", Namespace: "demo", Name: "b"},
+	}
+	o := testOptions("custom-columns=TYPE:.type,NAME:.name,NS:.namespace")
+	want := strings.Join([]string{
+		"TYPE       NAME               NS",
+		"Replaced   kube-root-ca.crt   demo",
+		"Added      a                  demo",
+		"TYPE       NAME                             NS",
+		"Added      a-much-longer-name-than-before   demo",
+		"Deleted    b                                demo",
+	}, "\n") + "\n"
+	if got := printAll(t, o, records); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	o.NoHeaders = true
+	want = strings.Join([]string{
+		"Replaced   kube-root-ca.crt   demo",
+		"Added      a                  demo",
+		"Added      a-much-longer-name-than-before   demo",
+		"Deleted    b                                demo",
+	}, "\n") + "\n"
+	if got := printAll(t, o, records); got != want {
+		t.Errorf("--no-headers: got\n%s\nwant\n%s", got, want)
 	}
 }
 
@@ -903,6 +940,8 @@ func TestWideRows(t *testing.T) {
 		"21:48:40   Updated    pod/web-1   1/1     Running   node-0   Current",
 		"TIME       DELTA      NAME                  UP-TO-DATE   HEALTH",
 		"21:48:40   Updated    deployment.apps/web   1            <none>",
+		// A row that widens a column gets its header again.
+		"TIME       DELTA      NAME        READY   STATUS            NODE     HEALTH",
 		`21:48:40   Updated    pod/web-2   0/1     Pending \x1b[2J   <none>   <none>`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -23,7 +23,8 @@ import (
 // every row has its kind's header close above it without a header between
 // every two rows of a rollout (the name column says the kind when several
 // are watched); --no-headers drops them. Each layout keeps its column
-// widths, which only grow, and a header is as wide as the row below it.
+// widths, which only grow, and a header is as wide as the row below it:
+// a row that widens a column gets its header again, above it.
 
 // headerEvery is how many lines may separate a row from its kind's last
 // header before the header is repeated.
@@ -136,7 +137,7 @@ func (p *widePrinter) printRow(w io.Writer, r *Record) error {
 		push(changesCell(r), "")
 	}
 	b := p.buf[:0]
-	if p.layout != key && !p.o.NoHeaders && (l.headerAt < 0 || p.lines-l.headerAt > headerEvery) {
+	if !p.o.NoHeaders && (p.layout != key && (l.headerAt < 0 || p.lines-l.headerAt > headerEvery) || l.table.widens(cells)) {
 		l.table.fit(cells)
 		b = l.table.appendRow(b, l.header, nil)
 		l.headerAt = p.lines

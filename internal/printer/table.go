@@ -38,6 +38,18 @@ func (t *table) fit(cells []string) {
 	}
 }
 
+// widens reports whether printing cells would widen a column other than
+// the last (which moves no column): the rows above, and their header,
+// would no longer line up with it.
+func (t *table) widens(cells []string) bool {
+	for i, cell := range cells[:max(len(cells)-1, 0)] {
+		if i >= len(t.widths) || utf8.RuneCountInString(cell) > t.widths[i] {
+			return true
+		}
+	}
+	return false
+}
+
 // appendRow appends one row and its newline. cells must be terminal-safe;
 // colors, when not nil, holds an SGR sequence (or "") per cell. No row ends
 // in spaces.

@@ -172,11 +172,16 @@ type customColumn struct {
 // customColumnsPrinter writes a table with one column per spec and a header
 // row, with stable widths like wide. A cell shows every value the path
 // selects, comma-separated, or <none>.
+//
+// A header comes before the first row, as wide as it, and again before
+// every row that widens a column, so that header and rows stay aligned
+// (kubectl get -w lets later rows drift right of the header instead).
 type customColumnsPrinter struct {
 	columns    []customColumn
 	noHeaders  bool
 	headerDone bool
 	table      *table
+	header     []string
 	cells      []string
 	json       []byte
 	buf        []byte
@@ -251,10 +256,15 @@ func newCustomColumnsPrinterFromColumns(o Options, columns []customColumn) *cust
 		// output aligns the same way; wide enough for a delta type.
 		mins[i] = max(len([]rune(c.header)), typeWidth())
 	}
+	header := make([]string, len(columns))
+	for i, c := range columns {
+		header[i] = textsafe.String(c.header)
+	}
 	return &customColumnsPrinter{
 		columns:   columns,
 		noHeaders: o.NoHeaders,
 		table:     newTable(mins),
+		header:    header,
 		cells:     make([]string, len(columns)),
 	}
 }
@@ -274,15 +284,6 @@ func relaxedJSONPath(path string) (string, bool) {
 }
 
 func (p *customColumnsPrinter) Print(w io.Writer, r *Record) error {
-	b := p.buf[:0]
-	if !p.headerDone && !p.noHeaders {
-		for i, c := range p.columns {
-			p.cells[i] = textsafe.String(c.header)
-		}
-		b = p.table.appendRow(b, p.cells, nil)
-	}
-	p.headerDone = true
-
 	v, buf, err := recordValue(p.json, r)
 	p.json = buf
 	if err != nil {
@@ -319,6 +320,12 @@ func (p *customColumnsPrinter) Print(w io.Writer, r *Record) error {
 			p.cells[i] = strings.Join(values, ",")
 		}
 	}
+	b := p.buf[:0]
+	if !p.noHeaders && (!p.headerDone || p.table.widens(p.cells)) {
+		p.table.fit(p.cells)
+		b = p.table.appendRow(b, p.header, nil)
+	}
+	p.headerDone = true
 	b = p.table.appendRow(b, p.cells, nil)
 	p.buf = b
 	_, err = w.Write(b)

@@ -105,8 +105,9 @@ func (p *widePrinter) Print(w io.Writer, r *Record) error {
 		colors[1] = typeColor(r.Type)
 	}
 	b := p.buf[:0]
-	if p.layout != genericLayout && !p.o.NoHeaders {
-		// The header is as wide as the first row under it.
+	if !p.o.NoHeaders && (p.layout != genericLayout || p.table.widens(p.cells)) {
+		// The header is as wide as the first row under it, and comes
+		// again above a row that widens a column.
 		p.table.fit(p.cells)
 		b = p.table.appendRow(b, p.genericHeader(), nil)
 		p.lines++
