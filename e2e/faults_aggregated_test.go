@@ -151,6 +151,14 @@ func TestFaultAggregatedAPI(t *testing.T) {
 			t.Errorf("widgets: exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 		}
 
+		// A snapshot of every type while one is down is incomplete: what
+		// could be listed, then exit 1 naming the group version.
+		res = runAs(t, kubeconfig, time.Minute, "--all-types", "-n", "default", "--until-synced", "-o", "name")
+		if res.code != 1 || !strings.Contains(res.stdout, "service/kubernetes") ||
+			!strings.Contains(res.stderr, "error: the snapshot is incomplete: the types of the API groups that are down were not listed: fake.example.com/v1 (APIService v1.fake.example.com: FailedDiscoveryCheck: ") {
+			t.Errorf("--all-types --until-synced while down: exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+		}
+
 		s := startAs(t, kubeconfig, "--all-types", "-n", "default")
 		waitStderrOf(t, s, "warning: not watching the API groups that are down: fake.example.com/v1 (APIService v1.fake.example.com: FailedDiscoveryCheck: ", 30*time.Second)
 		if !strings.Contains(s.stderr.String(), "their types join the stream when they are back") {

@@ -40,9 +40,10 @@ type cluster struct {
 	// events are the Events informers of --events the user may list and
 	// watch (eventTargets).
 	events []informer.Target
-	// down says that API groups were down at the start (an aggregated API,
-	// say): the type follower looks for them again soon.
-	down bool
+	// down names the API groups that were down at the start (an
+	// aggregated API, say), with their APIServices' reasons: the type
+	// follower looks for them again soon; a snapshot lacks them.
+	down []string
 }
 
 // clusters returns the clusters of the run: one, through the command's
@@ -184,7 +185,7 @@ func (o *DeltasOptions) checkAPIServices(ctx context.Context, cl *cluster) error
 	if len(down) == 0 {
 		return nil
 	}
-	cl.down = true
+	cl.down = down
 	then := "their types are not in this stream"
 	if o.followsTypes(cl) {
 		then = "their types join the stream when they are back"

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -88,7 +89,7 @@ func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*t
 		}
 		f, err := targets.NewFollower(targets.FollowerConfig{
 			Cluster: cl.conn, Request: cl.req, Categories: cl.res.Categories, Context: cl.conn.Context,
-			Client: cl.client, Reviews: cl.reviews, ErrOut: cl.errOut, Down: cl.down,
+			Client: cl.client, Reviews: cl.reviews, ErrOut: cl.errOut, Down: len(cl.down) > 0,
 		})
 		if err != nil {
 			return nil, nil, err
@@ -144,6 +145,9 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 		UntilSynced:  o.untilSynced,
 		OutputClosed: stdoutClosed,
 	}
+	if !o.quiet {
+		runOpts.InitialOut = announceMissing(engine, o.ErrOut)
+	}
 	sink := o.sinkChain(engine, &runOpts)
 	return engine.Run(ctx, sink, runOpts)
 }
@@ -175,6 +179,33 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	return sink
 }
 
+// announceMissing returns the engine's InitialOut: once the initial lists
+// are out, one line for each named object that does not exist, rather
+// than silence: the stream waits for it to be created, or, ending there,
+// did not find it.
+func announceMissing(engine *informer.Engine, errOut io.Writer) func(ending bool) {
+	return func(ending bool) {
+		for _, inf := range engine.Informers() {
+			t := inf.Target()
+			if t.Name == "" || !tree.IsRoot(t) {
+				continue
+			}
+			key, where := t.Name, ""
+			if t.Namespace != "" {
+				key, where = t.Namespace+"/"+t.Name, fmt.Sprintf(" in namespace %q", t.Namespace)
+			}
+			if _, exists, _ := inf.Store().GetByKey(key); exists {
+				continue
+			}
+			then := ": waiting for it to be created"
+			if ending {
+				then = ""
+			}
+			fmt.Fprintf(errOut, "info: %s%s %q not found%s%s\n", connection.Prefix(t.Context), t.Resource.GroupResource(), t.Name, where, then)
+		}
+	}
+}
+
 // waitedStream is the stream as the waiter sees it: the engine's targets,
 // of which the roots are those the user named or selected (not the scouts
 // of --tree).
@@ -185,7 +216,8 @@ func (waitedStream) IsRoot(t informer.Target) bool { return tree.IsRoot(t) }
 // exit maps how the stream ended to the command's exit: 130 when
 // interrupted, 2 when a --fail-when held, 1 when --timeout ran out while
 // waiting for a condition or, with --until-synced, before every initial
-// list was out (an incomplete snapshot), 0 for a --timeout otherwise.
+// list was out or while API groups were down (an incomplete snapshot), 0
+// for a --timeout otherwise.
 func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err error) error {
 	var failed *condition.FailedError
 	switch {
@@ -209,8 +241,26 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 		return engine.SyncTimeout()
 	case errors.Is(err, informer.ErrTimedOut):
 		return nil
+	case err == nil && o.untilSynced:
+		return incompleteSnapshot(clusters)
 	}
 	return err
+}
+
+// incompleteSnapshot is the error of an --until-synced run that listed
+// every type it could while API groups were down: the user asked for
+// them too; nil when none was.
+func incompleteSnapshot(clusters []*cluster) error {
+	var down []string
+	for _, cl := range clusters {
+		for _, gv := range cl.down {
+			down = append(down, cl.conn.Prefix()+gv)
+		}
+	}
+	if len(down) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the snapshot is incomplete: the types of the API groups that are down were not listed: %s (try again once they are back: kubectl get apiservices)", strings.Join(down, "; "))
 }
 
 // explainLimit bounds the look-ups that explain a failure or a timeout:

@@ -175,6 +175,8 @@ type watched struct {
 	name string
 	// context is the kubeconfig context of its cluster ("" for one).
 	context string
+	// target is what its informer watches.
+	target informer.Target
 	// vars is the object as the Store has it (Object nil if it does not
 	// exist), for the conditions; obj is that object, nil if none.
 	vars celexpr.Vars
@@ -194,7 +196,7 @@ func (w *Waiter) objects(rootsOnly bool) []watched {
 			if t.Namespace != "" {
 				key = t.Namespace + "/" + t.Name
 			}
-			o := watched{name: objectName(t, t.Name), context: t.Context, vars: targetVars(t, t.Namespace, t.Name)}
+			o := watched{name: objectName(t, t.Name), context: t.Context, target: t, vars: targetVars(t, t.Namespace, t.Name)}
 			if obj, ok := w.view[t.ID()][key]; ok {
 				o.vars.Object, o.obj = obj.JSON, obj
 			}
@@ -204,7 +206,7 @@ func (w *Waiter) objects(rootsOnly bool) []watched {
 		for _, obj := range w.view[t.ID()] {
 			vars := targetVars(t, obj.Namespace, obj.Name)
 			vars.Object = obj.JSON
-			out = append(out, watched{name: objectName(t, obj.Name), context: t.Context, vars: vars, obj: obj})
+			out = append(out, watched{name: objectName(t, obj.Name), context: t.Context, target: t, vars: vars, obj: obj})
 		}
 	}
 	return out
@@ -329,7 +331,7 @@ func (w *Waiter) held(o watched) Held {
 	}
 	v := w.healthJudge.At(o.obj, w.now())
 	msg := textsafe.String(v.Message)
-	if v.Reason != "" && !strings.Contains(v.Message, v.Reason) {
+	if v.Reason != "" {
 		h.Health = fmt.Sprintf("%s (%s): %s", v.Status, textsafe.String(v.Reason), msg)
 	} else {
 		h.Health = fmt.Sprintf("%s: %s", v.Status, msg)
@@ -415,11 +417,42 @@ func (e *TimeoutError) Error() string {
 }
 
 // TimedOut is the error of a --timeout that elapsed while waiting, in
-// kubectl wait's words, naming what did not meet the conditions.
+// kubectl wait's words, naming what did not meet the conditions: the root
+// targets whose objects held them up (with several clusters, not those of
+// a cluster where they were met), or every root when none is to blame
+// (an --until-any that nothing met).
 func (w *Waiter) TimedOut() error {
+	held, err := w.holdingUp(w.objects(true))
+	if err != nil {
+		e := &TimeoutError{Waited: w.waited(nil)}
+		return fmt.Errorf("%s; %w", e.Error(), err)
+	}
+	blamed := map[string]bool{}
+	for _, o := range held {
+		if w.stream.IsRoot(o.target) {
+			blamed[o.target.ID()] = true
+		} else {
+			// A member of a tree holds up the roots of its cluster.
+			blamed[contextKey(o.context)] = true
+		}
+	}
+	e := &TimeoutError{Waited: w.waited(blamed)}
+	for _, o := range held {
+		e.Held = append(e.Held, w.held(o))
+	}
+	slices.SortFunc(e.Held, func(a, b Held) int { return strings.Compare(a.Name, b.Name) })
+	return e
+}
+
+// contextKey is the key of TimedOut's blame on every root of a cluster.
+func contextKey(context string) string { return "context|" + context }
+
+// waited names the root targets waited on, "configmaps/web in context
+// "prod"": those blamed (by Target ID or cluster), or all when none is.
+func (w *Waiter) waited(blamed map[string]bool) string {
 	var pending []string
 	for _, t := range w.stream.Targets() {
-		if !w.stream.IsRoot(t) {
+		if !w.stream.IsRoot(t) || len(blamed) > 0 && !blamed[t.ID()] && !blamed[contextKey(t.Context)] {
 			continue
 		}
 		what := t.Resource.GroupResource().String()
@@ -431,14 +464,5 @@ func (w *Waiter) TimedOut() error {
 		}
 		pending = append(pending, what)
 	}
-	e := &TimeoutError{Waited: strings.Join(pending, ", ")}
-	held, err := w.holdingUp(w.objects(true))
-	if err != nil {
-		return fmt.Errorf("%s; %w", e.Error(), err)
-	}
-	for _, o := range held {
-		e.Held = append(e.Held, w.held(o))
-	}
-	slices.SortFunc(e.Held, func(a, b Held) int { return strings.Compare(a.Name, b.Name) })
-	return e
+	return strings.Join(pending, ", ")
 }

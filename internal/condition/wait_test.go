@@ -223,3 +223,40 @@ func TestWaiterStatus(t *testing.T) {
 		t.Errorf("TimedOut without status: %v", err)
 	}
 }
+
+// TestWaiterTimedOutNamesWhatHeld: with several clusters or several named
+// objects, a timeout names only the objects whose condition did not hold,
+// not those met.
+func TestWaiterTimedOutNamesWhatHeld(t *testing.T) {
+	engine := informer.New(informer.Config{NewListerWatcher: func(informer.Target) cache.ListerWatcher { return nil }}, nil)
+	add := func(context, name string) *informer.Informer {
+		t.Helper()
+		target := pods
+		target.Context, target.Name = context, name
+		inf, err := engine.Add(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inf
+	}
+	add("staging", "web")
+	prod, other := add("prod", "web"), add("prod", "db")
+	w := NewWaiter(mustConditions(t, "--until", "jsonpath={.status.phase}=Running"), nil, nil, &bytes.Buffer{})
+	sink := w.Sink(fakeStream{engine}, &discard{})
+	for _, h := range []struct {
+		inf   *informer.Informer
+		name  string
+		phase string
+	}{{prod, "web", "Running"}, {other, "db", "Pending"}} {
+		b := informer.Batch{Informer: h.inf, Items: []informer.Item{{Type: delta.Added, Object: pod(t, h.name, h.phase), Key: "ns/" + h.name}}}
+		if _, err := sink.Handle(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := `timed out waiting for the condition on pods/web in context "staging", pods/db in context "prod"` + "\n" +
+		`  context "prod": pod/db: Current: Resource is current` + "\n" +
+		`  context "staging": pod/web: NotFound: Resource does not exist`
+	if err := w.TimedOut(); err == nil || err.Error() != want {
+		t.Errorf("TimedOut:\n%v\nwant\n%s", err, want)
+	}
+}

@@ -61,6 +61,11 @@ type RunOptions struct {
 	// engine's clock) once the initial lists are out, for conditions whose
 	// verdict changes with time alone, when no delta comes.
 	CheckEvery time.Duration
+	// InitialOut, if set, is called once, on Run's goroutine, when every
+	// informer's initial list has first been handed to the Sink, after
+	// Check: ending says that the run ends there (UntilSynced, or Check
+	// said stop).
+	InitialOut func(ending bool)
 }
 
 // Engine runs a set of informers and merges their batches into one stream,
@@ -294,7 +299,7 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 		ticker = e.cfg.Clock.NewTimer(opts.CheckEvery)
 		tick = ticker.C()
 	}
-	l := loop{e: e, sink: sink, untilSynced: opts.UntilSynced, check: opts.Check}
+	l := loop{e: e, sink: sink, untilSynced: opts.UntilSynced, check: opts.Check, initialOut: opts.InitialOut}
 	for {
 		select {
 		case b := <-e.batches:
@@ -368,6 +373,8 @@ type loop struct {
 	sink        Sink
 	untilSynced bool
 	check       func() (bool, error)
+	// initialOut is RunOptions.InitialOut until it was called, then nil.
+	initialOut func(ending bool)
 }
 
 // handle hands b to the sink and counts what it handled of the initial
@@ -382,13 +389,18 @@ func (l *loop) handle(b Batch) (bool, error) {
 // settled reports whether the run ends, once every informer's initial
 // list is out: --until-synced, or the Check.
 func (l *loop) settled() (bool, error) {
-	if !l.untilSynced && l.check == nil || !l.initialDone() {
+	if !l.untilSynced && l.check == nil && l.initialOut == nil || !l.initialDone() {
 		return false, nil
 	}
-	if l.untilSynced {
-		return true, nil
+	stop, err := l.untilSynced, error(nil)
+	if !stop && l.check != nil {
+		stop, err = l.check()
 	}
-	return l.check()
+	if l.initialOut != nil {
+		l.initialOut(stop)
+		l.initialOut = nil
+	}
+	return stop, err
 }
 
 // initialDone reports whether every live informer's initial list has been

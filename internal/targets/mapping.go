@@ -60,5 +60,5 @@ type UnknownTypeError struct {
 }
 
 func (e *UnknownTypeError) Error() string {
-	return fmt.Sprintf("the server doesn't have a resource type %q", e.Resource)
+	return fmt.Sprintf("the server doesn't have a resource type %q: kubectl api-resources lists the types it has", e.Resource)
 }
