@@ -187,18 +187,6 @@ func (s *stream) expectSome(want string, limit time.Duration) {
 	}
 }
 
-// waitStderrOf waits until the stream's stderr holds sub.
-func waitStderrOf(t *testing.T, s *stream, sub string, limit time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !strings.Contains(s.stderr.String(), sub) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q on stderr within %s; stderr:\n%s\nlines:\n%s", sub, limit, s.stderr.String(), strings.Join(s.seen, "\n"))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // waitStale waits until aggregated discovery lists fake.example.com/v1 as
 // stale.
 func waitStale(t *testing.T, client kubernetes.Interface, limit time.Duration) {

@@ -277,6 +277,18 @@ func (s *stream) waitFor(match func(string) bool, d time.Duration) bool {
 	}
 }
 
+// waitStderrOf waits until the stream's stderr holds sub.
+func waitStderrOf(t *testing.T, s *stream, sub string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !strings.Contains(s.stderr.String(), sub) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q on stderr within %s; stderr:\n%s\nlines:\n%s", sub, limit, s.stderr.String(), strings.Join(s.seen, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // quiet requires that no line arrives for d.
 func (s *stream) quiet(d time.Duration) {
 	s.t.Helper()

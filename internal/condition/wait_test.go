@@ -260,3 +260,25 @@ func TestWaiterTimedOutNamesWhatHeld(t *testing.T) {
 		t.Errorf("TimedOut:\n%v\nwant\n%s", err, want)
 	}
 }
+
+// TestFailedNamesItsReason: the health in a --fail-when error has its
+// (Reason) also when the message repeats it, as an image pull's does.
+func TestFailedNamesItsReason(t *testing.T) {
+	engine := informer.New(informer.Config{NewListerWatcher: func(informer.Target) cache.ListerWatcher { return nil }}, nil)
+	inf, err := engine.Add(pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWaiter(nil, nil, mustConditions(t, "--fail-when", "status=Failed"), &bytes.Buffer{})
+	sink := w.Sink(fakeStream{engine}, &discard{})
+	pulling := podAt(t, "web-1", time.Now(), `{"phase":"Pending","containerStatuses":[{"name":"c","ready":false,"restartCount":0,"image":"nope","imageID":"",`+
+		`"state":{"waiting":{"reason":"ErrImagePull","message":"pull access denied for nope"}}}]}`)
+	if _, err := sink.Handle(informer.Batch{Informer: inf, Items: []informer.Item{{Type: delta.Added, Object: pulling, Key: "ns/web-1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	stop, err := w.Check()
+	want := "pod/web-1 matched --fail-when=status=Failed: Failed (ErrImagePull): container c: ErrImagePull: pull access denied for nope"
+	if !stop || err == nil || err.Error() != want {
+		t.Errorf("got stop %v, %v\nwant %s", stop, err, want)
+	}
+}

@@ -1,0 +1,617 @@
+//go:build faults
+
+package e2e
+
+// The README's recipes, run as written: every command of a sh or console
+// block of its usage sections is a row of readmeRecipes, run in bash at a
+// terminal (a pseudo-terminal: programs such as jq flush each line there,
+// as users see them) against the busy cluster, with the namespaces and
+// contexts the README assumes, and checked against what the README says
+// it does. A recipe added to the README without a row, or a row whose
+// recipe left the README, fails the test.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
+)
+
+// readmeCommands returns the commands of the README that run kubectl
+// deltas, outside its Install, Shell completion and Development sections:
+// in ```sh
+// blocks every command (comments dropped, continued lines joined), in
+// ```console blocks every line after "$ ".
+func readmeCommands(t *testing.T) []string {
+	t.Helper()
+	root, err := controlplane.FindRepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	section, lang, inBlock := "", "", false
+	var pending string
+	for _, line := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case !inBlock && strings.HasPrefix(line, "## "):
+			section = line
+			continue
+		case strings.HasPrefix(trimmed, "```"):
+			inBlock = !inBlock
+			lang = strings.TrimPrefix(trimmed, "```")
+			pending = ""
+			continue
+		case !inBlock || section == "## Install" || section == "## Shell completion" || section == "## Development":
+			continue
+		}
+		var cmd string
+		switch lang {
+		case "sh":
+			if strings.HasPrefix(trimmed, "#") || trimmed == "" {
+				continue
+			}
+			cmd = trimmed
+		case "console":
+			after, ok := strings.CutPrefix(trimmed, "$ ")
+			if !ok {
+				continue
+			}
+			cmd = after
+		default:
+			continue
+		}
+		if rest, ok := strings.CutSuffix(cmd, "\\"); ok {
+			pending += strings.TrimSpace(rest) + " "
+			continue
+		}
+		cmd, pending = pending+cmd, ""
+		if strings.Contains(cmd, "kubectl deltas") || strings.Contains(cmd, "kubectl-deltas") {
+			out = append(out, cmd)
+		}
+	}
+	return out
+}
+
+// recipe is one README command and how the test knows it works.
+type recipe struct {
+	cmd string
+	// swap replaces, for the test, a part of cmd: a timeout of minutes by
+	// seconds, so that a pipeline that prints at the end ends.
+	swap [2]string
+	// setup runs before the command.
+	setup func(t *testing.T, e *readmeEnv)
+	// ready are patterns of lines the command prints before act is
+	// called: its initial list is out.
+	ready []string
+	// act makes the n-th change; it is called every 2 s (n = 0, 1, …) until
+	// want holds, the command ends, or ten calls.
+	act func(t *testing.T, e *readmeEnv, n int)
+	// want are patterns each of which some stdout line must match; never
+	// those no line may match.
+	want, never []string
+	// wantStderr are patterns some stderr line must match.
+	wantStderr []string
+	// ends: the command ends by itself with exit code code; otherwise it
+	// is interrupted (Ctrl-C) once want holds.
+	ends bool
+	code int
+	// then is a second command of the recipe, run after the first ended,
+	// whose output want is matched against instead; recorded are the
+	// patterns the file deltas.jsonl that the first writes must match
+	// before it is stopped.
+	then     string
+	recorded []string
+	// cleanup runs after the command.
+	cleanup func(t *testing.T, e *readmeEnv)
+}
+
+// readmeEnv is the cluster and kubeconfig the recipes run against.
+type readmeEnv struct {
+	c          *cluster
+	kubeconfig string
+	dir        string
+}
+
+func (e *readmeEnv) configMap(t *testing.T, name string, data map[string]string) {
+	t.Helper()
+	_, err := e.c.client.CoreV1().ConfigMaps("demo").Create(bg, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}, metav1.CreateOptions{})
+	must(t, err)
+}
+
+func (e *readmeEnv) deleteConfigMap(t *testing.T, name string) {
+	t.Helper()
+	if err := e.c.client.CoreV1().ConfigMaps("demo").Delete(bg, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+}
+
+func (e *readmeEnv) patch(t *testing.T, resource, name, patch string) {
+	t.Helper()
+	var err error
+	switch resource {
+	case "configmap":
+		_, err = e.c.client.CoreV1().ConfigMaps("demo").Patch(bg, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-patch"})
+	case "deployment":
+		_, err = e.c.client.AppsV1().Deployments("demo").Patch(bg, name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-patch"})
+	}
+	must(t, err)
+}
+
+// web is the Deployment web of namespace demo.
+func (e *readmeEnv) web(t *testing.T) *rollout {
+	return &rollout{t: t, c: e.c, ns: "demo"}
+}
+
+// readmeRecipes are the README's recipes, in its order.
+func readmeRecipes() []recipe {
+	configMapSteps := func(t *testing.T, e *readmeEnv, n int) {
+		switch n {
+		case 0:
+			e.configMap(t, "demo", map[string]string{"key": "a"})
+		case 1:
+			e.patch(t, "configmap", "demo", `{"data":{"key":"b"}}`)
+		case 2:
+			e.deleteConfigMap(t, "demo")
+		}
+	}
+	newConfigMap := func(prefix string) func(*testing.T, *readmeEnv, int) {
+		// With data: a ConfigMap created empty has no managedFields entry
+		// (an empty field set is dropped), so no manager to show.
+		return func(t *testing.T, e *readmeEnv, n int) {
+			e.configMap(t, fmt.Sprintf("%s-%d", prefix, n), map[string]string{"n": fmt.Sprint(n)})
+		}
+	}
+	rollWeb := func(t *testing.T, e *readmeEnv, n int) {
+		if n == 0 {
+			e.web(t).setImage(fmt.Sprintf("nginx:1.%d", time.Now().UnixNano()%1000))
+		}
+	}
+	waitWeb := func(t *testing.T, e *readmeEnv) { e.web(t).waitRolledOut(90 * time.Second) }
+	return []recipe{{
+		cmd:     "kubectl deltas configmaps -n demo",
+		ready:   []string{`^Replaced: settings$`},
+		act:     configMapSteps,
+		want:    []string{`^Added: demo$`, `^Updated: demo$`, `^Deleted: demo$`},
+		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
+	}, {
+		cmd:  "kubectl deltas cm -n demo -o name",
+		want: []string{`^configmap/settings$`, `^configmap/kube-root-ca.crt$`},
+	}, {
+		cmd:  "kubectl deltas cm,deploy -A",
+		want: []string{`^Replaced: configmap demo/settings$`, `^Replaced: deployment.apps demo/web$`},
+	}, {
+		cmd:  "kubectl deltas cm -n demo -o wide",
+		want: []string{`^TIME +DELTA +NAME +DATA +AGE +HEALTH$`, `^\d\d:\d\d:\d\d +Replaced +settings +1 +\S+ +Current$`},
+	}, {
+		cmd:  `kubectl deltas cm -n demo -o jsonpath='{.type} {.object.metadata.name}{"\n"}'`,
+		want: []string{`^Replaced settings$`},
+	}, {
+		cmd:  "kubectl deltas --all-types -n demo --watch-only",
+		act:  newConfigMap("everything"),
+		want: []string{`^Added: configmap everything-\d+$`},
+	}, {
+		cmd:  "kubectl deltas --all-types -A --watch-only --metadata-only --show-manager",
+		act:  newConfigMap("meta"),
+		want: []string{`^Added: configmap demo/meta-\d+ by \S+$`},
+	}, {
+		cmd:  `kubectl deltas --all-types -n demo --watch-only --timeout=5m -o json | jq -r '.kind' | sort | uniq -c | sort -rn`,
+		swap: [2]string{"--timeout=5m", "--timeout=8s"},
+		act:  newConfigMap("counted"),
+		ends: true,
+		want: []string{`^ +\d+ ConfigMap$`},
+	}, {
+		cmd:  `kubectl deltas --all-types -A --watch-only --timeout=10m -o json | jq -r '"\(.time[0:16]) \(.kind)"' | sort | uniq -c`,
+		swap: [2]string{"--timeout=10m", "--timeout=8s"},
+		act:  newConfigMap("per-minute"),
+		ends: true,
+		want: []string{`^ +\d+ \d{4}-\d\d-\d\dT\d\d:\d\d ConfigMap$`},
+	}, {
+		cmd: `kubectl deltas pods -A -o json | jq -c 'select(.type == "Deleted") | {namespace, name, finalStateUnknown}'`,
+		act: func(t *testing.T, e *readmeEnv, n int) {
+			name := fmt.Sprintf("lonely-%d", n)
+			_, err := e.c.client.CoreV1().Pods("demo").Create(bg, &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: name},
+				Spec:       corev1.PodSpec{NodeName: e.c.cp.Nodes()[0], Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+			}, metav1.CreateOptions{})
+			must(t, err)
+			must(t, e.c.client.CoreV1().Pods("demo").Delete(bg, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}))
+		},
+		want: []string{`^\{"namespace":"demo","name":"lonely-\d+","finalStateUnknown":(false|null)\}$`},
+	}, {
+		cmd: `kubectl deltas deploy -A -o json --watch-only | jq -c 'select(.object.metadata.labels.tier != null) | {name, tier: .object.metadata.labels.tier}'`,
+		act: func(t *testing.T, e *readmeEnv, n int) {
+			e.patch(t, "deployment", "web", fmt.Sprintf(`{"metadata":{"labels":{"tier":"t-%d"}}}`, n))
+		},
+		want: []string{`^\{"name":"web","tier":"t-\d+"\}$`},
+		cleanup: func(t *testing.T, e *readmeEnv) {
+			e.patch(t, "deployment", "web", `{"metadata":{"labels":{"tier":null}}}`)
+		},
+	}, {
+		cmd:     `kubectl deltas cm/ready -n demo --until=create -o json | jq -c '{type, name, uid}'`,
+		act:     func(t *testing.T, e *readmeEnv, n int) { createOnce(t, e, n, "ready") },
+		ends:    true,
+		want:    []string{`^\{"type":"(Added|Replaced)","name":"ready","uid":"[0-9a-f-]{36}"\}$`},
+		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "ready") },
+	}, {
+		cmd:  `kubectl deltas cm,secrets -A -o json --watch-only --timeout=10m | jq -r '"\(.time[0:16]) \(.kind)"' | sort | uniq -c`,
+		swap: [2]string{"--timeout=10m", "--timeout=8s"},
+		act:  newConfigMap("counted-again"),
+		ends: true,
+		want: []string{`^ +\d+ \d{4}-\d\d-\d\dT\d\d:\d\d ConfigMap$`},
+	}, {
+		cmd:      "kubectl deltas cm -A -o json > deltas.jsonl",
+		act:      newConfigMap("recorded"),
+		then:     "jq -c 'select(.initial | not)' deltas.jsonl",
+		recorded: []string{`"initial":false,.*"name":"recorded-\d+"`},
+		want:     []string{`^\{"type":"Added",.*"namespace":"demo","name":"recorded-\d+",`},
+	}, {
+		cmd: "kubectl deltas cm -n demo --diff",
+		setup: func(t *testing.T, e *readmeEnv) {
+			e.configMap(t, "demo", map[string]string{"key": "a", "old": "x"})
+		},
+		ready: []string{`^Replaced: demo$`},
+		act: func(t *testing.T, e *readmeEnv, n int) {
+			if n == 0 {
+				e.patch(t, "configmap", "demo", `{"data":{"key":"b","old":null},"metadata":{"labels":{"tier":"web"}}}`)
+			}
+		},
+		want:    []string{`^Updated: demo by kubectl-patch$`, `^  ~ data.key: "a" → "b"$`, `^  - data.old$`, `^  \+ metadata.labels: \{"tier":"web"\}$`},
+		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
+	}, {
+		cmd:   `kubectl deltas cm -n demo --diff -o json | jq -c 'select(.changes) | .changes'`,
+		setup: func(t *testing.T, e *readmeEnv) { e.configMap(t, "demo", map[string]string{"key": "a", "old": "x"}) },
+		act: func(t *testing.T, e *readmeEnv, n int) {
+			// Back and forth until a change comes after the initial list.
+			if n%2 == 0 {
+				e.patch(t, "configmap", "demo", `{"data":{"key":"b","old":null}}`)
+			} else {
+				e.patch(t, "configmap", "demo", `{"data":{"key":"a","old":"x"}}`)
+			}
+		},
+		want:    []string{`^\[\{"op":"replace","path":"/data/key","old":"a","value":"b"\},\{"op":"remove","path":"/data/old","old":"x"\}\]$`},
+		never:   []string{`^null$`},
+		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
+	}, {
+		cmd:   "kubectl deltas deployment/web -n demo --tree",
+		ready: []string{`^Replaced: deployment.apps web$`, `^Replaced: replicaset.apps web-\w+ \(deployment.apps web\)$`, `^Replaced: pod web-\w+-\w+ \(deployment.apps web → replicaset.apps web-\w+\)$`},
+		act:   rollWeb,
+		want: []string{`^Updated: deployment.apps web$`, `^Added: replicaset.apps web-\w+ \(deployment.apps web\)$`,
+			`^Added: pod web-\w+-\w+ \(deployment.apps web → replicaset.apps web-\w+\)$`},
+		cleanup: waitWeb,
+	}, {
+		cmd:        "kubectl deltas deploy/web -n demo --tree --until=status=Current --fail-when=status=Failed --timeout=5m",
+		act:        rollWeb,
+		ends:       true,
+		want:       []string{`^Replaced: deployment.apps web$`, `^Replaced: pod web-\w+-\w+ \(deployment.apps web → replicaset.apps web-\w+\)$`},
+		wantStderr: []string{`^deployment.apps/web condition met$`},
+		cleanup:    waitWeb,
+	}, {
+		cmd:        "kubectl deltas deployment/web -n demo --until=condition=Available --timeout=5m",
+		ends:       true,
+		want:       []string{`^Replaced: web$`},
+		wantStderr: []string{`^deployment.apps/web condition met$`},
+	}, {
+		cmd: "kubectl deltas job/migrate -n demo --until=condition=Complete --fail-when=condition=Failed -o name",
+		act: func(t *testing.T, e *readmeEnv, n int) {
+			if n != 0 {
+				return
+			}
+			_, err := e.c.client.BatchV1().Jobs("demo").Create(bg, &batchv1.Job{
+				ObjectMeta: metav1.ObjectMeta{Name: "migrate"},
+				Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers:    []corev1.Container{{Name: "migrate", Image: "migrate:v1"}},
+				}}},
+			}, metav1.CreateOptions{})
+			must(t, err)
+		},
+		ends:       true,
+		want:       []string{`^job.batch/migrate$`},
+		wantStderr: []string{`^job.batch/migrate condition met$`},
+		cleanup: func(t *testing.T, e *readmeEnv) {
+			must(t, e.c.client.BatchV1().Jobs("demo").Delete(bg, "migrate", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)}))
+			deadline := time.Now().Add(time.Minute)
+			for {
+				pods, err := e.c.client.CoreV1().Pods("demo").List(bg, metav1.ListOptions{LabelSelector: "job-name=migrate"})
+				must(t, err)
+				if len(pods.Items) == 0 {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the Pods of job migrate are still there: %d", len(pods.Items))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+		},
+	}, {
+		cmd:        `kubectl deltas pods -n demo -l app=web --until-any=cel='object.status.phase == "Running"' --fail-when=cel='object.status.containerStatuses.exists(c, has(c.state.waiting) && c.state.waiting.reason == "CrashLoopBackOff")'`,
+		ends:       true,
+		want:       []string{`^Replaced: web-\w+-\w+$`},
+		wantStderr: []string{`^pod/web-\w+-\w+ condition met$`},
+	}, {
+		cmd:   "kubectl deltas cm/lock -n demo --until=delete",
+		setup: func(t *testing.T, e *readmeEnv) { e.configMap(t, "lock", nil) },
+		ready: []string{`^Replaced: lock$`},
+		act: func(t *testing.T, e *readmeEnv, n int) {
+			if n == 0 {
+				e.deleteConfigMap(t, "lock")
+			}
+		},
+		ends:       true,
+		want:       []string{`^Deleted: lock$`},
+		wantStderr: []string{`^configmap/lock condition met$`},
+	}, {
+		cmd:        "kubectl deltas cm/ready -n demo --until=create",
+		act:        func(t *testing.T, e *readmeEnv, n int) { createOnce(t, e, n, "ready") },
+		ends:       true,
+		want:       []string{`^(Added|Replaced): ready$`},
+		wantStderr: []string{`^configmap/ready condition met$`},
+		cleanup:    func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "ready") },
+	}, {
+		cmd: `kubectl deltas deploy -A --watch-only --where='deltaType == "Updated" && object.spec.replicas != oldObject.spec.replicas'`,
+		act: func(t *testing.T, e *readmeEnv, n int) {
+			e.patch(t, "deployment", "web", fmt.Sprintf(`{"spec":{"replicas":%d}}`, 3-n%2))
+		},
+		want:    []string{`^Updated: demo/web$`},
+		cleanup: func(t *testing.T, e *readmeEnv) { e.web(t).scale(2); waitWeb(t, e) },
+	}, {
+		cmd: `kubectl deltas cm -A --where="object.?data.mode.orValue('') == 'keep'"`,
+		setup: func(t *testing.T, e *readmeEnv) {
+			e.configMap(t, "dropper", map[string]string{"mode": "drop"})
+			e.configMap(t, "keeper", map[string]string{"mode": "keep"})
+		},
+		want:  []string{`^Replaced: demo/keeper$`},
+		never: []string{`dropper`, `settings`},
+	}, {
+		cmd:  "kubectl deltas deployment/web --context=staging,prod --tree",
+		want: []string{`^staging Replaced: deployment.apps web$`, `^prod    Replaced: deployment.apps web$`, `^staging Replaced: pod web-`, `^prod    Replaced: pod web-`},
+	}, {
+		cmd:  `kubectl deltas cm --all-contexts -o json | jq -r '"\(.context) \(.type) \(.name)"'`,
+		want: []string{`^busy Replaced settings$`, `^staging Replaced kube-root-ca.crt$`, `^prod Replaced kube-root-ca.crt$`},
+	}}
+}
+
+// createOnce creates the ConfigMap name on the first call.
+func createOnce(t *testing.T, e *readmeEnv, n int, name string) {
+	if n == 0 {
+		e.configMap(t, name, nil)
+	}
+}
+
+// TestBusyREADMERecipes runs every recipe of the README.
+func TestBusyREADMERecipes(t *testing.T) {
+	recipes := readmeRecipes()
+	commands := readmeCommands(t)
+	var known []string
+	for _, r := range recipes {
+		known = append(known, r.cmd)
+		if r.then != "" && !readmeHas(t, r.then) {
+			t.Errorf("the second command of %q is not in the README: %s", r.cmd, r.then)
+		}
+	}
+	for _, c := range commands {
+		if !slices.Contains(known, c) {
+			t.Errorf("a README recipe has no test: add a row to readmeRecipes for\n  %s", c)
+		}
+	}
+	for _, k := range known {
+		if !slices.Contains(commands, k) {
+			t.Errorf("readmeRecipes has a row for what the README no longer says:\n  %s", k)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	e := setupReadme(t)
+	for i, r := range recipes {
+		t.Run(fmt.Sprintf("%02d", i), func(t *testing.T) { runRecipe(t, e, r) })
+	}
+}
+
+// readmeHas reports whether the README holds s.
+func readmeHas(t *testing.T, s string) bool {
+	root, err := controlplane.FindRepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(data), s)
+}
+
+// setupReadme makes what the README assumes on the busy cluster: namespace
+// demo with the ConfigMap settings and the Deployment web (app=web, two
+// replicas, rolled out), namespaces staging and prod with a web each, and
+// a kubeconfig whose contexts busy (namespace demo, the current one),
+// staging and prod reach them.
+func setupReadme(t *testing.T) *readmeEnv {
+	t.Helper()
+	c := busyCluster(t)
+	for _, ns := range []string{"demo", "staging", "prod"} {
+		_, err := c.client.CoreV1().Namespaces().Create(bg, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		must(t, err)
+		t.Cleanup(func() { _ = c.client.CoreV1().Namespaces().Delete(bg, ns, metav1.DeleteOptions{}) })
+	}
+	e := &readmeEnv{c: c, dir: t.TempDir()}
+	e.configMap(t, "settings", map[string]string{"mode": "on"})
+	var webs []*rollout
+	for _, ns := range []string{"demo", "staging", "prod"} {
+		r := &rollout{t: t, c: c, ns: ns}
+		r.create(2, "nginx")
+		webs = append(webs, r)
+	}
+	for _, r := range webs {
+		r.waitRolledOut(90 * time.Second)
+	}
+	e.kubeconfig = contextsKubeconfig(t, placeContext{"busy", c, "demo"}, placeContext{"staging", c, "staging"}, placeContext{"prod", c, "prod"})
+	return e
+}
+
+// shell is bash -c cmd at a terminal, with the plugin and kubectl on PATH,
+// in the recipes' directory.
+func (e *readmeEnv) shell(cmd string) *exec.Cmd {
+	sh := exec.Command("bash", "-o", "pipefail", "-c", cmd)
+	sh.Dir = e.dir
+	sh.Env = append(os.Environ(),
+		"PATH="+testEnv.pathDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"KUBECONFIG="+e.kubeconfig,
+		"NO_COLOR=1",
+		"HOME="+e.dir,
+	)
+	return sh
+}
+
+// runRecipe runs r and checks it.
+func runRecipe(t *testing.T, e *readmeEnv, r recipe) {
+	cmd := r.cmd
+	if r.swap[0] != "" {
+		if !strings.Contains(cmd, r.swap[0]) {
+			t.Fatalf("%q has no %q to swap", cmd, r.swap[0])
+		}
+		cmd = strings.Replace(cmd, r.swap[0], r.swap[1], 1)
+	}
+	t.Logf("$ %s", cmd)
+	if r.setup != nil {
+		r.setup(t, e)
+	}
+	if r.cleanup != nil {
+		defer r.cleanup(t, e)
+	}
+	run := startInTerminal(t, e.shell(cmd))
+	describe := func() string {
+		return fmt.Sprintf("$ %s\nstdout:\n%s\nstderr:\n%s", cmd, run.stdout.String(), run.stderr.String())
+	}
+	for _, p := range r.ready {
+		re := regexp.MustCompile(p)
+		if !run.waitOutput(p, time.Minute, re.MatchString) {
+			t.Fatalf("no line matching %s before the changes\n%s", p, describe())
+		}
+	}
+	// What shows that the changes took effect: want on the output, or
+	// recorded on the file of a recording.
+	output, progress := run.stdout.String, r.want
+	if r.then != "" {
+		output, progress = func() string {
+			data, _ := os.ReadFile(filepath.Join(e.dir, "deltas.jsonl"))
+			return string(data)
+		}, r.recorded
+	}
+	wanted := func() bool {
+		for _, p := range progress {
+			if !matchLine(output(), p) {
+				return false
+			}
+		}
+		return true
+	}
+	for n := 0; n < 10; n++ {
+		if r.act != nil {
+			r.act(t, e, n)
+		}
+		if r.ends {
+			select {
+			case <-run.done:
+			case <-time.After(2 * time.Second):
+			}
+			if isDone(run.done) {
+				break
+			}
+			continue
+		}
+		deadline := time.Now().Add(2 * time.Second)
+		for !wanted() && time.Now().Before(deadline) && !isDone(run.done) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if wanted() || isDone(run.done) {
+			break
+		}
+	}
+	if r.ends {
+		if code := run.wait(2 * time.Minute); code != r.code {
+			t.Fatalf("exit %d, want %d\n%s", code, r.code, describe())
+		}
+	} else {
+		if isDone(run.done) {
+			t.Fatalf("the stream ended by itself\n%s", describe())
+		}
+		run.signal(syscall.SIGINT)
+		if code := run.wait(30 * time.Second); code != 130 {
+			t.Errorf("exit %d after Ctrl-C, want 130\n%s", code, describe())
+		}
+	}
+	got := run.stdout.String()
+	if r.then != "" {
+		then := e.shell(r.then)
+		out, err := then.Output()
+		if err != nil {
+			t.Fatalf("$ %s: %v\n%s", r.then, err, describe())
+		}
+		got = string(out)
+	}
+	for _, p := range r.want {
+		if !matchLine(got, p) {
+			t.Errorf("no line matches %s\n%s", p, describe())
+		}
+	}
+	for _, p := range r.never {
+		if matchLine(got, p) {
+			t.Errorf("a line matches %s\n%s", p, describe())
+		}
+	}
+	for _, p := range r.wantStderr {
+		if !matchLine(run.stderr.String(), p) {
+			t.Errorf("no stderr line matches %s\n%s", p, describe())
+		}
+	}
+	if errs := run.stderr.String(); strings.Contains(errs, "error:") || strings.Contains(errs, "warning:") {
+		t.Errorf("stderr has an error or warning\n%s", describe())
+	}
+}
+
+// sgr matches the color sequences programs such as jq write to a
+// terminal.
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// matchLine reports whether a line of text, colors left out, matches
+// pattern.
+func matchLine(text, pattern string) bool {
+	re := regexp.MustCompile(pattern)
+	for _, line := range strings.Split(sgr.ReplaceAllString(text, ""), "\n") {
+		if re.MatchString(line) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDone(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
