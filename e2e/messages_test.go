@@ -176,7 +176,9 @@ func TestBrokenConversionIsSaid(t *testing.T) {
 	if _, err := testEnv.dynamic.Resource(crdGVR).Create(bg, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = testEnv.dynamic.Resource(crdGVR).Delete(bg, "gadgets.convert.example.com", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = testEnv.dynamic.Resource(crdGVR).Delete(bg, "gadgets.convert.example.com", metav1.DeleteOptions{})
+	})
 	v1 := schema.GroupVersionResource{Group: "convert.example.com", Version: "v1", Resource: "gadgets"}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
