@@ -239,11 +239,17 @@ func (e *Engine) reflectorError(inf *Informer, err error) {
 		e.health.note(err)
 	case errors.As(err, &rewritten):
 		e.health.rewritten(err)
-	case inf.target.Optional && apierrors.IsNotFound(err):
+	case inf.target.Optional && apierrors.IsNotFound(err) && e.cfg.Gone != nil:
 		// The resource is gone (a CRD deleted, an APIService removed):
 		// no warning; whoever follows discovery retires the informer.
-		if e.cfg.Gone != nil {
-			e.cfg.Gone(inf.target)
+		e.cfg.Gone(inf.target)
+	case inf.target.Optional && apierrors.IsNotFound(err):
+		// Gone, and nobody follows discovery (a --tree's scouts, a
+		// snapshot): the informer retires, rather than retry quietly
+		// forever and hold up the initial lists. Retire stops this
+		// reflector from its own goroutine, once this handler returned.
+		if e.Retire(inf.target.ID()) {
+			e.health.info(describe(inf.target) + " is no longer served: not watching it")
 		}
 	case IsFatal(err) && inf.target.Optional && apierrors.IsForbidden(err):
 		e.health.note(fmt.Errorf("no longer watching %s: %w", describe(inf.target), err))

@@ -693,6 +693,32 @@ func TestOptionalNotFoundIsGoneQuietly(t *testing.T) {
 	checkNoLeak(t)
 }
 
+// TestOptionalNotFoundRetiresWithoutFollower: with nobody following
+// discovery (no Gone), an optional target whose resource is gone retires:
+// a snapshot of the other types ends instead of waiting for it.
+func TestOptionalNotFoundRetiresWithoutFollower(t *testing.T) {
+	notFound := newFakeLW(func() (*rawobj.List, error) {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "widgets"}, "")
+	})
+	fine := newFakeLW(listOf("10", object(t, "Secret", "s", "1")))
+	h := newHarness(t, harnessOptions{}, nil)
+	optional := configMaps
+	optional.Optional = true
+	h.add(optional, notFound)
+	h.add(secrets, fine)
+	if err := h.wait(h.run(context.Background(), informer.RunOptions{UntilSynced: true})); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	h.wantLines("Replaced: s")
+	if got, want := h.errOut.lines(), []string{"info: configmaps in namespace ns is no longer served: not watching it"}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+	if n := len(h.engine.Informers()); n != 1 {
+		t.Errorf("%d informers left, want the secrets' only", n)
+	}
+	checkNoLeak(t)
+}
+
 func TestRunCheck(t *testing.T) {
 	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
 	h := newHarness(t, harnessOptions{}, nil)

@@ -116,6 +116,13 @@ func contextPrefix(ctx string) string {
 	return fmt.Sprintf("context %q: ", ctx)
 }
 
+// info prints a one-line note that is not part of an outage.
+func (h *health) info(msg string) {
+	h.lock.Lock()
+	defer h.lock.Unlock()
+	fmt.Fprintf(h.errOut, "info: %s\n", msg)
+}
+
 // note prints a one-line warning that is not part of an outage.
 func (h *health) note(err error) {
 	h.lock.Lock()
