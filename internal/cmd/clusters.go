@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 // cluster is one cluster of a run: how to reach it, where its messages go
@@ -77,7 +78,7 @@ func (o *DeltasOptions) prepareClusters(ctx, sigCtx context.Context) ([]*cluster
 		case err != nil && context == "":
 			return nil, err
 		case err != nil && o.skipUnavailable:
-			fmt.Fprintf(o.ErrOut, "warning: skipping context %q: %s\n", context, oneLine(err))
+			fmt.Fprintf(o.ErrOut, "warning: skipping context %q: %s\n", context, textsafe.OneLine(err.Error()))
 			continue
 		case err != nil:
 			return nil, fmt.Errorf("context %q: %w (--skip-unavailable watches the other clusters)", context, err)
@@ -249,16 +250,16 @@ func eventTargets(cl *cluster, tree bool) []informer.Target {
 		Context:  cl.conn.Context,
 		Resource: schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"},
 		Kind:     schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"},
-		Optional: true, Unfiltered: true, Events: true,
+		Role: informer.RoleEvents, Optional: true,
 	}
 	everywhere := cl.req.AllNamespaces
 	var roots []informer.Target
 	namespaces := map[string]bool{}
 	for _, t := range cl.targets {
 		switch {
-		case t.Unfiltered && t.Namespace == "":
+		case t.Role.Unfiltered() && t.Namespace == "":
 			everywhere = true // a scout of every namespace
-		case t.Unfiltered:
+		case t.Role.Unfiltered():
 			namespaces[t.Namespace] = true
 		case t.Namespace == "":
 			namespaces[metav1.NamespaceDefault] = true // cluster-scoped

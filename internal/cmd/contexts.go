@@ -40,8 +40,3 @@ func contextWidth(names []string) int {
 	}
 	return w
 }
-
-// oneLine keeps an error's message on one line.
-func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
-}

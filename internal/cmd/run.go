@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 )
 
@@ -168,7 +169,7 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 		if o.waiter.OnHealth() {
 			runOpts.CheckEvery = time.Second // an unschedulable Pod fails with time alone
 		}
-		sink = o.waiter.Sink(waitedStream{engine}, sink)
+		sink = o.waiter.Sink(engine, sink)
 	}
 	if o.join != nil {
 		sink = o.join.Sink(sink)
@@ -201,17 +202,10 @@ func announceMissing(engine *informer.Engine, errOut io.Writer) func(ending bool
 			if ending {
 				then = ""
 			}
-			fmt.Fprintf(errOut, "info: %s%s %q not found%s%s\n", connection.Prefix(t.Context), t.Resource.GroupResource(), t.Name, where, then)
+			fmt.Fprintf(errOut, "info: %s%s %q not found%s%s\n", textsafe.ContextPrefix(t.Context), t.Resource.GroupResource(), t.Name, where, then)
 		}
 	}
 }
-
-// waitedStream is the stream as the waiter sees it: the engine's targets,
-// of which the roots are those the user named or selected (not the scouts
-// of --tree).
-type waitedStream struct{ *informer.Engine }
-
-func (waitedStream) IsRoot(t informer.Target) bool { return tree.IsRoot(t) }
 
 // exit maps how the stream ended to the command's exit: 130 when
 // interrupted, 2 when a --fail-when held, 1 when --timeout ran out while
@@ -326,12 +320,12 @@ func (o *DeltasOptions) engineConfig(clientOf func(context string) rest.Interfac
 				LabelSelector: o.labelSelector,
 				FieldSelector: withName(o.fieldSelector, t.Name),
 				Parse:         parse,
-				MetadataOnly:  o.metadataOnly || t.MetadataOnly,
+				MetadataOnly:  o.metadataOnly || t.Role.MetadataOnly(),
 			}
-			if t.Unfiltered {
+			if t.Role.Unfiltered() {
 				target.LabelSelector, target.FieldSelector = "", withName(t.FieldSelector, t.Name)
 			}
-			if target.MetadataOnly && !t.MetadataOnly {
+			if target.MetadataOnly && !t.Role.MetadataOnly() {
 				target.FullObjects = func() {
 					fmt.Fprintf(o.ErrOut, "info: %s cannot be listed as metadata only: watching whole objects\n", t.Resource.GroupResource())
 				}

@@ -17,12 +17,14 @@ import (
 
 // Stream is what a Waiter needs of the stream it waits on.
 type Stream interface {
-	// Targets are the targets the stream runs now.
+	// Targets are the targets the stream runs now: the roots
+	// (informer.RoleRoot), which the user named or selected, and those a
+	// view of the stream added to find what they own (--tree's).
 	Targets() []informer.Target
-	// IsRoot tells the targets the user named or selected from those a
-	// view of the stream added to find what they own (--tree's scouts).
-	IsRoot(informer.Target) bool
 }
+
+// isRoot tells the targets the user named or selected.
+func isRoot(t informer.Target) bool { return t.Role == informer.RoleRoot }
 
 // Waiter evaluates --until, --until-any and --fail-when whenever the engine
 // asks, on the objects the printed stream has shown: the objects named
@@ -114,7 +116,7 @@ type viewSink struct {
 }
 
 func (s viewSink) Handle(b informer.Batch) (bool, error) {
-	if b.Informer.Target().Events {
+	if b.Informer.Target().Role == informer.RoleEvents {
 		// Events explain the objects waited on; no condition is about them.
 		return s.Sink.Handle(b)
 	}
@@ -188,7 +190,7 @@ type watched struct {
 func (w *Waiter) objects(rootsOnly bool) []watched {
 	var out []watched
 	for _, t := range w.stream.Targets() {
-		if rootsOnly && !w.stream.IsRoot(t) {
+		if rootsOnly && !isRoot(t) {
 			continue
 		}
 		if t.Name != "" {
@@ -429,7 +431,7 @@ func (w *Waiter) TimedOut() error {
 	}
 	blamed := map[string]bool{}
 	for _, o := range held {
-		if w.stream.IsRoot(o.target) {
+		if isRoot(o.target) {
 			blamed[o.target.ID()] = true
 		} else {
 			// A member of a tree holds up the roots of its cluster.
@@ -452,7 +454,7 @@ func contextKey(context string) string { return "context|" + context }
 func (w *Waiter) waited(blamed map[string]bool) string {
 	var pending []string
 	for _, t := range w.stream.Targets() {
-		if !w.stream.IsRoot(t) || len(blamed) > 0 && !blamed[t.ID()] && !blamed[contextKey(t.Context)] {
+		if !isRoot(t) || len(blamed) > 0 && !blamed[t.ID()] && !blamed[contextKey(t.Context)] {
 			continue
 		}
 		what := t.Resource.GroupResource().String()

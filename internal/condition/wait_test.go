@@ -15,12 +15,10 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
-// fakeStream runs the targets of an engine that is never started; roots
-// are the targets without the Unfiltered mark, as --tree's.
+// fakeStream runs the targets of an engine that is never started.
 type fakeStream struct{ engine *informer.Engine }
 
-func (s fakeStream) Targets() []informer.Target  { return s.engine.Targets() }
-func (fakeStream) IsRoot(t informer.Target) bool { return !t.Unfiltered }
+func (s fakeStream) Targets() []informer.Target { return s.engine.Targets() }
 
 // discard is the Sink behind the waiter; it counts the batches.
 type discard struct{ batches int }
@@ -63,7 +61,7 @@ func TestWaiter(t *testing.T) {
 	named := pods
 	named.Name = "web"
 	scout := pods
-	scout.Unfiltered, scout.MetadataOnly, scout.Optional = true, true, true
+	scout.Role, scout.Optional = informer.RoleScout, true
 	webInf, err := engine.Add(named)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +151,7 @@ func TestWaiterStatus(t *testing.T) {
 		Namespace: "ns", Name: "web",
 	}
 	owned := pods
-	owned.Unfiltered = true
+	owned.Role = informer.RoleOwned
 	rootInf, err := engine.Add(root)
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/clientcert"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 const (
@@ -177,15 +178,7 @@ func (c *Cluster) StartupLimit() time.Duration {
 
 // Prefix names the cluster in the messages of a run over several
 // contexts: `context "prod": `; "" for one cluster.
-func (c *Cluster) Prefix() string { return Prefix(c.Context) }
-
-// Prefix is Cluster.Prefix for a context name.
-func Prefix(context string) string {
-	if context == "" {
-		return ""
-	}
-	return fmt.Sprintf("context %q: ", context)
-}
+func (c *Cluster) Prefix() string { return textsafe.ContextPrefix(c.Context) }
 
 // serverName is the server URL of the cluster, for messages; never
 // credentials.

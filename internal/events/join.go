@@ -120,7 +120,7 @@ func NewJoin(stream Stream, now func() time.Time) *Join {
 // Watch adds the informer of t, the Events of one namespace (or all),
 // whose Store keeps what the Join admits. Call it before the engine runs.
 func (j *Join) Watch(t informer.Target) error {
-	t.Events = true
+	t.Role = informer.RoleEvents
 	a := &admission{j: j, id: t.ID(), context: t.Context}
 	inf, err := j.stream.AddAdmitted(t, a)
 	if err != nil {
@@ -169,7 +169,7 @@ func (a *admission) Admit(obj *rawobj.Object, initial bool) bool {
 
 // Handle implements informer.Sink.
 func (j *Join) Handle(b informer.Batch) (bool, error) {
-	if b.Informer.Target().Events {
+	if b.Informer.Target().Role == informer.RoleEvents {
 		return j.handleEvents(b)
 	}
 	if done, err := j.next.Handle(b); done || err != nil {
@@ -310,7 +310,7 @@ func (j *Join) expire() {
 // Events) has handed out its initial list.
 func (j *Join) objectListsOut() bool {
 	for _, inf := range j.stream.Informers() {
-		if !inf.Target().Events && !inf.InitialDone() {
+		if inf.Target().Role != informer.RoleEvents && !inf.InitialDone() {
 			return false
 		}
 	}

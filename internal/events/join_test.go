@@ -8,13 +8,11 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache/cachetest"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
@@ -24,52 +22,15 @@ import (
 // (a scripted list, watches fed by the test) and a fake clock. Nothing
 // sleeps: the test waits on what reaches the Sink, or spins on Parked.
 
-const testTimeout = 30 * time.Second
-
-func parse(t *testing.T, js string) *rawobj.Object {
-	t.Helper()
-	o, err := rawobj.Parse([]byte(js), rawobj.ParseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
-
 func pod(t *testing.T, name, rv string) *rawobj.Object {
-	return parse(t, fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":%q,"namespace":"ns","resourceVersion":%q,"uid":"uid-%s"}}`, name, rv, name))
+	return cachetest.MustParse(t, fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":%q,"namespace":"ns","resourceVersion":%q,"uid":"uid-%s"}}`, name, rv, name))
 }
 
 // event is an events.k8s.io/v1 Event about the Pod subject.
 func event(t *testing.T, name, rv, subject string, count int) *rawobj.Object {
-	return parse(t, fmt.Sprintf(`{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":%q,"namespace":"ns","resourceVersion":%q,"uid":"uid-%s"},`+
+	return cachetest.MustParse(t, fmt.Sprintf(`{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":%q,"namespace":"ns","resourceVersion":%q,"uid":"uid-%s"},`+
 		`"regarding":{"apiVersion":"v1","kind":"Pod","namespace":"ns","name":%q,"uid":"uid-%s"},"type":"Warning","reason":"BackOff","note":"n","series":{"count":%d}}`,
 		name, rv, name, subject, subject, count))
-}
-
-type fakeLW struct {
-	list    *rawobj.List
-	watches chan *watch.FakeWatcher
-}
-
-func (f *fakeLW) List(context.Context, metav1.ListOptions) (k8sruntime.Object, error) {
-	return f.list, nil
-}
-
-func (f *fakeLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
-	w := watch.NewFake()
-	f.watches <- w
-	return w, nil
-}
-
-func (f *fakeLW) nextWatch(t *testing.T) *watch.FakeWatcher {
-	t.Helper()
-	select {
-	case w := <-f.watches:
-		return w
-	case <-time.After(testTimeout):
-		t.Fatal("no watch was opened")
-		return nil
-	}
 }
 
 // seen is one item as it reached the Sink after the Join.
@@ -96,7 +57,7 @@ func (s chanSink) next(t *testing.T) seen {
 	select {
 	case it := <-s.items:
 		return it
-	case <-time.After(testTimeout):
+	case <-time.After(cachetest.Timeout):
 		t.Fatal("nothing reached the sink")
 		return seen{}
 	}
@@ -120,7 +81,7 @@ func (s chanSink) expect(t *testing.T, want ...seen) {
 
 func waitParked(t *testing.T, j *events.Join, n int) {
 	t.Helper()
-	deadline := time.Now().Add(testTimeout)
+	deadline := time.Now().Add(cachetest.Timeout)
 	for j.Parked() != n {
 		if time.Now().After(deadline) {
 			t.Fatalf("parked %d, want %d", j.Parked(), n)
@@ -131,14 +92,12 @@ func waitParked(t *testing.T, j *events.Join, n int) {
 
 func TestJoin(t *testing.T) {
 	clock := clocktesting.NewFakeClock(time.Unix(1000, 0))
-	pods := &fakeLW{list: &rawobj.List{ResourceVersion: "10", Items: []*rawobj.Object{pod(t, "p1", "1")}}, watches: make(chan *watch.FakeWatcher, 4)}
-	evs := &fakeLW{list: &rawobj.List{ResourceVersion: "10", Items: []*rawobj.Object{
-		event(t, "e1", "2", "p1", 1), event(t, "other", "3", "elsewhere", 1),
-	}}, watches: make(chan *watch.FakeWatcher, 4)}
+	pods := cachetest.NewListerWatcher(cachetest.ListOf("10", pod(t, "p1", "1")))
+	evs := cachetest.NewListerWatcher(cachetest.ListOf("10", event(t, "e1", "2", "p1", 1), event(t, "other", "3", "elsewhere", 1)))
 	engine := informer.New(informer.Config{
 		Clock: clock,
 		NewListerWatcher: func(tg informer.Target) cache.ListerWatcher {
-			if tg.Events {
+			if tg.Role == informer.RoleEvents {
 				return evs
 			}
 			return pods
@@ -173,7 +132,7 @@ func TestJoin(t *testing.T) {
 	// The initial state: the Pod and its Event, whichever informer comes
 	// first; not the Event of an object not watched.
 	sink.expect(t, seen{cache.Replaced, true, "Pod", "p1"}, seen{cache.Replaced, true, "Event", "e1"})
-	podWatch, eventWatch := pods.nextWatch(t), evs.nextWatch(t)
+	podWatch, eventWatch := pods.NextWatch(t), evs.NextWatch(t)
 	waitParked(t, j, 1) // "other"
 
 	// An Event that comes before its subject waits for it, then follows
@@ -209,7 +168,7 @@ func TestJoin(t *testing.T) {
 	// The Events Store holds the Events shown, not those of other objects.
 	var keys []string
 	for _, inf := range engine.Informers() {
-		if inf.Target().Events {
+		if inf.Target().Role == informer.RoleEvents {
 			keys = inf.Store().ListKeys()
 		}
 	}

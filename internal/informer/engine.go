@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 // ErrInterrupted is returned by Run when its context was cancelled (a
@@ -71,8 +72,8 @@ type RunOptions struct {
 // Engine runs a set of informers and merges their batches into one stream,
 // in the order they are popped.
 type Engine struct {
-	cfg    Config
-	health *health
+	cfg     Config
+	outages *outages
 
 	// batches carries every informer's popped batches to Run; synced
 	// carries wake-ups when an informer's FIFO synced or an informer was
@@ -109,7 +110,7 @@ func New(cfg Config, errOut io.Writer) *Engine {
 	}
 	return &Engine{
 		cfg:       cfg,
-		health:    newHealth(errOut, cfg.Clock.Now, cfg.DescribeAPIService),
+		outages:   newOutages(errOut, cfg.Clock.Now, cfg.DescribeAPIService),
 		batches:   make(chan Batch, 64),
 		synced:    make(chan struct{}, 1),
 		fatal:     make(chan error, 1),
@@ -143,7 +144,7 @@ func (e *Engine) add(t Target, a Admission) (*Informer, error) {
 	if e.done {
 		return nil, fmt.Errorf("cannot watch %s: the stream has ended", describe(t))
 	}
-	inf := newInformer(t, &e.cfg, e.reflectorError, e.health.recovered)
+	inf := newInformer(t, &e.cfg, e.reflectorError, e.outages.recovered)
 	inf.admission = a
 	e.informers[id] = inf
 	e.order = append(e.order, id)
@@ -169,7 +170,7 @@ func (e *Engine) Remove(id string) bool {
 		return false
 	}
 	inf.stop()
-	e.health.forget(inf)
+	e.outages.forget(inf)
 	poke(e.synced)
 	return true
 }
@@ -188,7 +189,7 @@ func (e *Engine) Retire(id string) bool {
 		e.order = slices.DeleteFunc(e.order, func(s string) bool { return s == id })
 		e.retiring.Go(func() {
 			inf.retire()
-			e.health.forget(inf)
+			e.outages.forget(inf)
 		})
 	}
 	e.lock.Unlock()
@@ -236,9 +237,9 @@ func (e *Engine) reflectorError(inf *Informer, err error) {
 	var rewritten *cache.HistoryRewrittenError
 	switch {
 	case errors.As(err, &fallback):
-		e.health.note(err)
+		e.outages.note(err)
 	case errors.As(err, &rewritten):
-		e.health.rewritten(err)
+		e.outages.rewritten(err)
 	case inf.target.Optional && apierrors.IsNotFound(err) && e.cfg.Gone != nil:
 		// The resource is gone (a CRD deleted, an APIService removed):
 		// no warning; whoever follows discovery retires the informer.
@@ -249,10 +250,10 @@ func (e *Engine) reflectorError(inf *Informer, err error) {
 		// forever and hold up the initial lists. Retire stops this
 		// reflector from its own goroutine, once this handler returned.
 		if e.Retire(inf.target.ID()) {
-			e.health.info(describe(inf.target) + " is no longer served: not watching it")
+			e.outages.info(describe(inf.target) + " is no longer served: not watching it")
 		}
 	case IsFatal(err) && inf.target.Optional && apierrors.IsForbidden(err):
-		e.health.note(fmt.Errorf("no longer watching %s: %w", describe(inf.target), err))
+		e.outages.note(fmt.Errorf("no longer watching %s: %w", describe(inf.target), err))
 		// Run's loop removes the informer; the send ends as soon as the
 		// informer is stopped, so a second report cannot block Remove.
 		select {
@@ -265,7 +266,7 @@ func (e *Engine) reflectorError(inf *Informer, err error) {
 		// A relist follows; its tombstones and Replaced deltas say what
 		// happened while the watch was down.
 	default:
-		e.health.failed(inf, err)
+		e.outages.failed(inf, err)
 	}
 }
 
@@ -474,9 +475,9 @@ func (e *SyncTimeoutError) Error() string {
 	line := func(u Unsynced) string {
 		why := "the list had not finished"
 		if u.Err != nil {
-			why = oneLine(u.Err)
+			why = textsafe.OneLine(u.Err.Error())
 		}
-		return contextPrefix(u.Target.Context) + describe(u.Target) + ": " + why
+		return textsafe.ContextPrefix(u.Target.Context) + describe(u.Target) + ": " + why
 	}
 	if len(e.Unsynced) == 1 {
 		return "timed out waiting for the initial list of " + line(e.Unsynced[0]) + "; the snapshot is incomplete (a longer --timeout, or check that type's API)"

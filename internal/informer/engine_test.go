@@ -13,14 +13,12 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache/cachetest"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
@@ -31,9 +29,6 @@ import (
 // and the text printer, on fake ListerWatchers: a scripted list, and watches
 // whose events the test sends. Nothing sleeps: the tests wait on what the
 // engine does (a watch opened, a batch handled) and move a fake clock.
-
-// testTimeout bounds every wait; it only matters when a test fails.
-const testTimeout = 30 * time.Second
 
 var (
 	configMaps = informer.Target{
@@ -56,49 +51,6 @@ func object(t *testing.T, kind, name, rv string) *rawobj.Object {
 		t.Fatal(err)
 	}
 	return o
-}
-
-// fakeLW lists what list returns and hands every watch it opens to the
-// test through watches.
-type fakeLW struct {
-	list    func() (*rawobj.List, error)
-	watches chan *watch.FakeWatcher
-}
-
-func newFakeLW(list func() (*rawobj.List, error)) *fakeLW {
-	return &fakeLW{list: list, watches: make(chan *watch.FakeWatcher, 16)}
-}
-
-func listOf(rv string, items ...*rawobj.Object) func() (*rawobj.List, error) {
-	return func() (*rawobj.List, error) {
-		return &rawobj.List{ResourceVersion: rv, Items: items}, nil
-	}
-}
-
-func (f *fakeLW) List(context.Context, metav1.ListOptions) (k8sruntime.Object, error) {
-	l, err := f.list()
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
-}
-
-func (f *fakeLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
-	w := watch.NewFake()
-	f.watches <- w
-	return w, nil
-}
-
-// nextWatch waits for the reflector to open a watch.
-func (f *fakeLW) nextWatch(t *testing.T) *watch.FakeWatcher {
-	t.Helper()
-	select {
-	case w := <-f.watches:
-		return w
-	case <-time.After(testTimeout):
-		t.Fatal("no watch was opened")
-		return nil
-	}
 }
 
 // syncBuffer is an output the test may read while the engine writes.
@@ -146,7 +98,7 @@ func (s *notifySink) Handle(b informer.Batch) (bool, error) {
 type harness struct {
 	t      *testing.T
 	engine *informer.Engine
-	lws    map[string]*fakeLW
+	lws    map[string]*cachetest.ListerWatcher
 	out    *syncBuffer
 	errOut *syncBuffer
 	sink   *notifySink
@@ -192,11 +144,11 @@ func (g *gateTimer) C() <-chan time.Time {
 func (g *gateTimer) Stop() bool               { return true }
 func (g *gateTimer) Reset(time.Duration) bool { return true }
 
-func newHarness(t *testing.T, o harnessOptions, lws map[informer.Target]*fakeLW) *harness {
+func newHarness(t *testing.T, o harnessOptions, lws map[informer.Target]*cachetest.ListerWatcher) *harness {
 	t.Helper()
 	h := &harness{
 		t:      t,
-		lws:    map[string]*fakeLW{},
+		lws:    map[string]*cachetest.ListerWatcher{},
 		out:    &syncBuffer{},
 		errOut: &syncBuffer{},
 		clock:  clocktesting.NewFakeClock(time.Unix(1000, 0)),
@@ -225,7 +177,7 @@ func newHarness(t *testing.T, o harnessOptions, lws map[informer.Target]*fakeLW)
 	return h
 }
 
-func (h *harness) add(target informer.Target, lw *fakeLW) {
+func (h *harness) add(target informer.Target, lw *cachetest.ListerWatcher) {
 	h.t.Helper()
 	h.lws[target.ID()] = lw
 	if _, err := h.engine.Add(target); err != nil {
@@ -248,7 +200,7 @@ func (h *harness) waitBatches(n int) []informer.Batch {
 		select {
 		case b := <-h.sink.handled:
 			got = append(got, b)
-		case <-time.After(testTimeout):
+		case <-time.After(cachetest.Timeout):
 			h.t.Fatalf("handled %d batches, want %d; output so far: %q", len(got), n, h.out.lines())
 		}
 	}
@@ -261,7 +213,7 @@ func (h *harness) wait(done <-chan error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(testTimeout):
+	case <-time.After(cachetest.Timeout):
 		h.t.Fatalf("Run did not return; output: %q", h.out.lines())
 		return nil
 	}
@@ -291,8 +243,8 @@ func checkNoLeak(t *testing.T) {
 }
 
 func TestRunCount(t *testing.T) {
-	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2"), object(t, "ConfigMap", "c", "3")))
-	h := newHarness(t, harnessOptions{limit: 2}, map[informer.Target]*fakeLW{configMaps: lw})
+	lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2"), object(t, "ConfigMap", "c", "3")))
+	h := newHarness(t, harnessOptions{limit: 2}, map[informer.Target]*cachetest.ListerWatcher{configMaps: lw})
 	if _, err := h.engine.Add(configMaps); err != nil {
 		t.Fatal(err)
 	}
@@ -305,8 +257,8 @@ func TestRunCount(t *testing.T) {
 
 func TestRunUntilSynced(t *testing.T) {
 	t.Run("objects", func(t *testing.T) {
-		lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
-		h := newHarness(t, harnessOptions{}, map[informer.Target]*fakeLW{configMaps: lw})
+		lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
+		h := newHarness(t, harnessOptions{}, map[informer.Target]*cachetest.ListerWatcher{configMaps: lw})
 		h.add(configMaps, lw)
 		if err := h.wait(h.run(context.Background(), informer.RunOptions{UntilSynced: true})); err != nil {
 			t.Fatalf("Run: %v", err)
@@ -315,7 +267,7 @@ func TestRunUntilSynced(t *testing.T) {
 		checkNoLeak(t)
 	})
 	t.Run("empty list", func(t *testing.T) {
-		lw := newFakeLW(listOf("10"))
+		lw := cachetest.NewListerWatcher(cachetest.ListOf("10"))
 		h := newHarness(t, harnessOptions{}, nil)
 		h.add(configMaps, lw)
 		if err := h.wait(h.run(context.Background(), informer.RunOptions{UntilSynced: true})); err != nil {
@@ -328,7 +280,7 @@ func TestRunUntilSynced(t *testing.T) {
 		// the run must not end when only the first one has synced.
 		gate, failed := make(chan struct{}), make(chan struct{})
 		var failOnce sync.Once
-		slow := newFakeLW(func() (*rawobj.List, error) {
+		slow := cachetest.NewListerWatcher(func() (*rawobj.List, error) {
 			select {
 			case <-gate:
 				return &rawobj.List{ResourceVersion: "5", Items: []*rawobj.Object{object(t, "Secret", "s", "4")}}, nil
@@ -337,7 +289,7 @@ func TestRunUntilSynced(t *testing.T) {
 				return nil, apierrors.NewServiceUnavailable("not yet")
 			}
 		})
-		fast := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+		fast := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
 		h := newHarness(t, harnessOptions{multi: true, backoff: gatedBackoff(gate)}, nil)
 		h.add(configMaps, fast)
 		h.add(secrets, slow)
@@ -345,7 +297,7 @@ func TestRunUntilSynced(t *testing.T) {
 		h.waitBatches(1)
 		select {
 		case <-failed:
-		case <-time.After(testTimeout):
+		case <-time.After(cachetest.Timeout):
 			t.Fatal("the second informer never listed")
 		}
 		select {
@@ -379,13 +331,13 @@ func TestRunWatchOnlyAndTypes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
+			lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
 			h := newHarness(t, harnessOptions{stage: tc.stage}, nil)
 			h.add(configMaps, lw)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := h.run(ctx, informer.RunOptions{})
-			w := lw.nextWatch(t)
+			w := lw.NextWatch(t)
 			h.waitBatches(2)
 			w.Modify(object(t, "ConfigMap", "a", "11"))
 			w.Delete(object(t, "ConfigMap", "b", "12"))
@@ -402,7 +354,7 @@ func TestRunWatchOnlyAndTypes(t *testing.T) {
 }
 
 func TestRunTimeout(t *testing.T) {
-	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
 	h := newHarness(t, harnessOptions{}, nil)
 	h.add(configMaps, lw)
 	done := h.run(context.Background(), informer.RunOptions{Timeout: 30 * time.Second})
@@ -422,10 +374,10 @@ func TestRunTimeout(t *testing.T) {
 }
 
 func TestRunFatalReflectorError(t *testing.T) {
-	lw := newFakeLW(func() (*rawobj.List, error) {
+	lw := cachetest.NewListerWatcher(func() (*rawobj.List, error) {
 		return nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("no rights"))
 	})
-	ok := newFakeLW(listOf("10", object(t, "Secret", "s", "1")))
+	ok := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "Secret", "s", "1")))
 	h := newHarness(t, harnessOptions{}, nil)
 	h.add(secrets, ok)
 	h.add(configMaps, lw)
@@ -438,7 +390,7 @@ func TestRunFatalReflectorError(t *testing.T) {
 
 func TestRunOutputClosed(t *testing.T) {
 	t.Run("reader gone while idle", func(t *testing.T) {
-		lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+		lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
 		h := newHarness(t, harnessOptions{}, nil)
 		h.add(configMaps, lw)
 		closed := make(chan struct{})
@@ -451,7 +403,7 @@ func TestRunOutputClosed(t *testing.T) {
 		checkNoLeak(t)
 	})
 	t.Run("EPIPE on write", func(t *testing.T) {
-		lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+		lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
 		h := newHarness(t, harnessOptions{}, nil)
 		h.out.err = syscall.EPIPE
 		h.add(configMaps, lw)
@@ -461,7 +413,7 @@ func TestRunOutputClosed(t *testing.T) {
 		checkNoLeak(t)
 	})
 	t.Run("other write error", func(t *testing.T) {
-		lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+		lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
 		h := newHarness(t, harnessOptions{}, nil)
 		h.out.err = syscall.ENOSPC
 		h.add(configMaps, lw)
@@ -473,12 +425,12 @@ func TestRunOutputClosed(t *testing.T) {
 }
 
 func TestRunInterruptFlushesWholeRecords(t *testing.T) {
-	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
 	h := newHarness(t, harnessOptions{}, nil)
 	h.add(configMaps, lw)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := h.run(ctx, informer.RunOptions{})
-	w := lw.nextWatch(t)
+	w := lw.NextWatch(t)
 	h.waitBatches(1)
 	w.Add(object(t, "ConfigMap", "b", "11"))
 	h.waitBatches(1)
@@ -494,8 +446,8 @@ func TestRunInterruptFlushesWholeRecords(t *testing.T) {
 }
 
 func TestRunMergesInformers(t *testing.T) {
-	cms := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
-	scs := newFakeLW(listOf("20", object(t, "Secret", "s", "2")))
+	cms := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
+	scs := cachetest.NewListerWatcher(cachetest.ListOf("20", object(t, "Secret", "s", "2")))
 	h := newHarness(t, harnessOptions{multi: true}, nil)
 	h.add(configMaps, cms)
 	h.add(secrets, scs)
@@ -504,7 +456,7 @@ func TestRunMergesInformers(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := h.run(ctx, informer.RunOptions{})
-	cw, sw := cms.nextWatch(t), scs.nextWatch(t)
+	cw, sw := cms.NextWatch(t), scs.NextWatch(t)
 	h.waitBatches(2)
 	// Events of one informer keep their order; the merge interleaves
 	// informers in the order their batches are popped.
@@ -533,20 +485,20 @@ func TestRunMergesInformers(t *testing.T) {
 }
 
 func TestAddAndRemoveWhileRunning(t *testing.T) {
-	cms := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	cms := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
 	h := newHarness(t, harnessOptions{multi: true}, nil)
 	h.add(configMaps, cms)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := h.run(ctx, informer.RunOptions{})
-	cw := cms.nextWatch(t)
+	cw := cms.NextWatch(t)
 	h.waitBatches(1)
 
 	// An informer added mid-stream lists and watches at once; its initial
 	// list is marked initial and joined.
-	scs := newFakeLW(listOf("20", object(t, "Secret", "s", "2")))
+	scs := cachetest.NewListerWatcher(cachetest.ListOf("20", object(t, "Secret", "s", "2")))
 	h.add(secrets, scs)
-	sw := scs.nextWatch(t)
+	sw := scs.NextWatch(t)
 	if b := h.waitBatches(1)[0]; !b.Initial || !b.Joined || b.Informer.Target() != secrets {
 		t.Errorf("batch of the added informer: initial=%v joined=%v target=%v", b.Initial, b.Joined, b.Informer.Target())
 	}
@@ -572,9 +524,9 @@ func TestAddAndRemoveWhileRunning(t *testing.T) {
 		t.Errorf("informers after Remove: %v", infs)
 	}
 	// The removed target can be watched again.
-	again := newFakeLW(listOf("30", object(t, "ConfigMap", "a", "3")))
+	again := cachetest.NewListerWatcher(cachetest.ListOf("30", object(t, "ConfigMap", "a", "3")))
 	h.add(configMaps, again)
-	again.nextWatch(t)
+	again.NextWatch(t)
 	h.waitBatches(1)
 	cancel()
 	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
@@ -591,7 +543,7 @@ func TestAddAndRemoveWhileRunning(t *testing.T) {
 
 func TestRunTwice(t *testing.T) {
 	h := newHarness(t, harnessOptions{}, nil)
-	h.add(configMaps, newFakeLW(listOf("10")))
+	h.add(configMaps, cachetest.NewListerWatcher(cachetest.ListOf("10")))
 	if err := h.wait(h.run(context.Background(), informer.RunOptions{UntilSynced: true})); err != nil {
 		t.Fatal(err)
 	}
@@ -601,10 +553,10 @@ func TestRunTwice(t *testing.T) {
 }
 
 func TestOptionalForbiddenIsDropped(t *testing.T) {
-	forbidden := newFakeLW(func() (*rawobj.List, error) {
+	forbidden := cachetest.NewListerWatcher(func() (*rawobj.List, error) {
 		return nil, apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New("no rights"))
 	})
-	ok := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	ok := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
 	h := newHarness(t, harnessOptions{multi: true}, nil)
 	h.add(configMaps, ok)
 	optional := secrets
@@ -627,13 +579,13 @@ func TestOptionalForbiddenIsDropped(t *testing.T) {
 }
 
 func TestRetireTombstonesWhatIsLeft(t *testing.T) {
-	cms := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
+	cms := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
 	h := newHarness(t, harnessOptions{}, nil)
 	h.add(configMaps, cms)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := h.run(ctx, informer.RunOptions{})
-	w := cms.nextWatch(t)
+	w := cms.NextWatch(t)
 	h.waitBatches(2)
 	// The server sends the deletion of a; b's is missed.
 	w.Delete(object(t, "ConfigMap", "a", "11"))
@@ -658,7 +610,7 @@ func TestRetireTombstonesWhatIsLeft(t *testing.T) {
 
 func TestOptionalNotFoundIsGoneQuietly(t *testing.T) {
 	gone := make(chan informer.Target, 4)
-	notFound := newFakeLW(func() (*rawobj.List, error) {
+	notFound := cachetest.NewListerWatcher(func() (*rawobj.List, error) {
 		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "widgets"}, "")
 	})
 	h := newHarness(t, harnessOptions{}, nil)
@@ -679,7 +631,7 @@ func TestOptionalNotFoundIsGoneQuietly(t *testing.T) {
 		if got != optional {
 			t.Errorf("Gone(%v)", got)
 		}
-	case <-time.After(testTimeout):
+	case <-time.After(cachetest.Timeout):
 		t.Fatal("Gone was not called")
 	}
 	h.engine.Retire(optional.ID())
@@ -697,10 +649,10 @@ func TestOptionalNotFoundIsGoneQuietly(t *testing.T) {
 // discovery (no Gone), an optional target whose resource is gone retires:
 // a snapshot of the other types ends instead of waiting for it.
 func TestOptionalNotFoundRetiresWithoutFollower(t *testing.T) {
-	notFound := newFakeLW(func() (*rawobj.List, error) {
+	notFound := cachetest.NewListerWatcher(func() (*rawobj.List, error) {
 		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "widgets"}, "")
 	})
-	fine := newFakeLW(listOf("10", object(t, "Secret", "s", "1")))
+	fine := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "Secret", "s", "1")))
 	h := newHarness(t, harnessOptions{}, nil)
 	optional := configMaps
 	optional.Optional = true
@@ -720,7 +672,7 @@ func TestOptionalNotFoundRetiresWithoutFollower(t *testing.T) {
 }
 
 func TestRunCheck(t *testing.T) {
-	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
 	h := newHarness(t, harnessOptions{}, nil)
 	h.add(configMaps, lw)
 	boom := errors.New("two records out")
@@ -736,7 +688,7 @@ func TestRunCheck(t *testing.T) {
 		}
 		return false, nil
 	}})
-	w := lw.nextWatch(t)
+	w := lw.NextWatch(t)
 	h.waitBatches(1)
 	w.Add(object(t, "ConfigMap", "b", "11"))
 	if err := h.wait(done); !errors.Is(err, boom) {
@@ -754,7 +706,7 @@ func TestRunCheck(t *testing.T) {
 // without deltas, once the initial list is out: each step of the clock is
 // followed by a Check that sees it.
 func TestRunCheckEvery(t *testing.T) {
-	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1")))
+	lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
 	h := newHarness(t, harnessOptions{}, nil)
 	h.add(configMaps, lw)
 	start := h.clock.Now()
@@ -766,7 +718,7 @@ func TestRunCheckEvery(t *testing.T) {
 	}})
 	h.waitBatches(1)
 	for step := 1; step <= 3; step++ {
-		deadline := time.Now().Add(testTimeout)
+		deadline := time.Now().Add(cachetest.Timeout)
 		for !h.clock.HasWaiters() {
 			if time.Now().After(deadline) {
 				t.Fatalf("no timer before step %d", step)
@@ -780,7 +732,7 @@ func TestRunCheckEvery(t *testing.T) {
 				if at.Before(want) {
 					continue // an earlier Check (the initial list, the sync)
 				}
-			case <-time.After(testTimeout):
+			case <-time.After(cachetest.Timeout):
 				t.Fatalf("no Check after step %d", step)
 			}
 			break
@@ -796,16 +748,16 @@ func TestRunCheckEvery(t *testing.T) {
 // every initial list is out is not a snapshot: SyncTimeout names the type
 // that did not sync and its last error, not the one that did.
 func TestRunSyncTimeout(t *testing.T) {
-	failing := newFakeLW(func() (*rawobj.List, error) {
+	failing := cachetest.NewListerWatcher(func() (*rawobj.List, error) {
 		return nil, apierrors.NewServiceUnavailable("the server is currently unable to handle the request")
 	})
-	ok := newFakeLW(listOf("10", object(t, "Secret", "s", "1")))
+	ok := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "Secret", "s", "1")))
 	h := newHarness(t, harnessOptions{}, nil)
 	h.add(configMaps, failing)
 	h.add(secrets, ok)
 	done := h.run(context.Background(), informer.RunOptions{UntilSynced: true, Timeout: 10 * time.Second})
 	h.waitBatches(1)
-	deadline := time.Now().Add(testTimeout)
+	deadline := time.Now().Add(cachetest.Timeout)
 	for len(h.errOut.lines()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the failed list was not reported")
@@ -830,10 +782,10 @@ func TestRunSyncTimeout(t *testing.T) {
 }
 
 func TestListed(t *testing.T) {
-	lw := newFakeLW(listOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
-	other := newFakeLW(listOf("10", object(t, "Secret", "s", "3")))
+	lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1"), object(t, "ConfigMap", "b", "2")))
+	other := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "Secret", "s", "3")))
 	h := newHarness(t, harnessOptions{keepListed: func(t informer.Target) bool { return t.Resource.Resource == "configmaps" }},
-		map[informer.Target]*fakeLW{configMaps: lw, secrets: other})
+		map[informer.Target]*cachetest.ListerWatcher{configMaps: lw, secrets: other})
 	cms, err := h.engine.Add(configMaps)
 	if err != nil {
 		t.Fatal(err)
@@ -845,7 +797,7 @@ func TestListed(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := h.run(ctx, informer.RunOptions{})
 	h.waitBatches(3)
-	lw.nextWatch(t).Add(object(t, "ConfigMap", "c", "11"))
+	lw.NextWatch(t).Add(object(t, "ConfigMap", "c", "11"))
 	h.waitBatches(1)
 	for _, tc := range []struct {
 		name string

@@ -15,6 +15,52 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
+// Role is what a target is for in a run. The layers above the engine add
+// targets of their own (--tree's scouts and owned types, --events' Events)
+// and tell their batches apart by it.
+type Role int
+
+const (
+	// RoleRoot is a target the user named or selected, or a type of a
+	// category or of --all-types: the run's selectors apply, its deltas
+	// are printed.
+	RoleRoot Role = iota
+	// RoleScout is --tree's search of one type for what the roots own:
+	// every object (the run's selectors do not apply), metadata only
+	// (PartialObjectMetadata), never printed.
+	RoleScout
+	// RoleOwned is a type in which --tree found an owned object, watched
+	// whole: every object, printed when it is in a tree.
+	RoleOwned
+	// RoleEvents is the Events that explain the run's objects (--events):
+	// a companion stream with its own FieldSelector whose Sink
+	// (events.Join) decides what is shown.
+	RoleEvents
+)
+
+// Unfiltered reports whether the run's label and field selectors do not
+// apply: every object of the collection is watched (what a tree's roots
+// own, whatever its labels; the Events about them).
+func (r Role) Unfiltered() bool { return r != RoleRoot }
+
+// MetadataOnly reports whether the objects' metadata only is listed and
+// watched (PartialObjectMetadata), also when the run watches whole
+// objects.
+func (r Role) MetadataOnly() bool { return r == RoleScout }
+
+// String names the role in IDs and messages.
+func (r Role) String() string {
+	switch r {
+	case RoleScout:
+		return "scout"
+	case RoleOwned:
+		return "owned"
+	case RoleEvents:
+		return "events"
+	}
+	return "root"
+}
+
 // Target names the collection one informer lists and watches.
 type Target struct {
 	// Context is the kubeconfig context of the cluster, when a run
@@ -27,22 +73,13 @@ type Target struct {
 	Namespace string
 	// Name, when set, narrows the collection to the object of that name.
 	Name string
+	// Role is what the target is for (RoleRoot by default).
+	Role Role
 	// Optional marks a target the user did not name (a member of a category
-	// or of --all-types): when the server forbids it, it is dropped with a
-	// note instead of ending the run.
+	// or of --all-types, a scout): when the server forbids it, it is
+	// dropped with a note instead of ending the run.
 	Optional bool
-	// Unfiltered asks for every object of the collection: the label and
-	// field selectors that narrow the run's other targets do not apply
-	// (--tree watches what its roots own, whatever its labels).
-	Unfiltered bool
-	// MetadataOnly lists and watches the objects' metadata only
-	// (PartialObjectMetadata), also when the run watches whole objects.
-	MetadataOnly bool
-	// Events marks the Events that explain the run's objects (--events):
-	// not an object the user named or a member of a tree, but a companion
-	// stream whose Sink (events.Join) decides what is shown. FieldSelector
-	// is its own selector; the run's selectors do not apply.
-	Events        bool
+	// FieldSelector is the own field selector of a RoleEvents target.
 	FieldSelector string
 	// APIService names the APIService whose aggregated server serves the
 	// target ("" when kube-apiserver serves it): that server's outages are
@@ -57,14 +94,11 @@ func (t Target) ID() string {
 	if t.Context != "" {
 		id = t.Context + "|" + id
 	}
-	if t.Unfiltered {
-		id += "|unfiltered"
+	if t.Role != RoleRoot {
+		id += "|" + t.Role.String()
 	}
-	if t.MetadataOnly {
-		id += "|metadata"
-	}
-	if t.Events {
-		id += "|events|" + t.FieldSelector
+	if t.Role == RoleEvents {
+		id += "|" + t.FieldSelector
 	}
 	return id
 }

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache/cachetest"
 )
 
 // TestBatchShow: what a popped delta is shown as, decided once by the
 // engine for every Sink.
 func TestBatchShow(t *testing.T) {
-	listed := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"}}`)
-	updated := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"}}`)
+	listed := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"}}`)
+	updated := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"}}`)
 	popped := func() []Item {
 		return []Item{
 			{Delta: cache.Delta{Type: cache.Replaced, Object: listed}, Object: listed, Key: "ns/a"},
@@ -57,8 +58,8 @@ func TestBatchShow(t *testing.T) {
 // TestItemEntering: the first delta shown of an object entering a
 // filtered view (a --tree member) has no previous state.
 func TestItemEntering(t *testing.T) {
-	old := mustParse(t, `{"metadata":{"name":"a","resourceVersion":"1","uid":"u"}}`)
-	obj := mustParse(t, `{"metadata":{"name":"a","resourceVersion":"2","uid":"u"}}`)
+	old := cachetest.MustParse(t, `{"metadata":{"name":"a","resourceVersion":"1","uid":"u"}}`)
+	obj := cachetest.MustParse(t, `{"metadata":{"name":"a","resourceVersion":"2","uid":"u"}}`)
 	for _, tc := range []struct {
 		initialState bool
 		want         cache.DeltaType

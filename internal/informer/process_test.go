@@ -12,21 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache/cachetest"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
-func mustParse(t *testing.T, js string) *rawobj.Object {
-	t.Helper()
-	o, err := rawobj.Parse([]byte(js), rawobj.ParseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
-
 func cm(t *testing.T, name, rv, uid, data string) *rawobj.Object {
 	t.Helper()
-	return mustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+name+`","namespace":"ns","resourceVersion":"`+rv+`","uid":"`+uid+`"},"data":{"k":"`+data+`"}}`)
+	return cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+name+`","namespace":"ns","resourceVersion":"`+rv+`","uid":"`+uid+`"},"data":{"k":"`+data+`"}}`)
 }
 
 func TestInformerProcess(t *testing.T) {
@@ -70,10 +62,10 @@ func TestKnownStoreResume(t *testing.T) {
 	}
 }
 
-func TestHealthOneWarningPerOutage(t *testing.T) {
+func TestOneWarningPerOutage(t *testing.T) {
 	var errOut bytes.Buffer
 	now := time.Unix(0, 0)
-	h := newHealth(&errOut, func() time.Time { return now }, nil)
+	h := newOutages(&errOut, func() time.Time { return now }, nil)
 	a, b := &Informer{}, &Informer{}
 	h.recovered(a) // healthy already: silent
 	h.failed(a, errors.New("dial tcp: connection refused"))
@@ -91,11 +83,11 @@ func TestHealthOneWarningPerOutage(t *testing.T) {
 
 // An aggregated API's outage is its own: it does not hide, nor is hidden
 // by, the cluster's; its warning says what its APIService says, once.
-func TestHealthAggregatedAPIOutage(t *testing.T) {
+func TestOutageOfAnAggregatedAPI(t *testing.T) {
 	var errOut bytes.Buffer
 	now := time.Unix(0, 0)
 	asked := 0
-	h := newHealth(&errOut, func() time.Time { return now }, func(t Target) string {
+	h := newOutages(&errOut, func() time.Time { return now }, func(t Target) string {
 		asked++
 		return "APIService " + t.APIService + ": FailedDiscoveryCheck: failing or\nmissing response"
 	})

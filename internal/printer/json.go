@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
 // jsonPrinter writes one compact JSON object per line (JSON Lines).
@@ -45,7 +45,7 @@ func (p *jsonPrinter) Print(w io.Writer, r *Record) error {
 // Changes.
 func AppendJSON(dst []byte, r *Record) []byte {
 	dst = append(dst, `{"type":`...)
-	dst = appendString(dst, r.Type)
+	dst = rawobj.AppendString(dst, r.Type)
 	dst = append(dst, `,"time":"`...)
 	dst = r.Time.UTC().AppendFormat(dst, time.RFC3339Nano)
 	if r.Initial {
@@ -55,22 +55,22 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	}
 	if r.Context != "" {
 		dst = append(dst, `,"context":`...)
-		dst = appendString(dst, r.Context)
+		dst = rawobj.AppendString(dst, r.Context)
 	}
 	dst = append(dst, `,"apiVersion":`...)
-	dst = appendString(dst, r.APIVersion)
+	dst = rawobj.AppendString(dst, r.APIVersion)
 	dst = append(dst, `,"kind":`...)
-	dst = appendString(dst, r.Kind)
+	dst = rawobj.AppendString(dst, r.Kind)
 	dst = append(dst, `,"resource":`...)
-	dst = appendString(dst, r.Resource)
+	dst = rawobj.AppendString(dst, r.Resource)
 	dst = append(dst, `,"namespace":`...)
-	dst = appendString(dst, r.Namespace)
+	dst = rawobj.AppendString(dst, r.Namespace)
 	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, r.Name)
+	dst = rawobj.AppendString(dst, r.Name)
 	dst = append(dst, `,"uid":`...)
-	dst = appendString(dst, r.UID)
+	dst = rawobj.AppendString(dst, r.UID)
 	dst = append(dst, `,"resourceVersion":`...)
-	dst = appendString(dst, r.ResourceVersion)
+	dst = rawobj.AppendString(dst, r.ResourceVersion)
 	if r.FinalStateUnknown {
 		dst = append(dst, `,"finalStateUnknown":true`...)
 	}
@@ -85,34 +85,34 @@ func AppendJSON(dst []byte, r *Record) []byte {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"apiVersion":`...)
-			dst = appendString(dst, o.APIVersion)
+			dst = rawobj.AppendString(dst, o.APIVersion)
 			dst = append(dst, `,"kind":`...)
-			dst = appendString(dst, o.Kind)
+			dst = rawobj.AppendString(dst, o.Kind)
 			dst = append(dst, `,"name":`...)
-			dst = appendString(dst, o.Name)
+			dst = rawobj.AppendString(dst, o.Name)
 			dst = append(dst, `,"uid":`...)
-			dst = appendString(dst, o.UID)
+			dst = rawobj.AppendString(dst, o.UID)
 			dst = append(dst, '}')
 		}
 		dst = append(dst, ']')
 	}
 	if r.Manager != "" {
 		dst = append(dst, `,"manager":`...)
-		dst = appendString(dst, r.Manager)
+		dst = rawobj.AppendString(dst, r.Manager)
 	}
 	if r.Operation != "" {
 		dst = append(dst, `,"operation":`...)
-		dst = appendString(dst, r.Operation)
+		dst = rawobj.AppendString(dst, r.Operation)
 	}
 	if h := r.Health; h != nil {
 		dst = append(dst, `,"health":{"status":`...)
-		dst = appendString(dst, h.Status)
+		dst = rawobj.AppendString(dst, h.Status)
 		if h.Reason != "" {
 			dst = append(dst, `,"reason":`...)
-			dst = appendString(dst, h.Reason)
+			dst = rawobj.AppendString(dst, h.Reason)
 		}
 		dst = append(dst, `,"message":`...)
-		dst = appendString(dst, h.Message)
+		dst = rawobj.AppendString(dst, h.Message)
 		dst = append(dst, '}')
 	}
 	if r.Changes != nil {
@@ -155,9 +155,9 @@ func appendRawJSON(dst []byte, raw json.RawMessage) []byte {
 // TestAppendOperationMatchesMarshalJSON keeps the two equal.
 func appendOperation(dst []byte, op *diff.Operation) []byte {
 	dst = append(dst, `{"op":`...)
-	dst = appendString(dst, string(op.Op))
+	dst = rawobj.AppendString(dst, string(op.Op))
 	dst = append(dst, `,"path":`...)
-	dst = appendString(dst, op.Path)
+	dst = rawobj.AppendString(dst, op.Path)
 	if op.Redacted {
 		return append(dst, `,"redacted":true}`...)
 	}
@@ -186,7 +186,7 @@ func appendValue(dst []byte, v any) []byte {
 	case nil:
 		return append(dst, "null"...)
 	case string:
-		return appendString(dst, v)
+		return rawobj.AppendString(dst, v)
 	case bool:
 		return strconv.AppendBool(dst, v)
 	case float64:
@@ -220,7 +220,7 @@ func appendValue(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, k)
+			dst = rawobj.AppendString(dst, k)
 			dst = append(dst, ':')
 			dst = appendValue(dst, v[k])
 		}
@@ -255,60 +255,4 @@ func appendFloat(dst []byte, f float64) []byte {
 		}
 	}
 	return dst
-}
-
-// appendString appends s as a JSON string exactly as encoding/json writes it
-// with HTML escaping off: \" \\ \b \f \n \r \t, other control characters as
-// \u00XX, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
-// (strconv.Quote is not JSON: it writes \x1b and \a.)
-func appendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

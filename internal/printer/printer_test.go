@@ -487,32 +487,6 @@ func encodingJSON(t testing.TB, v any) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-func stringSeeds() []string {
-	return []string{
-		"", "demo", `quote " backslash \ slash /`, "<b> & </b>", "\x00\x01\b\f\n\r\t\x1b\x7f",
-		"tab\there", "ünïcödé ✓ 日本", "\u2028\u2029", "bad \xff utf8 \xc3", "emoji 😀", "\u0080\u009f",
-	}
-}
-
-func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	for _, s := range stringSeeds() {
-		if got, want := string(appendString(nil, s)), encodingJSON(t, s); got != want {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
-		}
-	}
-}
-
-func FuzzAppendString(f *testing.F) {
-	for _, s := range stringSeeds() {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(appendString(nil, s)), encodingJSON(t, s); got != want {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
-		}
-	})
-}
-
 func TestAppendValueMatchesEncodingJSON(t *testing.T) {
 	values := []any{
 		nil, true, false, "s<>", 0.0, math.Copysign(0, -1), 1.0, 1.5, 1e20, 1e21, 1e-6, 1e-7, -2.5e-9, 123456789.0,

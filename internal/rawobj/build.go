@@ -18,10 +18,10 @@ type typeMeta struct {
 func newTypeMeta(apiVersion, kind string) typeMeta {
 	tm := typeMeta{apiVersion: apiVersion, kind: kind}
 	if apiVersion != "" {
-		tm.apiVersionJSON = append(appendQuoted([]byte(`"apiVersion":`), apiVersion), ',')
+		tm.apiVersionJSON = append(AppendString([]byte(`"apiVersion":`), apiVersion), ',')
 	}
 	if kind != "" {
-		tm.kindJSON = append(appendQuoted([]byte(`"kind":`), kind), ',')
+		tm.kindJSON = append(AppendString([]byte(`"kind":`), kind), ',')
 	}
 	return tm
 }

@@ -82,32 +82,58 @@ func getu4(b []byte) rune {
 	return r
 }
 
-// appendQuoted appends s as a JSON string. It escapes '"', '\\' and control
-// characters only (no HTML escaping); invalid UTF-8 is replaced by U+FFFD.
-func appendQuoted(dst []byte, s string) []byte {
+// AppendString appends s as a JSON string exactly as encoding/json writes it
+// with HTML escaping off: \" \\ \b \f \n \r \t, other control characters as
+// \u00XX, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
+// (strconv.Quote is not JSON: it writes \x1b and \a.)
+func AppendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
+	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
 				dst = append(dst, '\\', c)
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
 			default:
-				dst = append(dst, c)
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			}
 			i++
+			start = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, "\ufffd"...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
 		}
 		i += size
 	}
+	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }

@@ -14,20 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache/cachetest"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
-
-func mustParse(t *testing.T, js string) *rawobj.Object {
-	t.Helper()
-	o, err := rawobj.Parse([]byte(js), rawobj.ParseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
 
 func TestParseTypes(t *testing.T) {
 	got, err := ParseTypes([]string{"added", " Deleted"})
@@ -44,7 +36,7 @@ func TestParseTypes(t *testing.T) {
 
 func TestChangeManager(t *testing.T) {
 	withManagers := func(entries string) *rawobj.Object {
-		return mustParse(t, `{"metadata":{"name":"a","managedFields":[`+entries+`]}}`)
+		return cachetest.MustParse(t, `{"metadata":{"name":"a","managedFields":[`+entries+`]}}`)
 	}
 	create := `{"manager":"kubectl-create","operation":"Update","time":"2026-01-01T00:00:00Z"}`
 	edit := `{"manager":"kubectl-edit","operation":"Update","time":"2026-01-02T00:00:00Z"}`
@@ -63,7 +55,7 @@ func TestChangeManager(t *testing.T) {
 	// Same manager, same second, same fields, but a new resourceVersion:
 	// the newest entry, unless two tie.
 	rv := func(v, entries string) *rawobj.Object {
-		return mustParse(t, `{"metadata":{"name":"a","resourceVersion":"`+v+`","managedFields":[`+entries+`]}}`)
+		return cachetest.MustParse(t, `{"metadata":{"name":"a","resourceVersion":"`+v+`","managedFields":[`+entries+`]}}`)
 	}
 	cases = append(cases,
 		struct {
@@ -117,8 +109,8 @@ func TestDiffConfig(t *testing.T) {
 	if !reflect.DeepEqual(dc.ignore, want) {
 		t.Errorf("ignore = %v, want %v", dc.ignore, want)
 	}
-	old := mustParse(t, `{"metadata":{"name":"a","resourceVersion":"1","labels":{"x":"1"}},"status":{"phase":"A"},"spec":{"replicas":1}}`)
-	obj := mustParse(t, `{"metadata":{"name":"a","resourceVersion":"2","labels":{"x":"2"}},"status":{"phase":"B"},"spec":{"replicas":3}}`)
+	old := cachetest.MustParse(t, `{"metadata":{"name":"a","resourceVersion":"1","labels":{"x":"1"}},"status":{"phase":"A"},"spec":{"replicas":1}}`)
+	obj := cachetest.MustParse(t, `{"metadata":{"name":"a","resourceVersion":"2","labels":{"x":"2"}},"status":{"phase":"B"},"spec":{"replicas":3}}`)
 	changes, err := dc.compute(old, obj, false)
 	if err != nil {
 		t.Fatal(err)
@@ -140,8 +132,8 @@ func TestDiffConfig(t *testing.T) {
 	if !dc.applies(relist) || dc.applies(&initialList) {
 		t.Error("relist Replaced of a changed object must be diffed, initial ones not")
 	}
-	secret := mustParse(t, `{"metadata":{"name":"s"},"data":{"password":"YQ=="}}`)
-	secret2 := mustParse(t, `{"metadata":{"name":"s"},"data":{"password":"Yg=="}}`)
+	secret := cachetest.MustParse(t, `{"metadata":{"name":"s"},"data":{"password":"YQ=="}}`)
+	secret2 := cachetest.MustParse(t, `{"metadata":{"name":"s"},"data":{"password":"Yg=="}}`)
 	changes, _ = dc.compute(secret, secret2, true)
 	if len(changes) != 1 || !changes[0].Redacted || changes[0].Old != nil || changes[0].Value != nil {
 		t.Errorf("secret diff not redacted: %+v", changes)
@@ -180,11 +172,11 @@ func TestStageFill(t *testing.T) {
 		Resource: schema.GroupVersionResource{Version: "v1", Resource: "secrets"},
 		Kind:     schema.GroupVersionKind{Version: "v1", Kind: "Secret"},
 	}
-	old := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"},"data":{"k":"x"}}`)
-	obj := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u","managedFields":[{"manager":"kubectl-edit","operation":"Update","time":"2026-01-01T00:00:00Z"}]},"data":{"k":"y"}}`)
-	touched := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"},"data":{"k":"x"}}`)
-	secretOld := mustParse(t, `{"metadata":{"name":"s","namespace":"ns","resourceVersion":"1"},"data":{"password":"YQ=="}}`)
-	secretNew := mustParse(t, `{"metadata":{"name":"s","namespace":"ns","resourceVersion":"2"},"data":{"password":"Yg=="}}`)
+	old := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"},"data":{"k":"x"}}`)
+	obj := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u","managedFields":[{"manager":"kubectl-edit","operation":"Update","time":"2026-01-01T00:00:00Z"}]},"data":{"k":"y"}}`)
+	touched := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"},"data":{"k":"x"}}`)
+	secretOld := cachetest.MustParse(t, `{"metadata":{"name":"s","namespace":"ns","resourceVersion":"1"},"data":{"password":"YQ=="}}`)
+	secretNew := cachetest.MustParse(t, `{"metadata":{"name":"s","namespace":"ns","resourceVersion":"2"},"data":{"password":"Yg=="}}`)
 	now := time.Unix(1000, 0)
 	cases := []struct {
 		name    string
@@ -296,8 +288,8 @@ func TestSinkPrintsWhatTheEngineDecided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	listed := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"}}`)
-	updated := mustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"}}`)
+	listed := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"}}`)
+	updated := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"}}`)
 	stage, err := NewStage(Options{})
 	if err != nil {
 		t.Fatal(err)

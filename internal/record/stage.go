@@ -138,7 +138,7 @@ func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 	}
 	switch {
 	case !keep || err != nil:
-	case t.Events:
+	case t.Role == informer.RoleEvents:
 		// An Event explains an object; it has no health of its own.
 		rec.Event, err = eventOf(it)
 	case s.judge != nil:

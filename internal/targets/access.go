@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 // Access is what the access checks need of one cluster.
@@ -79,7 +80,7 @@ func (a Access) Check(ctx context.Context, targets []informer.Target) ([]informe
 		return nil, fmt.Errorf("you may not list and watch any of the %d types asked for (%s); check with \"kubectl auth can-i --list\"", len(skipped), joinResources(skipped))
 	}
 	if len(skipped) > 0 {
-		fmt.Fprintf(a.ErrOut, "info: %sskipping %d types you may not list and watch: %s\n", connection.Prefix(a.Context), len(skipped), joinResources(skipped))
+		fmt.Fprintf(a.ErrOut, "info: %sskipping %d types you may not list and watch: %s\n", textsafe.ContextPrefix(a.Context), len(skipped), joinResources(skipped))
 	}
 	return kept, nil
 }

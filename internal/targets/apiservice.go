@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 // apiServicesPath is the collection of APIServices (apiregistration.k8s.io/v1).
@@ -66,7 +67,7 @@ func (s APIService) reason() string {
 	if s.Reason == "" && s.Message == "" {
 		return ""
 	}
-	return strings.TrimPrefix(s.Reason+": "+oneLine(s.Message), ": ")
+	return strings.TrimPrefix(s.Reason+": "+textsafe.OneLine(s.Message), ": ")
 }
 
 // APIServices are a cluster's APIServices by the group version they
@@ -224,9 +225,4 @@ func (as APIServices) DownGroups(failed []string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// oneLine keeps a message on one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -59,7 +59,7 @@ func TestTreeScouts(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string
 			for _, s := range e.scouts(c.roots) {
-				if !s.MetadataOnly || !s.Unfiltered || !s.Optional || s.Name != "" {
+				if s.Role != informer.RoleScout || !s.Optional || s.Name != "" {
 					t.Errorf("%s: not a scout: %+v", s.Resource, s)
 				}
 				got = append(got, s.Resource.GroupResource().String()+" in "+s.Namespace)

@@ -13,9 +13,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 const (
@@ -138,7 +138,7 @@ func (f *Follower) Run(ctx context.Context, stream Stream) {
 		served := informer.New(f.servedTypesConfig(), io.Discard)
 		for _, t := range watchable {
 			if _, err := served.Add(t); err != nil {
-				fmt.Fprintf(f.cfg.ErrOut, "warning: %snot following new types: %v\n", connection.Prefix(f.cfg.Context), err)
+				fmt.Fprintf(f.cfg.ErrOut, "warning: %snot following new types: %v\n", textsafe.ContextPrefix(f.cfg.Context), err)
 				return
 			}
 		}
@@ -235,7 +235,7 @@ func (f *Follower) sync(ctx context.Context, stream Stream) (down bool) {
 			continue
 		}
 		if stream.Retire(t.ID()) {
-			fmt.Fprintf(f.cfg.ErrOut, "info: %s%s is no longer served: stopped watching it\n", connection.Prefix(f.cfg.Context), t.Resource.GroupResource())
+			fmt.Fprintf(f.cfg.ErrOut, "info: %s%s is no longer served: stopped watching it\n", textsafe.ContextPrefix(f.cfg.Context), t.Resource.GroupResource())
 		}
 	}
 	for _, t := range desired {
@@ -246,12 +246,12 @@ func (f *Follower) sync(ctx context.Context, stream Stream) (down bool) {
 		if err := deniedVerb(ctx, f.cfg.Reviews, t); err != nil {
 			if !f.skipped[t.ID()] {
 				f.skipped[t.ID()] = true
-				fmt.Fprintf(f.cfg.ErrOut, "info: %sskipping new type %s: you may not list and watch it\n", connection.Prefix(f.cfg.Context), t.Resource.GroupResource())
+				fmt.Fprintf(f.cfg.ErrOut, "info: %sskipping new type %s: you may not list and watch it\n", textsafe.ContextPrefix(f.cfg.Context), t.Resource.GroupResource())
 			}
 			continue
 		}
 		if _, err := stream.Add(t); err == nil {
-			fmt.Fprintf(f.cfg.ErrOut, "info: %swatching new type %s\n", connection.Prefix(f.cfg.Context), t.Resource.GroupResource())
+			fmt.Fprintf(f.cfg.ErrOut, "info: %swatching new type %s\n", textsafe.ContextPrefix(f.cfg.Context), t.Resource.GroupResource())
 		}
 	}
 	return len(downGVs) > 0

@@ -5,7 +5,11 @@
 // forge a line. JSON output does not go through it: it stays exact.
 package textsafe
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
 
 // IsControl reports whether r is a C0 or C1 control character or DEL.
 func IsControl(r rune) bool {
@@ -54,4 +58,20 @@ func String(s string) string {
 		return s
 	}
 	return string(Append(nil, s))
+}
+
+// OneLine is a message others wrote on one line: its runs of white space,
+// new lines included, become one space.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// ContextPrefix names a cluster in a message of a run over several
+// kubeconfig contexts, `context "prod": `, the name quoted as Go quotes
+// it; "" for the one cluster of a plain run.
+func ContextPrefix(context string) string {
+	if context == "" {
+		return ""
+	}
+	return "context " + strconv.Quote(context) + ": "
 }

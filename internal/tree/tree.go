@@ -5,17 +5,17 @@
 //
 // A Tree is an informer.Sink in front of the Sink that prints. It sees the
 // batches of three kinds of informers of one Engine, told apart by their
-// Targets:
+// Targets' roles:
 //
-//   - roots (not Unfiltered): the targets the user named. Their batches
+//   - roots (informer.RoleRoot): the targets the user named. Their batches
 //     pass through unchanged; their objects are the roots of the tree.
-//   - scouts (Unfiltered and MetadataOnly): one per type in scope, metadata
-//     only, never printed. They find owned objects of the types that have
-//     no owned informer yet; the first one found promotes its type.
-//   - owned (Unfiltered, not MetadataOnly): whole objects of a type in
-//     which an owned object was found, started by the promotion (which
-//     removes the scout). Their deltas of objects in the tree are printed,
-//     with the owner chain; the others are held back.
+//   - scouts (informer.RoleScout): one per type in scope, metadata only,
+//     never printed. They find owned objects of the types that have no
+//     owned informer yet; the first one found promotes its type.
+//   - owned (informer.RoleOwned): whole objects of a type in which an
+//     owned object was found, started by the promotion (which removes the
+//     scout). Their deltas of objects in the tree are printed, with the
+//     owner chain; the others are held back.
 //
 // Owned objects are found through the Stores' OwnerIndex (Indexers), an
 // index by owner UID, as client-go's users find them. Every decision is
@@ -102,19 +102,21 @@ type Engine interface {
 func ScoutTarget(t informer.Target, namespace string) informer.Target {
 	return informer.Target{
 		Context: t.Context, Resource: t.Resource, Kind: t.Kind, Namespace: namespace,
-		Optional: true, Unfiltered: true, MetadataOnly: true,
+		Role: informer.RoleScout, Optional: true,
 	}
 }
 
 // IsRoot reports whether t is a root target of a tree (or of a run
 // without one): not a scout, not an owned type, not the Events that
 // explain them.
-func IsRoot(t informer.Target) bool { return !t.Unfiltered && !t.Events }
+func IsRoot(t informer.Target) bool { return t.Role == informer.RoleRoot }
 
 // KeepListed is the engine's informer.Config.KeepListed for a tree: roots
 // and scouts remember what their initial lists held (see "The initial
 // state").
-func KeepListed(t informer.Target) bool { return IsRoot(t) || t.MetadataOnly }
+func KeepListed(t informer.Target) bool {
+	return t.Role == informer.RoleRoot || t.Role == informer.RoleScout
+}
 
 // key is how the tree knows an object: its cluster's context and its UID.
 // Two contexts may reach the same server: the same object is then a
@@ -212,20 +214,18 @@ func New(engine Engine, next informer.Sink) *Tree {
 
 // Handle implements informer.Sink.
 func (t *Tree) Handle(b informer.Batch) (bool, error) {
-	target := b.Informer.Target()
-	if target.Events {
+	var done bool
+	var err error
+	switch b.Informer.Target().Role {
+	case informer.RoleEvents:
 		// Not the tree's: the Sink that joins Events to objects, after
 		// the tree, decides.
 		return t.next.Handle(b)
-	}
-	var done bool
-	var err error
-	switch {
-	case IsRoot(target):
+	case informer.RoleRoot:
 		done, err = t.handleRoot(b)
-	case target.MetadataOnly:
+	case informer.RoleScout:
 		done, err = t.handleScout(b)
-	default:
+	case informer.RoleOwned:
 		done, err = t.handleOwned(b)
 	}
 	if done || err != nil {
@@ -251,7 +251,7 @@ func (t *Tree) initialStateOut() bool {
 		return false
 	}
 	for _, inf := range t.engine.Informers() {
-		if !inf.Target().Events && !inf.InitialDone() {
+		if inf.Target().Role != informer.RoleEvents && !inf.InitialDone() {
 			return false
 		}
 	}
@@ -278,7 +278,7 @@ func (t *Tree) listed(inf *informer.Informer, uid types.UID) bool {
 		return false
 	}
 	target := inf.Target()
-	if IsRoot(target) || target.MetadataOnly {
+	if KeepListed(target) {
 		return inf.Listed(string(uid))
 	}
 	scout := t.owned[scoutID(target)]
@@ -287,7 +287,7 @@ func (t *Tree) listed(inf *informer.Informer, uid types.UID) bool {
 
 // scoutID is the Target ID of the scout of an owned target.
 func scoutID(owned informer.Target) string {
-	owned.MetadataOnly = true
+	owned.Role = informer.RoleScout
 	return owned.ID()
 }
 
@@ -563,7 +563,7 @@ func (t *Tree) join(k key) (bool, error) {
 		queue = queue[1:]
 		for _, inf := range t.engine.Informers() {
 			target := inf.Target()
-			if IsRoot(target) || target.Events || target.Context != owner.context {
+			if target.Role == informer.RoleRoot || target.Role == informer.RoleEvents || target.Context != owner.context {
 				// A root's Store holds what the user named; the scout of
 				// its type sees the rest.
 				continue
@@ -586,7 +586,7 @@ func (t *Tree) join(k key) (bool, error) {
 				if t.members[dependent].root {
 					continue
 				}
-				if target.MetadataOnly {
+				if target.Role == informer.RoleScout {
 					t.promote(inf)
 					continue
 				}
@@ -642,7 +642,7 @@ func (t *Tree) promote(scout *informer.Informer) {
 	}
 	delete(t.pending, id)
 	owned := scout.Target()
-	owned.MetadataOnly = false
+	owned.Role = informer.RoleOwned
 	if _, err := t.engine.Add(owned); err != nil {
 		// The stream has ended.
 		return

@@ -20,6 +20,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache/cachetest"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
@@ -29,8 +30,6 @@ import (
 // with resourceVersions, so that an informer started late (a promotion)
 // lists the current state and watches from there, as against an API
 // server. Nothing sleeps: the tests wait for the records they expect.
-
-const testTimeout = 30 * time.Second
 
 func kind(group, version, k, resource string) informer.Target {
 	return informer.Target{
@@ -124,19 +123,19 @@ func (s *server) apply(typ watch.EventType, target informer.Target, name, labels
 
 // lw is the engine's NewListerWatcher.
 func (s *server) lw(t informer.Target) cache.ListerWatcher {
-	return &fakeLW{s: s, target: t}
+	return &serverLW{s: s, target: t}
 }
 
-type fakeLW struct {
+type serverLW struct {
 	s      *server
 	target informer.Target
 }
 
-func (f *fakeLW) matches(resource string, obj *rawobj.Object) bool {
+func (f *serverLW) matches(resource string, obj *rawobj.Object) bool {
 	return resource == f.target.Resource.Resource && (f.target.Name == "" || obj.Name == f.target.Name)
 }
 
-func (f *fakeLW) List(ctx context.Context, _ metav1.ListOptions) (k8sruntime.Object, error) {
+func (f *serverLW) List(ctx context.Context, _ metav1.ListOptions) (k8sruntime.Object, error) {
 	f.s.mu.Lock()
 	gate := f.s.gates[f.target.ID()]
 	f.s.mu.Unlock()
@@ -159,7 +158,7 @@ func (f *fakeLW) List(ctx context.Context, _ metav1.ListOptions) (k8sruntime.Obj
 	return list, nil
 }
 
-func (f *fakeLW) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+func (f *serverLW) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	from, err := strconv.Atoi(opts.ResourceVersion)
 	if err != nil {
 		return nil, fmt.Errorf("watch without a resourceVersion: %q", opts.ResourceVersion)
@@ -179,7 +178,7 @@ func (f *fakeLW) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interf
 // fakeWatch is an open watch; the server's lock guards sending and
 // stopping.
 type fakeWatch struct {
-	lw      *fakeLW
+	lw      *serverLW
 	ch      chan watch.Event
 	stopped chan struct{}
 	once    sync.Once
@@ -308,7 +307,7 @@ func (r *run) stop() {
 // next waits for the next n lines.
 func (r *run) next(n int) []string {
 	r.t.Helper()
-	deadline := time.After(testTimeout)
+	deadline := time.After(cachetest.Timeout)
 	for {
 		r.rec.mu.Lock()
 		if len(r.rec.lines) >= r.seen+n {
@@ -354,7 +353,7 @@ func (r *run) synced() {
 	r.t.Helper()
 	select {
 	case <-r.initial:
-	case <-time.After(testTimeout):
+	case <-time.After(cachetest.Timeout):
 		r.t.Fatal("the initial lists never came out")
 	}
 }
@@ -487,7 +486,7 @@ func TestTreeTypePromotedLater(t *testing.T) {
 	srv.apply(watch.Deleted, pods, "backup-a", "2", backup)
 	r.expect("Deleted Pod backup-a (Job backup)")
 	for _, inf := range r.engine.Informers() {
-		if inf.Target().Resource == pods.Resource && inf.Target().MetadataOnly {
+		if inf.Target().Resource == pods.Resource && inf.Target().Role == informer.RoleScout {
 			t.Errorf("the scout of pods is still running after the promotion")
 		}
 	}
@@ -617,7 +616,7 @@ func initialStateRound(t *testing.T, rng *rand.Rand) {
 	for _, typ := range []informer.Target{replicaSets, pods} {
 		scout := ScoutTarget(typ, "ns")
 		owned := scout
-		owned.MetadataOnly = false
+		owned.Role = informer.RoleOwned
 		gated = append(gated, scout, owned)
 	}
 	gates := make([]chan struct{}, len(gated))

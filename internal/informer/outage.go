@@ -1,21 +1,21 @@
 package informer
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
-// health turns the reflectors' failure and recovery reports into one
+// outages turn the reflectors' failure and recovery reports into one
 // warning line per outage on errOut, and one line when it is over, however
 // many retries and informers it spans. Outages are per cluster (with
 // several clusters the lines name its context), and per aggregated API
 // within a cluster: a metrics server that restarts is its own outage, not
 // the cluster's. Safe for concurrent use.
-type health struct {
+type outages struct {
 	errOut io.Writer
 	now    func() time.Time
 	// describe, if set, says what the cluster knows of an aggregated API's
@@ -45,13 +45,13 @@ func outageOf(t Target) outage { return outage{context: t.Context, apiService: t
 // other informers' reports of it are not repeated: one restore, one line.
 const rewriteQuiet = time.Minute
 
-func newHealth(errOut io.Writer, now func() time.Time, describe func(Target) string) *health {
-	return &health{errOut: errOut, now: now, describe: describe, failing: map[outage]map[*Informer]bool{}, since: map[outage]time.Time{}}
+func newOutages(errOut io.Writer, now func() time.Time, describe func(Target) string) *outages {
+	return &outages{errOut: errOut, now: now, describe: describe, failing: map[outage]map[*Informer]bool{}, since: map[outage]time.Time{}}
 }
 
 // failed records a failure of inf; the first failure of an outage prints
 // the warning.
-func (h *health) failed(inf *Informer, err error) {
+func (h *outages) failed(inf *Informer, err error) {
 	key := outageOf(inf.target)
 	h.lock.Lock()
 	first := len(h.failing[key]) == 0
@@ -69,10 +69,10 @@ func (h *health) failed(inf *Informer, err error) {
 		h.since[key] = h.now()
 		h.failing[key] = map[*Informer]bool{}
 		if key.apiService == "" {
-			fmt.Fprintf(h.errOut, "warning: %s%s; retrying, nothing is lost: the watch resumes where it stopped, or relists\n", contextPrefix(key.context), oneLine(err))
+			fmt.Fprintf(h.errOut, "warning: %s%s; retrying, nothing is lost: the watch resumes where it stopped, or relists\n", textsafe.ContextPrefix(key.context), textsafe.OneLine(err.Error()))
 		} else {
 			fmt.Fprintf(h.errOut, "warning: %s%s is down (%s): %s; retrying, its objects are kept until the server says the type is gone\n",
-				contextPrefix(key.context), inf.target.Resource.GroupResource(), oneLine(errors.New(described)), oneLine(err))
+				textsafe.ContextPrefix(key.context), inf.target.Resource.GroupResource(), textsafe.OneLine(described), textsafe.OneLine(err.Error()))
 		}
 	}
 	h.failing[key][inf] = true
@@ -80,7 +80,7 @@ func (h *health) failed(inf *Informer, err error) {
 
 // recovered records that inf listed or watched successfully; the end of
 // the outage is printed once.
-func (h *health) recovered(inf *Informer) {
+func (h *outages) recovered(inf *Informer) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
 	key := outageOf(inf.target)
@@ -93,46 +93,37 @@ func (h *health) recovered(inf *Informer) {
 	}
 	after := h.now().Sub(h.since[key]).Round(100 * time.Millisecond)
 	if key.apiService == "" {
-		fmt.Fprintf(h.errOut, "info: %sconnection restored after %s\n", contextPrefix(key.context), after)
+		fmt.Fprintf(h.errOut, "info: %sconnection restored after %s\n", textsafe.ContextPrefix(key.context), after)
 		return
 	}
-	fmt.Fprintf(h.errOut, "info: %sAPIService %s is back after %s: its types stream again\n", contextPrefix(key.context), key.apiService, after)
+	fmt.Fprintf(h.errOut, "info: %sAPIService %s is back after %s: its types stream again\n", textsafe.ContextPrefix(key.context), key.apiService, after)
 }
 
 // forget drops a removed informer from the outage without a message: it
 // will not recover.
-func (h *health) forget(inf *Informer) {
+func (h *outages) forget(inf *Informer) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
 	delete(h.failing[outageOf(inf.target)], inf)
 }
 
-// contextPrefix names the cluster in a message of a multi-cluster run:
-// `context "prod": `; "" for one cluster.
-func contextPrefix(ctx string) string {
-	if ctx == "" {
-		return ""
-	}
-	return fmt.Sprintf("context %q: ", ctx)
-}
-
 // info prints a one-line note that is not part of an outage.
-func (h *health) info(msg string) {
+func (h *outages) info(msg string) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
 	fmt.Fprintf(h.errOut, "info: %s\n", msg)
 }
 
 // note prints a one-line warning that is not part of an outage.
-func (h *health) note(err error) {
+func (h *outages) note(err error) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
-	fmt.Fprintf(h.errOut, "warning: %s\n", oneLine(err))
+	fmt.Fprintf(h.errOut, "warning: %s\n", textsafe.OneLine(err.Error()))
 }
 
 // rewritten reports a rewritten history (an etcd restore) once for all
 // the informers that relist because of it.
-func (h *health) rewritten(err error) {
+func (h *outages) rewritten(err error) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
 	now := h.now()
@@ -140,10 +131,5 @@ func (h *health) rewritten(err error) {
 		return
 	}
 	h.rewrittenAt = now
-	fmt.Fprintf(h.errOut, "warning: %s; deltas below are the difference to what the stream had shown\n", oneLine(err))
-}
-
-// oneLine keeps a message on one line.
-func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	fmt.Fprintf(h.errOut, "warning: %s; deltas below are the difference to what the stream had shown\n", textsafe.OneLine(err.Error()))
 }

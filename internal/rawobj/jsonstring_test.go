@@ -1,0 +1,46 @@
+package rawobj
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// encodingJSON encodes v as encoding/json does with HTML escaping off.
+func encodingJSON(t testing.TB, v any) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+func stringSeeds() []string {
+	return []string{
+		"", "demo", `quote " backslash \ slash /`, "<b> & </b>", "\x00\x01\b\f\n\r\t\x1b\x7f",
+		"tab\there", "ünïcödé ✓ 日本", "\u2028\u2029", "bad \xff utf8 \xc3", "emoji 😀", "\u0080\u009f",
+	}
+}
+
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range stringSeeds() {
+		if got, want := string(AppendString(nil, s)), encodingJSON(t, s); got != want {
+			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range stringSeeds() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(AppendString(nil, s)), encodingJSON(t, s); got != want {
+			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
