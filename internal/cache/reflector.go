@@ -724,6 +724,12 @@ loop:
 		}
 	}
 
+	if ctx.Err() != nil {
+		// The watch ended because the run did (its request's context is
+		// ctx): the select above may see the closed result channel
+		// before ctx.Done. Nothing to report.
+		return false, errorStopRequested
+	}
 	watchDuration := r.clock.Since(start)
 	if watchDuration < veryShortWatchThreshold && eventCount == 0 {
 		return false, &VeryShortWatchError{Name: r.name}

@@ -51,6 +51,22 @@ func added(o *testObj) watch.Event    { return watch.Event{Type: watch.Added, Ob
 func modified(o *testObj) watch.Event { return watch.Event{Type: watch.Modified, Object: o} }
 func deleted(o *testObj) watch.Event  { return watch.Event{Type: watch.Deleted, Object: o} }
 
+// TestWatchEndedByStopIsNoError: a watch whose result channel closes
+// because the run stopped (its request's context is the run's) is a stop,
+// not a very short watch to report, whichever of the two the handler
+// sees first.
+func TestWatchEndedByStopIsNoError(t *testing.T) {
+	for range 100 {
+		r, fx := newFixture(newScriptedLW(nil, nil), ReflectorOptions{})
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		w := closedWatch()
+		if _, err := r.handleAnyWatch(ctx, fx.clock.Now(), w, newStore(MetaNamespaceKeyFunc), "1", false, r.setLastSyncResourceVersion, nil); !errors.Is(err, errorStopRequested) {
+			t.Fatalf("handleAnyWatch after the stop: %v, want errorStopRequested", err)
+		}
+	}
+}
+
 // ★ TestReflectorWatchHandler: events of the wrong type are skipped, the
 // others applied, and the last event's resourceVersion wins.
 func TestReflectorWatchHandler(t *testing.T) {

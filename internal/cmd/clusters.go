@@ -19,7 +19,6 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
@@ -51,13 +50,10 @@ type cluster struct {
 // connection flags; or, for several contexts, one per context with that
 // context's connection flags and caches.
 func (o *DeltasOptions) clusters() []*cluster {
-	if len(o.contextNames) == 0 {
-		return []*cluster{{conn: connection.New(o.configFlags, ""), errOut: o.ErrOut}}
-	}
-	out := make([]*cluster, 0, len(o.contextNames))
-	for _, name := range o.contextNames {
-		flags := connection.ForContext(o.configFlags, name, o.IOStreams)
-		out = append(out, &cluster{conn: connection.New(flags, name), errOut: o.ErrOut})
+	conns := o.Clusters.Clusters(o.contextNames)
+	out := make([]*cluster, 0, len(conns))
+	for _, conn := range conns {
+		out = append(out, &cluster{conn: conn, errOut: o.ErrOut})
 	}
 	return out
 }
@@ -77,7 +73,7 @@ func (o *DeltasOptions) prepareClusters(ctx, sigCtx context.Context) ([]*cluster
 			return nil, &ExitError{Code: exitInterrupted}
 		case err != nil && context == "":
 			return nil, err
-		case err != nil && o.skipUnavailable:
+		case err != nil && o.Clusters.SkipUnavailable:
 			fmt.Fprintf(o.ErrOut, "warning: skipping context %q: %s\n", context, textsafe.OneLine(err.Error()))
 			continue
 		case err != nil:
@@ -131,15 +127,12 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 	if err != nil {
 		return err
 	}
-	cl.req = targets.Request{
-		Args: o.resourceArgs, AllTypes: o.allTypes, Tree: o.tree,
-		Namespace: namespace, AllNamespaces: o.allNamespaces, Exclude: o.exclusions(),
-	}
+	cl.req = o.Targets.Request(o.resourceArgs, namespace)
 	config, err := cl.conn.RESTConfig()
 	if err != nil {
 		return err
 	}
-	if cl.client, err = source.NewRESTClient(config); err != nil {
+	if cl.client, cl.reviews, err = o.clients(config); err != nil {
 		return err
 	}
 	if cl.res, err = resolve(ctx, cl); err != nil {
@@ -148,11 +141,6 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 	if err := o.checkAPIServices(ctx, cl); err != nil {
 		return err
 	}
-	authz, err := authorizationv1client.NewForConfig(config)
-	if err != nil {
-		return fmt.Errorf("failed to construct an authorization client: %w", err)
-	}
-	cl.reviews = authz.SelfSubjectAccessReviews()
 	// The roots' access is checked as always; the scouts of --tree are
 	// optional: a type the user may not list is skipped with a note.
 	if cl.targets, err = checkAccess(ctx, cl, append(cl.res.Targets, cl.res.Scouts...)); err != nil {
@@ -161,8 +149,8 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 	for i := range cl.targets {
 		cl.targets[i].Context = cl.conn.Context
 	}
-	if o.events {
-		cl.events = checkEventsAccess(ctx, cl, eventTargets(cl, o.tree))
+	if o.Targets.Events {
+		cl.events = checkEventsAccess(ctx, cl, eventTargets(cl, o.Targets.Tree))
 	}
 	return nil
 }
@@ -199,7 +187,7 @@ func (o *DeltasOptions) checkAPIServices(ctx context.Context, cl *cluster) error
 // as they come and go (targets.Follower): --all-types and categories,
 // unless the run ends at the initial lists or follows a tree.
 func (o *DeltasOptions) followsTypes(cl *cluster) bool {
-	return cl.res.Expanded && !o.untilSynced && !o.tree
+	return cl.res.Expanded && !o.Wait.UntilSynced && !o.Targets.Tree
 }
 
 // explainUnknownType turns "no such type" into the reason when an
@@ -250,7 +238,7 @@ func eventTargets(cl *cluster, tree bool) []informer.Target {
 		Context:  cl.conn.Context,
 		Resource: schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"},
 		Kind:     schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"},
-		Role: informer.RoleEvents, Optional: true,
+		Role:     informer.RoleEvents, Optional: true,
 	}
 	everywhere := cl.req.AllNamespaces
 	var roots []informer.Target
@@ -288,15 +276,6 @@ func eventTargets(cl *cluster, tree bool) []informer.Target {
 		out = append(out, t)
 	}
 	return out
-}
-
-// exclusions is --exclude: nil for the default exclusions, empty (not
-// nil) for none.
-func (o *DeltasOptions) exclusions() []string {
-	if !o.excludeSet {
-		return nil
-	}
-	return append([]string{}, o.exclude...)
 }
 
 // resolve resolves the cluster's request through discovery, bounded by

@@ -80,11 +80,11 @@ func (o *DeltasOptions) completeArgs(cmd *cobra.Command, args []string, toComple
 // boundCompletionRequests sets the request timeout of completion requests
 // when the user gave none. It must run before the first client is built.
 func (o *DeltasOptions) boundCompletionRequests() {
-	if connection.New(o.configFlags, "").RequestTimeout() > 0 {
+	if connection.New(o.Clusters.RESTClientGetter(), "").RequestTimeout() > 0 {
 		return
 	}
 	t := completionTimeout.String()
-	o.configFlags.Timeout = &t
+	o.Clusters.ConfigFlags.Timeout = &t
 }
 
 // completeTypes lists the names of the server's listable and watchable
@@ -95,7 +95,7 @@ func (o *DeltasOptions) completeTypes(toComplete string) []string {
 	if i := strings.LastIndex(toComplete, ","); i >= 0 {
 		head, toComplete = toComplete[:i+1], toComplete[i+1:]
 	}
-	dc, err := o.configFlags.ToDiscoveryClient()
+	dc, err := o.Clusters.RESTClientGetter().ToDiscoveryClient()
 	if err != nil {
 		return nil
 	}
@@ -110,11 +110,11 @@ func (o *DeltasOptions) completeTypes(toComplete string) []string {
 // the user: "cm", "deployments.apps") that start with prefix, in the
 // namespace of the flags and kubeconfig. Errors mean no completions.
 func (o *DeltasOptions) completeNames(ctx context.Context, typ, prefix string) []string {
-	if o.allNamespaces {
+	if o.Targets.AllNamespaces {
 		// A name cannot be watched across all namespaces.
 		return nil
 	}
-	mapper, err := o.configFlags.ToRESTMapper()
+	mapper, err := o.Clusters.RESTClientGetter().ToRESTMapper()
 	if err != nil {
 		return nil
 	}
@@ -124,7 +124,7 @@ func (o *DeltasOptions) completeNames(ctx context.Context, typ, prefix string) [
 	}
 	namespace := ""
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		namespace, _, err = o.configFlags.ToRawKubeConfigLoader().Namespace()
+		namespace, _, err = o.Clusters.RESTClientGetter().ToRawKubeConfigLoader().Namespace()
 		if err != nil {
 			return nil
 		}
@@ -136,7 +136,7 @@ func (o *DeltasOptions) completeNames(ctx context.Context, typ, prefix string) [
 // all namespaces or a cluster-scoped resource) that start with prefix, with
 // one bounded metadata-only list request.
 func (o *DeltasOptions) listNames(ctx context.Context, resource schema.GroupVersionResource, namespace, prefix string) []string {
-	config, err := o.configFlags.ToRESTConfig()
+	config, err := o.Clusters.RESTClientGetter().ToRESTConfig()
 	if err != nil {
 		return nil
 	}
@@ -206,7 +206,7 @@ type kubeconfigNames struct {
 // kubeconfigCompletion completes a flag with the names pick returns.
 func (o *DeltasOptions) kubeconfigCompletion(pick func(*kubeconfigNames) []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		config, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
+		config, err := o.Clusters.RESTClientGetter().ToRawKubeConfigLoader().RawConfig()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

@@ -14,15 +14,11 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
@@ -40,7 +36,10 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	sigCtx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 
-	if err := connection.CheckConfigPresent(o.configFlags); err != nil {
+	if err := o.buildOutput(); err != nil {
+		return err
+	}
+	if err := o.Clusters.CheckConfigPresent(); err != nil {
 		return err
 	}
 	clusters, err := o.prepareClusters(ctx, sigCtx)
@@ -62,7 +61,7 @@ func (o *DeltasOptions) nameKinds(clusters []*cluster) {
 	if !ok {
 		return
 	}
-	multi := o.tree
+	multi := o.Targets.Tree
 	for _, cl := range clusters {
 		multi = multi || cl.res.Expanded || targets.DistinctResources(cl.targets) > 1
 	}
@@ -79,8 +78,16 @@ func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*t
 	for _, cl := range clusters {
 		byContext[cl.conn.Context] = cl
 	}
-	cfg := o.engineConfig(func(context string) rest.Interface { return byContext[context].client })
-	if o.tree {
+	clientOf := func(context string) rest.Interface { return byContext[context].client }
+	cfg := o.ListWatch.Config(clientOf, o.Output.TableRows(), o.ErrOut)
+	cfg.DescribeAPIService = func(t informer.Target) string {
+		services := targets.ReadAPIServices(context.Background(), clientOf(t.Context), describeAPIServiceLimit)
+		if s, ok := services.Down(t.Resource.GroupVersion()); ok {
+			return s.Status()
+		}
+		return ""
+	}
+	if o.Targets.Tree {
 		cfg.Indexers, cfg.KeepListed = tree.Indexers(), tree.KeepListed
 	}
 	var follows []*targets.Follower
@@ -116,7 +123,7 @@ func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*t
 			}
 		}
 	}
-	if o.events {
+	if o.Targets.Events {
 		o.join = events.NewJoin(engine, nil)
 		for _, cl := range clusters {
 			for _, t := range cl.events {
@@ -142,11 +149,11 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 	stdoutClosed, stopWatching := watchStdoutClosed(o.Out)
 	defer stopWatching()
 	runOpts := informer.RunOptions{
-		Timeout:      o.timeout,
-		UntilSynced:  o.untilSynced,
+		Timeout:      o.Wait.Timeout,
+		UntilSynced:  o.Wait.UntilSynced,
 		OutputClosed: stdoutClosed,
 	}
-	if !o.quiet {
+	if !o.Wait.Quiet {
 		runOpts.InitialOut = announceMissing(engine, o.ErrOut)
 	}
 	sink := o.sinkChain(engine, &runOpts)
@@ -160,10 +167,10 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 // record sink, which prints.
 func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.RunOptions) informer.Sink {
 	out := o.Out
-	if o.quiet {
+	if o.Wait.Quiet {
 		out = io.Discard
 	}
-	var sink informer.Sink = record.NewSink(o.stage, o.printer, out, o.count, nil)
+	var sink informer.Sink = record.NewSink(o.stage, o.printer, out, o.Wait.Count, nil)
 	if o.waiter.Active() {
 		runOpts.Check = o.waiter.Check
 		if o.waiter.OnHealth() {
@@ -174,7 +181,7 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	if o.join != nil {
 		sink = o.join.Sink(sink)
 	}
-	if o.tree {
+	if o.Targets.Tree {
 		sink = tree.New(engine, sink)
 	}
 	return sink
@@ -231,11 +238,11 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 			o.explain(clusters, held)
 		}
 		return err
-	case errors.Is(err, informer.ErrTimedOut) && o.untilSynced:
+	case errors.Is(err, informer.ErrTimedOut) && o.Wait.UntilSynced:
 		return engine.SyncTimeout()
 	case errors.Is(err, informer.ErrTimedOut):
 		return nil
-	case err == nil && o.untilSynced:
+	case err == nil && o.Wait.UntilSynced:
 		return incompleteSnapshot(clusters)
 	}
 	return err
@@ -301,77 +308,6 @@ func clusterOf(clusters []*cluster, context string) *cluster {
 	return nil
 }
 
-// engineConfig is what every informer of the run shares: the flags that
-// shape lists and watches, and raw JSON list/watch requests through client.
-func (o *DeltasOptions) engineConfig(clientOf func(context string) rest.Interface) informer.Config {
-	pageSize := int64(0)
-	if o.chunkSizeSet {
-		pageSize = o.chunkSize
-		if pageSize == 0 {
-			pageSize = -1
-		}
-	}
-	parse := rawobj.ParseOptions{KeepManagedFields: o.showManagedFields}
-	return informer.Config{
-		NewListerWatcher: func(t informer.Target) cache.ListerWatcher {
-			target := source.Target{
-				Resource:      t.Resource,
-				Namespace:     t.Namespace,
-				LabelSelector: o.labelSelector,
-				FieldSelector: withName(o.fieldSelector, t.Name),
-				Parse:         parse,
-				MetadataOnly:  o.metadataOnly || t.Role.MetadataOnly(),
-			}
-			if t.Role.Unfiltered() {
-				target.LabelSelector, target.FieldSelector = "", withName(t.FieldSelector, t.Name)
-			}
-			if target.MetadataOnly && !t.Role.MetadataOnly() {
-				target.FullObjects = func() {
-					fmt.Fprintf(o.ErrOut, "info: %s cannot be listed as metadata only: watching whole objects\n", t.Resource.GroupResource())
-				}
-			}
-			if o.output == "wide" && !target.MetadataOnly {
-				// -o wide shows each kind's own columns: the server's Table.
-				target.Table = true
-				target.NoTable = func() {
-					fmt.Fprintf(o.ErrOut, "info: the server does not render %s as a table: generic columns for it\n", t.Resource.GroupResource())
-				}
-			}
-			return source.NewListerWatcher(clientOf(t.Context), target)
-		},
-		ResyncPeriod:    o.resync,
-		PageSize:        pageSize,
-		MinWatchTimeout: o.minWatchTimeout,
-		// auto lists: the watch cache serves a list at resourceVersion 0
-		// from memory in one response, at about half the client and a
-		// third of the server CPU of streaming 10,000 events
-		// (bench/RESULTS.md).
-		// Not with -o wide: a streaming list's end bookmark is not
-		// known to survive the server's Table rendering.
-		WatchList:         o.watchList == "true" && o.output != "wide",
-		ResumeFrom:        o.resourceVersion,
-		MaxUpdatedBacklog: o.maxUpdatedBacklog,
-		DescribeAPIService: func(t informer.Target) string {
-			services := targets.ReadAPIServices(context.Background(), clientOf(t.Context), describeAPIServiceLimit)
-			if s, ok := services.Down(t.Resource.GroupVersion()); ok {
-				return s.Status()
-			}
-			return ""
-		},
-	}
-}
-
 // describeAPIServiceLimit bounds the look-up of an APIService whose
 // aggregated API is down, for its warning.
 const describeAPIServiceLimit = 3 * time.Second
-
-// withName adds metadata.name=name to a field selector.
-func withName(fieldSelector, name string) string {
-	switch {
-	case name == "":
-		return fieldSelector
-	case fieldSelector == "":
-		return "metadata.name=" + name
-	}
-	return fieldSelector + ",metadata.name=" + name
-}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	apimachineryversion "k8s.io/apimachinery/pkg/version"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
@@ -24,9 +23,9 @@ const serverVersionTimeout = 10 * time.Second
 
 // VersionOptions are the flags of kubectl deltas version.
 type VersionOptions struct {
-	configFlags *genericclioptions.ConfigFlags
-	clientOnly  bool
-	output      string
+	clusters   *connection.Flags
+	clientOnly bool
+	output     string
 	genericiooptions.IOStreams
 }
 
@@ -37,8 +36,8 @@ type versionOutput struct {
 }
 
 // NewCmdVersion returns the version subcommand.
-func NewCmdVersion(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &VersionOptions{configFlags: configFlags, IOStreams: streams}
+func NewCmdVersion(clusters *connection.Flags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &VersionOptions{clusters: clusters, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the client and server version information",
@@ -62,7 +61,7 @@ printing the client version; --client prints the client version only.`,
 	}
 	// The connection flags, as on the root command: they are local to it,
 	// and "kubectl deltas version --context x" must work as kubectl's does.
-	configFlags.AddFlags(cmd.Flags())
+	clusters.ConfigFlags.AddFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&o.clientOnly, "client", o.clientOnly, "If true, shows client version only (no server required).")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "One of 'yaml' or 'json'.")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletion("json", "yaml"))
@@ -127,7 +126,7 @@ func versionTemplate() string {
 // serverVersion asks the server for its version, bounded by
 // --request-timeout or serverVersionTimeout.
 func (o *VersionOptions) serverVersion() (*apimachineryversion.Info, error) {
-	info, err := connection.New(o.configFlags, "").ServerVersion(serverVersionTimeout)
+	info, err := connection.New(o.clusters.RESTClientGetter(), "").ServerVersion(serverVersionTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("%w; check --server, --context and --kubeconfig, or use --client for the client version only", err)
 	}

@@ -42,16 +42,17 @@ type Cluster struct {
 	// Context is the cluster's kubeconfig context in a run over several
 	// contexts; "" for the one cluster of a plain run.
 	Context string
-	// Flags are the cluster's connection flags; they cache the discovery
-	// client and the RESTMapper.
-	Flags *genericclioptions.ConfigFlags
+	// Flags are the cluster's connection flags (kubectl's ConfigFlags, or
+	// cli-runtime's test flags); they cache the discovery client and the
+	// RESTMapper.
+	Flags genericclioptions.RESTClientGetter
 
 	config *rest.Config
 }
 
 // New returns the connection that flags describe; context names it in a
 // run over several contexts.
-func New(flags *genericclioptions.ConfigFlags, context string) *Cluster {
+func New(flags genericclioptions.RESTClientGetter, context string) *Cluster {
 	return &Cluster{Context: context, Flags: flags}
 }
 

@@ -128,20 +128,9 @@ func New(o Options) (Printer, error) {
 	if o.Location == nil {
 		o.Location = time.Local
 	}
-	name, arg, hasArg := strings.Cut(o.Format, "=")
-	switch name {
-	case "", formatText, formatWide, formatJSON, formatYAML, formatName:
-		if hasArg {
-			return nil, noCompatiblePrinter(o.Format)
-		}
-	case formatJSONPath, formatJSONPathAsJSON, formatJSONPathFile,
-		formatGoTemplate, formatGoTemplateFile,
-		formatCustomColumns, formatCustomColumnsFile:
-		if arg == "" {
-			return nil, fmt.Errorf("--output=%s needs an argument, e.g. --output=%s", name, formatExample(name))
-		}
-	default:
-		return nil, noCompatiblePrinter(o.Format)
+	name, arg, err := splitFormat(o.Format)
+	if err != nil {
+		return nil, err
 	}
 
 	switch name {
@@ -175,6 +164,28 @@ func New(o Options) (Printer, error) {
 	default: // formatCustomColumnsFile
 		return newCustomColumnsPrinterFromTemplate(o, arg)
 	}
+}
+
+// splitFormat splits an -o value into the format and its argument: an
+// unknown format, an argument to one that takes none or none to one that
+// needs it is an error.
+func splitFormat(format string) (name, arg string, err error) {
+	name, arg, hasArg := strings.Cut(format, "=")
+	switch name {
+	case "", formatText, formatWide, formatJSON, formatYAML, formatName:
+		if hasArg {
+			return "", "", noCompatiblePrinter(format)
+		}
+	case formatJSONPath, formatJSONPathAsJSON, formatJSONPathFile,
+		formatGoTemplate, formatGoTemplateFile,
+		formatCustomColumns, formatCustomColumnsFile:
+		if arg == "" {
+			return "", "", fmt.Errorf("--output=%s needs an argument, e.g. --output=%s", name, formatExample(name))
+		}
+	default:
+		return "", "", noCompatiblePrinter(format)
+	}
+	return name, arg, nil
 }
 
 func noCompatiblePrinter(format string) error {

@@ -1,0 +1,121 @@
+package connection
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// Flags are the flags of which clusters a run watches: kubectl's
+// connection flags (ConfigFlags: --kubeconfig, -n, --as, …), --context
+// taking several contexts, --all-contexts and --skip-unavailable.
+// Clusters builds the connections they describe.
+type Flags struct {
+	// ConfigFlags are kubectl's connection flags; with several contexts,
+	// each cluster's are a copy of them for its context (ForContext).
+	ConfigFlags     *genericclioptions.ConfigFlags
+	Contexts        []string
+	AllContexts     bool
+	SkipUnavailable bool
+
+	// Getter, if set, stands for ConfigFlags in a run of one cluster:
+	// tests give cli-runtime's TestConfigFlags, with a fake discovery.
+	Getter genericclioptions.RESTClientGetter
+
+	streams genericiooptions.IOStreams
+}
+
+// NewFlags returns the flags with their defaults: the kubeconfig's current
+// context.
+func NewFlags(streams genericiooptions.IOStreams) *Flags {
+	return &Flags{ConfigFlags: NewConfigFlags(streams), streams: streams}
+}
+
+// AddFlags declares the flags on fs: kubectl's, then --context made to
+// take several contexts.
+func (f *Flags) AddFlags(fs *pflag.FlagSet) {
+	f.ConfigFlags.AddFlags(fs)
+	if flag := fs.Lookup("context"); flag != nil {
+		flag.Value = &contextList{names: &f.Contexts, single: f.ConfigFlags.Context}
+		flag.Usage = "The name of the kubeconfig context to use; several (comma-separated or repeated) merge their clusters into one stream, each record naming its context"
+	}
+	fs.BoolVar(&f.AllContexts, "all-contexts", f.AllContexts, "Watch every context of the kubeconfig: one stream, each record naming its context.")
+	fs.BoolVar(&f.SkipUnavailable, "skip-unavailable", f.SkipUnavailable, "With several contexts: a cluster that cannot be reached or watched at start is skipped with a warning instead of ending the run.")
+}
+
+// ContextNames reads the kubeconfig and returns the contexts to watch, as
+// Contexts does: nil for one cluster, the names for several.
+func (f *Flags) ContextNames() ([]string, error) {
+	return Contexts(f.ConfigFlags, f.Contexts, f.AllContexts)
+}
+
+// Clusters returns the connections to the contexts names (ContextNames):
+// one through the flags themselves for nil, else one per context, each
+// with that context's connection flags and caches.
+func (f *Flags) Clusters(names []string) []*Cluster {
+	if len(names) == 0 {
+		return []*Cluster{New(f.RESTClientGetter(), "")}
+	}
+	out := make([]*Cluster, 0, len(names))
+	for _, name := range names {
+		out = append(out, New(ForContext(f.ConfigFlags, name, f.streams), name))
+	}
+	return out
+}
+
+// contextList is the value of --context: one context, or several, given
+// comma-separated or by repeating the flag. The first one is also set in
+// ConfigFlags.Context, so that a single context works as in kubectl.
+type contextList struct {
+	names  *[]string
+	single *string
+}
+
+func (c *contextList) String() string { return strings.Join(*c.names, ",") }
+
+func (c *contextList) Set(v string) error {
+	for _, name := range strings.Split(v, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			return fmt.Errorf("invalid --context %q: empty context name", v)
+		}
+		if !slices.Contains(*c.names, name) {
+			*c.names = append(*c.names, name)
+		}
+	}
+	*c.single = (*c.names)[0]
+	return nil
+}
+
+func (c *contextList) Type() string { return "strings" }
+
+// ContextWidth is the width of the context column of human output: the
+// longest name, 0 for one cluster.
+func ContextWidth(names []string) int {
+	w := 0
+	for _, n := range names {
+		w = max(w, len(n))
+	}
+	return w
+}
+
+// CheckConfigPresent reports a kubeconfig that names no cluster, unless
+// --server or the in-cluster environment says where the server is.
+func (f *Flags) CheckConfigPresent() error {
+	if f.Getter != nil {
+		return nil
+	}
+	return CheckConfigPresent(f.ConfigFlags)
+}
+
+// RESTClientGetter is the connection flags of a run of one cluster, as
+// ConfigFlags are (or Getter, when set).
+func (f *Flags) RESTClientGetter() genericclioptions.RESTClientGetter {
+	if f.Getter != nil {
+		return f.Getter
+	}
+	return f.ConfigFlags
+}

@@ -1,0 +1,168 @@
+package informer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
+)
+
+// ListWatchFlags are the flags of how lists and watches are made: the
+// server-side selectors, metadata only, paging, streaming lists, resuming
+// from a resourceVersion, resyncs and the FIFO's backlog. Config builds
+// the Engine's Config from them, with the ListerWatchers of package
+// source.
+type ListWatchFlags struct {
+	LabelSelector     string
+	FieldSelector     string
+	MetadataOnly      bool
+	ShowManagedFields bool
+	ChunkSize         int64
+	WatchList         string
+	ResourceVersion   string
+	Resync            time.Duration
+	MaxUpdatedBacklog int
+	MinWatchTimeout   time.Duration
+
+	// flags is the set AddFlags declared on, to tell a --chunk-size given
+	// from the default.
+	flags *pflag.FlagSet
+}
+
+// NewListWatchFlags returns the flags with their defaults.
+func NewListWatchFlags() *ListWatchFlags {
+	return &ListWatchFlags{ChunkSize: 500, WatchList: "auto", MaxUpdatedBacklog: 10}
+}
+
+// AddFlags declares the flags on fs.
+func (f *ListWatchFlags) AddFlags(fs *pflag.FlagSet) {
+	f.flags = fs
+	fs.StringVarP(&f.LabelSelector, "selector", "l", f.LabelSelector, "Label selector to filter on, supports '=', '==', '!=', 'in', 'notin' (e.g. -l key1=value1,key2=value2). Evaluated by the server.")
+	fs.StringVar(&f.FieldSelector, "field-selector", f.FieldSelector, "Field selector to filter on, supports '=', '==', and '!=' (e.g. --field-selector metadata.name=demo). Evaluated by the server.")
+	fs.BoolVar(&f.MetadataOnly, "metadata-only", f.MetadataOnly, "List and watch each object's metadata only (PartialObjectMetadata): far less to transfer and keep, for --all-types -A on large clusters. The printed object is the metadata object; --diff diffs metadata. Types that cannot serve it are watched whole, with a note.")
+	fs.BoolVar(&f.ShowManagedFields, "show-managed-fields", f.ShowManagedFields, "Keep metadata.managedFields in printed objects (stripped by default).")
+	fs.Int64Var(&f.ChunkSize, "chunk-size", f.ChunkSize, "List in pages of this many objects (0 = one request).")
+	fs.StringVar(&f.WatchList, "watch-list", f.WatchList, "Get the initial state as a stream of watch events (sendInitialEvents): true, false, or auto (the faster choice, currently list then watch). true falls back to list+watch if the server refuses.")
+	fs.StringVar(&f.ResourceVersion, "resource-version", f.ResourceVersion, "Start watching from this resourceVersion instead of listing (resume a stream). An expired one falls back to a full relist.")
+	fs.DurationVar(&f.Resync, "resync", f.Resync, "Emit Sync deltas for every known object this often (0 = never).")
+	fs.IntVar(&f.MaxUpdatedBacklog, "max-update-backlog", f.MaxUpdatedBacklog, "When output falls behind, fold more than this many queued updates of one object into the newest (the record says how many were coalesced; 0 = keep all).")
+	fs.DurationVar(&f.MinWatchTimeout, "min-watch-timeout", f.MinWatchTimeout, "Shortest server-side watch timeout; each watch lasts a random time between this and twice this (default 5m).")
+	_ = fs.MarkHidden("min-watch-timeout")
+}
+
+// Validate checks the values and parses the selectors, so that a bad one
+// fails before any request.
+func (f *ListWatchFlags) Validate() error {
+	switch {
+	case f.Resync < 0:
+		return fmt.Errorf("invalid --resync %s: must be 0 (off) or more", f.Resync)
+	case f.Resync > 0 && f.Resync < time.Second:
+		return fmt.Errorf("invalid --resync %s: must be at least 1s", f.Resync)
+	case f.ChunkSize < 0:
+		return fmt.Errorf("invalid --chunk-size %d: must be 0 (no paging) or more", f.ChunkSize)
+	case f.MaxUpdatedBacklog < 0:
+		return fmt.Errorf("invalid --max-update-backlog %d: must be 0 (no limit) or more", f.MaxUpdatedBacklog)
+	case f.MinWatchTimeout < 0:
+		return fmt.Errorf("invalid --min-watch-timeout %s", f.MinWatchTimeout)
+	case f.WatchList != "auto" && f.WatchList != "true" && f.WatchList != "false":
+		return fmt.Errorf("invalid --watch-list value %q: must be auto, true or false", f.WatchList)
+	case f.ResourceVersion == "0":
+		return errors.New(`invalid --resource-version "0": give the resourceVersion of a previous delta to resume from`)
+	}
+	if _, err := labels.Parse(f.LabelSelector); err != nil {
+		return fmt.Errorf("invalid --selector %q: %w", f.LabelSelector, err)
+	}
+	if _, err := fields.ParseSelector(f.FieldSelector); err != nil {
+		return fmt.Errorf("invalid --field-selector %q: %w", f.FieldSelector, err)
+	}
+	return nil
+}
+
+// Selected reports whether a label or field selector narrows the run.
+func (f *ListWatchFlags) Selected() bool { return f.LabelSelector != "" || f.FieldSelector != "" }
+
+// Resuming reports whether the stream resumes from a resourceVersion,
+// without an initial list.
+func (f *ListWatchFlags) Resuming() bool { return f.ResourceVersion != "" }
+
+// Config is the Engine's Config the flags describe: raw JSON lists and
+// watches through the client of each target's cluster (clientOf), the
+// server's Table rows with them when tableRows (-o wide); notes of what
+// the server could not do go to errOut.
+func (f *ListWatchFlags) Config(clientOf func(context string) rest.Interface, tableRows bool, errOut io.Writer) Config {
+	pageSize := int64(0)
+	if f.flags != nil && f.flags.Changed("chunk-size") {
+		pageSize = f.ChunkSize
+		if pageSize == 0 {
+			pageSize = -1
+		}
+	}
+	parse := rawobj.ParseOptions{KeepManagedFields: f.ShowManagedFields}
+	return Config{
+		NewListerWatcher: func(t Target) cache.ListerWatcher {
+			return source.NewListerWatcher(clientOf(t.Context), f.sourceTarget(t, parse, tableRows, errOut))
+		},
+		ResyncPeriod:    f.Resync,
+		PageSize:        pageSize,
+		MinWatchTimeout: f.MinWatchTimeout,
+		// auto lists: the watch cache serves a list at resourceVersion 0
+		// from memory in one response, at about half the client and a
+		// third of the server CPU of streaming 10,000 events
+		// (bench/RESULTS.md).
+		// Not with Table rows: a streaming list's end bookmark is not
+		// known to survive the server's Table rendering.
+		WatchList:         f.WatchList == "true" && !tableRows,
+		ResumeFrom:        f.ResourceVersion,
+		MaxUpdatedBacklog: f.MaxUpdatedBacklog,
+	}
+}
+
+// sourceTarget is what t's ListerWatcher lists and watches: the run's
+// selectors unless t's role watches every object, metadata only for a
+// scout or with --metadata-only, Table rows when asked.
+func (f *ListWatchFlags) sourceTarget(t Target, parse rawobj.ParseOptions, tableRows bool, errOut io.Writer) source.Target {
+	target := source.Target{
+		Resource:      t.Resource,
+		Namespace:     t.Namespace,
+		LabelSelector: f.LabelSelector,
+		FieldSelector: withName(f.FieldSelector, t.Name),
+		Parse:         parse,
+		MetadataOnly:  f.MetadataOnly || t.Role.MetadataOnly(),
+	}
+	if t.Role.Unfiltered() {
+		target.LabelSelector, target.FieldSelector = "", withName(t.FieldSelector, t.Name)
+	}
+	if target.MetadataOnly && !t.Role.MetadataOnly() {
+		target.FullObjects = func() {
+			fmt.Fprintf(errOut, "info: %s cannot be listed as metadata only: watching whole objects\n", t.Resource.GroupResource())
+		}
+	}
+	if tableRows && !target.MetadataOnly {
+		// Each kind's own columns: the server's Table.
+		target.Table = true
+		target.NoTable = func() {
+			fmt.Fprintf(errOut, "info: the server does not render %s as a table: generic columns for it\n", t.Resource.GroupResource())
+		}
+	}
+	return target
+}
+
+// withName adds metadata.name=name to a field selector.
+func withName(fieldSelector, name string) string {
+	switch {
+	case name == "":
+		return fieldSelector
+	case fieldSelector == "":
+		return "metadata.name=" + name
+	}
+	return fieldSelector + ",metadata.name=" + name
+}
