@@ -107,15 +107,16 @@ func (r *proxyRequest) isWatch() bool {
 }
 
 // isList reports whether r lists the collection: a list, or a streaming
-// list (a watch with sendInitialEvents). The probe of the server's history
-// after a reconnect (isProbe) is not a list of the collection.
+// list (a watch with sendInitialEvents). A probe (isProbe) is not a list
+// of the collection.
 func (r *proxyRequest) isList() bool {
 	return (!r.isWatch() && !r.isProbe()) || r.query.Get("sendInitialEvents") == "true"
 }
 
-// isProbe reports whether r is the one-object consistent list with which
-// the plugin checks, after the server was unreachable, that its
-// resourceVersion did not go back (an etcd restore).
+// isProbe reports whether r is a one-object consistent list with which
+// the plugin checks the server: after it was unreachable, that its
+// resourceVersion did not go back (an etcd restore); beside a list from
+// the watch cache, that an empty answer can be trusted.
 func (r *proxyRequest) isProbe() bool {
 	return !r.isWatch() && r.query.Get("limit") == "1" && r.query.Get("resourceVersion") == ""
 }

@@ -138,14 +138,23 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 	if cl.res, err = resolve(ctx, cl); err != nil {
 		return explainUnknownType(ctx, cl, err)
 	}
-	if err := o.checkAPIServices(ctx, cl); err != nil {
-		return err
-	}
+	// The APIServices are read while the access is checked: start-up
+	// waits for the slower of the two, not their sum; their errors come in
+	// that order.
+	services := make(chan targets.APIServices, 1)
+	go func() { services <- targets.ReadAPIServices(ctx, cl.client, cl.conn.StartupLimit()) }()
 	// The roots' access is checked as always; the scouts of --tree are
 	// optional: a type the user may not list is skipped with a note.
-	if cl.targets, err = checkAccess(ctx, cl, append(cl.res.Targets, cl.res.Scouts...)); err != nil {
+	kept, accessErr := checkAccess(ctx, cl, append(cl.res.Targets, cl.res.Scouts...))
+	read := <-services
+	if err := o.checkAPIServices(cl, read); err != nil {
 		return err
 	}
+	if accessErr != nil {
+		return accessErr
+	}
+	read.Mark(kept)
+	cl.targets = kept
 	for i := range cl.targets {
 		cl.targets[i].Context = cl.conn.Context
 	}
@@ -160,8 +169,7 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 // targets an aggregated API serves are marked, so that its outages are its
 // own; with --all-types, categories or --tree, one warning names every
 // group version that is down, with its APIService's reason.
-func (o *DeltasOptions) checkAPIServices(ctx context.Context, cl *cluster) error {
-	services := targets.ReadAPIServices(ctx, cl.client, cl.conn.StartupLimit())
+func (o *DeltasOptions) checkAPIServices(cl *cluster, services targets.APIServices) error {
 	if err := services.NamedTypeDown(cl.res.Targets); err != nil {
 		return err
 	}

@@ -165,12 +165,14 @@ func (lw *ListerWatcher) checkMetadataOnly(list *rawobj.List) {
 // parsed as it arrives (rawobj.ParseListFrom): items are copied out of a
 // small buffer, the body is never held whole.
 func (lw *ListerWatcher) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	probe := lw.startProbe(ctx, opts)
+	defer probe.stop()
 	list, err := lw.parseList(ctx, opts, lw.parseAll)
 	if err != nil {
 		return nil, err
 	}
-	if fromWatchCache(opts) && len(list.Items) == 0 {
-		return lw.confirmEmpty(ctx, opts, func(consistent metav1.ListOptions) (*rawobj.List, error) {
+	if probe != nil && len(list.Items) == 0 {
+		return lw.confirmEmpty(opts, probe, func(consistent metav1.ListOptions) (*rawobj.List, error) {
 			return lw.parseList(ctx, consistent, lw.parseAll)
 		})
 	}
@@ -186,6 +188,8 @@ func (lw *ListerWatcher) parseAll(r io.Reader) (*rawobj.List, error) {
 // (rawobj.ParseListEach): the list it returns has no items. It implements
 // cache.ListStreamer. An error of each ends the list and is returned.
 func (lw *ListerWatcher) ListEach(ctx context.Context, opts metav1.ListOptions, each func(runtime.Object) error) (runtime.Object, error) {
+	probe := lw.startProbe(ctx, opts)
+	defer probe.stop()
 	items := 0
 	counted := func(o runtime.Object) error {
 		items++
@@ -195,8 +199,8 @@ func (lw *ListerWatcher) ListEach(ctx context.Context, opts metav1.ListOptions, 
 	if err != nil {
 		return nil, err
 	}
-	if fromWatchCache(opts) && items == 0 {
-		return lw.confirmEmpty(ctx, opts, func(consistent metav1.ListOptions) (*rawobj.List, error) {
+	if probe != nil && items == 0 {
+		return lw.confirmEmpty(opts, probe, func(consistent metav1.ListOptions) (*rawobj.List, error) {
 			return lw.listEach(ctx, consistent, each)
 		})
 	}
@@ -225,36 +229,71 @@ func (lw *ListerWatcher) listEach(ctx context.Context, opts metav1.ListOptions, 
 	return list, nil
 }
 
-// fromWatchCache reports whether a list is served from the server's watch
-// cache as it is: the first page at resourceVersion "0".
-func fromWatchCache(opts metav1.ListOptions) bool {
-	return opts.ResourceVersion == "0" && opts.Continue == ""
+// probe is a consistent read of at most one object of the collection,
+// sent beside a list served from the watch cache (startProbe): if that
+// list is empty, the probe says whether it can be trusted (confirmEmpty).
+type probe struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	// list and err are the probe's answer, set before done is closed.
+	list *rawobj.List
+	err  error
 }
 
-// confirmEmpty checks an empty list served from the watch cache with a
-// consistent read of at most one object. The watch cache of a type it
-// cannot read (a CRD version whose conversion webhook fails, say) stops
-// where it was and answers lists with what it had — nothing, with 200 —
-// and watches with silence, where kubectl get, which reads consistently,
-// gets the error. An error of the read is the list's, so the reflector
-// says so and retries; an object found means the cache is behind, and the
-// list is made again consistently with full (a consistent list of whole
-// pages, handing out what it lists); nothing found is the empty list,
-// at a resourceVersion the cache may be behind.
-func (lw *ListerWatcher) confirmEmpty(ctx context.Context, opts metav1.ListOptions, full func(metav1.ListOptions) (*rawobj.List, error)) (*rawobj.List, error) {
-	consistent := opts
-	consistent.ResourceVersion, consistent.ResourceVersionMatch = "", ""
-	probe := consistent
-	probe.Limit = 1
-	list, err := lw.parseList(ctx, probe, lw.parseAll)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("the server's watch cache lists no %s but reading them from storage fails, so the cache is not kept up to date: %w",
-			lw.target.Resource.GroupResource(), err)
-	case len(list.Items) == 0:
-		return list, nil
+// startProbe sends the probe of a list with opts when the watch cache
+// serves it as it is (the first page at resourceVersion "0"), nil
+// otherwise. It runs beside the list, so that an empty list costs no
+// second round trip.
+func (lw *ListerWatcher) startProbe(ctx context.Context, opts metav1.ListOptions) *probe {
+	if opts.ResourceVersion != "0" || opts.Continue != "" {
+		return nil
 	}
-	return full(consistent)
+	ctx, cancel := context.WithCancel(ctx)
+	p := &probe{done: make(chan struct{}), cancel: cancel}
+	consistent := consistentOptions(opts)
+	consistent.Limit = 1
+	go func() {
+		defer close(p.done)
+		p.list, p.err = lw.parseList(ctx, consistent, lw.parseAll)
+	}()
+	return p
+}
+
+// stop ends the probe, answered or not, and waits for it.
+func (p *probe) stop() {
+	if p == nil {
+		return
+	}
+	p.cancel()
+	<-p.done
+}
+
+// consistentOptions are opts for a consistent read (resourceVersion "").
+func consistentOptions(opts metav1.ListOptions) metav1.ListOptions {
+	opts.ResourceVersion, opts.ResourceVersionMatch = "", ""
+	return opts
+}
+
+// confirmEmpty judges an empty list served from the watch cache by the
+// probe's consistent read. The watch cache of a type it cannot read (a
+// CRD version whose conversion webhook fails, say) stops where it was and
+// answers lists with what it had — nothing, with 200 — and watches with
+// silence, where kubectl get, which reads consistently, gets the error.
+// An error of the read is the list's, so the reflector says so and
+// retries; an object found means the cache is behind, and the list is
+// made again consistently with full (whole pages, handing out what it
+// lists); nothing found is the empty list, at a resourceVersion the cache
+// may be behind.
+func (lw *ListerWatcher) confirmEmpty(opts metav1.ListOptions, p *probe, full func(metav1.ListOptions) (*rawobj.List, error)) (*rawobj.List, error) {
+	<-p.done
+	switch {
+	case p.err != nil:
+		return nil, fmt.Errorf("the server's watch cache lists no %s but reading them from storage fails, so the cache is not kept up to date: %w",
+			lw.target.Resource.GroupResource(), p.err)
+	case len(p.list.Items) == 0:
+		return p.list, nil
+	}
+	return full(consistentOptions(opts))
 }
 
 // parseList sends a list request and parses the body of its response with

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -54,20 +56,22 @@ func (e *ServerError) Unwrap() error { return e.Err }
 // disk cache, so this is the first request that proves the server is
 // there.
 func (a Access) Check(ctx context.Context, targets []informer.Target) ([]informer.Target, error) {
-	checkedNamespaces := map[string]bool{}
+	// Every request at once (a bounded number in flight): start-up waits
+	// for one round trip, not one per namespace, verb and type. The
+	// answers are then read in the targets' order, so that the outcome,
+	// and which error is reported, are those of asking one by one.
+	namespaces, reviews := a.ask(ctx, targets)
 	var kept, skipped []informer.Target
-	for _, t := range targets {
-		if ns := t.Namespace; ns != "" && !checkedNamespaces[ns] {
-			checkedNamespaces[ns] = true
-			err := a.Client.Get().AbsPath("/api/v1/namespaces", ns).Do(ctx).Error()
+	for i, t := range targets {
+		if err, asked := namespaces[t.Namespace]; asked {
 			switch {
 			case apierrors.IsNotFound(err):
-				return nil, fmt.Errorf("namespace %q not found: check -n/--namespace or the context's namespace", ns)
+				return nil, fmt.Errorf("namespace %q not found: check -n/--namespace or the context's namespace", t.Namespace)
 			case connection.IsNetworkError(err) || errors.Is(err, context.DeadlineExceeded):
 				return nil, &ServerError{Err: err}
 			}
 		}
-		if denied := deniedVerb(ctx, a.Reviews, t); denied != nil {
+		if denied := reviews[i].denied(t); denied != nil {
 			if !t.Optional {
 				return nil, denied
 			}
@@ -96,13 +100,77 @@ func (a Access) Denied(ctx context.Context, t informer.Target) error {
 // that the user may not use on t, nil when both are allowed (or the server
 // cannot say).
 func deniedVerb(ctx context.Context, reviews authorizationv1client.SelfSubjectAccessReviewInterface, t informer.Target) error {
-	for _, verb := range []string{"list", "watch"} {
-		allowed, reason, ok := accessReview(ctx, reviews, t, verb)
-		if ok && !allowed {
-			return forbiddenError(t, verb, reason)
+	var answers verbAnswers
+	for i, verb := range accessVerbs {
+		answers[i].allowed, answers[i].reason, answers[i].ok = accessReview(ctx, reviews, t, verb)
+	}
+	return answers.denied(t)
+}
+
+// accessVerbs are the verbs a target needs, in the order they are
+// reported.
+var accessVerbs = [2]string{"list", "watch"}
+
+// verbAnswers are the access reviews of accessVerbs for one target.
+type verbAnswers [2]struct {
+	allowed, ok bool
+	reason      string
+}
+
+// denied is the Forbidden error of the first verb refused, nil if none
+// was (or the server could not say).
+func (v *verbAnswers) denied(t informer.Target) error {
+	for i, verb := range accessVerbs {
+		if v[i].ok && !v[i].allowed {
+			return forbiddenError(t, verb, v[i].reason)
 		}
 	}
 	return nil
+}
+
+// maxInFlight bounds the start-up requests of Check sent at once.
+const maxInFlight = 16
+
+// ask sends, at once, the GET of every namespace of the targets and the
+// access reviews of every target, and returns the namespaces' errors (nil
+// for one that exists) and each target's reviews.
+func (a Access) ask(ctx context.Context, targets []informer.Target) (map[string]error, []verbAnswers) {
+	namespaces := map[string]error{}
+	reviews := make([]verbAnswers, len(targets))
+	var lock sync.Mutex // guards namespaces
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxInFlight)
+	do := func(f func()) {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			f()
+		})
+	}
+	var distinct []string
+	for _, t := range targets {
+		if ns := t.Namespace; ns != "" && !slices.Contains(distinct, ns) {
+			distinct = append(distinct, ns)
+		}
+	}
+	for _, ns := range distinct {
+		do(func() {
+			err := a.Client.Get().AbsPath("/api/v1/namespaces", ns).Do(ctx).Error()
+			lock.Lock()
+			namespaces[ns] = err
+			lock.Unlock()
+		})
+	}
+	for i, t := range targets {
+		for v, verb := range accessVerbs {
+			do(func() {
+				r := &reviews[i][v]
+				r.allowed, r.reason, r.ok = accessReview(ctx, a.Reviews, t, verb)
+			})
+		}
+	}
+	wg.Wait()
+	return namespaces, reviews
 }
 
 // accessReview asks the server whether the current user may verb the
