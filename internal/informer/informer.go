@@ -466,11 +466,11 @@ func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) 
 // out (so that setting its Columns does not race a reader).
 func (inf *Informer) withColumns(obj *rawobj.Object) {
 	switch {
-	case obj.Cells == nil:
-	case obj.Columns != nil:
-		inf.columns = obj.Columns
+	case obj.Row == nil:
+	case obj.Row.Columns != nil:
+		inf.columns = obj.Row.Columns
 	default:
-		obj.Columns = inf.columns
+		obj.Row.Columns = inf.columns
 	}
 }
 

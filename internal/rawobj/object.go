@@ -45,15 +45,11 @@ type Object struct {
 	// metadata.annotations["k8s.io/initial-events-end"] == "true".
 	InitialEventsEnd bool
 
-	// Cells is, for an object that came as a row of a server-side Table
-	// (ParseList of a Table, a watch event of one), the row's cells as
-	// sent: a JSON array, one value per column of Columns. Nil otherwise.
-	// Read-only, its own allocation.
-	Cells []byte
-	// Columns are the Table's column definitions, shared by the rows of
-	// one list; nil when the Table did not carry them (watch events after
-	// the first). Read-only.
-	Columns []Column
+	// Row is, for an object that came as a row of a server-side Table
+	// (ParseList of a Table, a watch event of one), the row; nil
+	// otherwise. A pointer, so that the objects of every other format do
+	// not carry its fields (the Store holds one Object per object).
+	Row *Row
 
 	// buf is the allocation JSON is a prefix of and the string fields point
 	// into; nil for an Object not made by this package. Only DeepCopy reads
@@ -73,6 +69,17 @@ var (
 		GetAnnotations() map[string]string
 	} = (*Object)(nil)
 )
+
+// Row is an object's row of a server-side Table.
+type Row struct {
+	// Cells are the row's cells as sent: a JSON array, one value per
+	// column of Columns. Read-only, its own allocation.
+	Cells []byte
+	// Columns are the Table's column definitions, shared by the rows of
+	// one list; nil when the Table did not carry them (watch events after
+	// the first). Read-only.
+	Columns []Column
+}
 
 // Column is a column definition of a server-side Table
 // (meta.k8s.io/v1 TableColumnDefinition), less its description.
@@ -232,11 +239,14 @@ func (o *Object) DeepCopy() *Object {
 			c.JSON = append([]byte(nil), o.JSON...)
 		}
 	}
-	if o.Cells != nil {
-		c.Cells = append([]byte(nil), o.Cells...)
-	}
-	if o.Columns != nil {
-		c.Columns = append([]Column(nil), o.Columns...)
+	if o.Row != nil {
+		c.Row = &Row{}
+		if o.Row.Cells != nil {
+			c.Row.Cells = append([]byte(nil), o.Row.Cells...)
+		}
+		if o.Row.Columns != nil {
+			c.Row.Columns = append([]Column(nil), o.Row.Columns...)
+		}
 	}
 	mv := func(s string) string { return rebase(s, old, c.buf) }
 	c.APIVersion, c.Kind = mv(o.APIVersion), mv(o.Kind)

@@ -53,7 +53,7 @@ func (lp *listParser) rows(columns []Column) ([]*Object, error) {
 	return lp.objects("rows", func(i, depth int) (*Object, error) {
 		o, err := lp.row(i, depth)
 		if err == nil {
-			o.Columns = columns
+			o.Row.Columns = columns
 		}
 		return o, err
 	})
@@ -119,7 +119,7 @@ func (lp *listParser) row(index, depth int) (*Object, error) {
 	if obj == nil {
 		return nil, fmt.Errorf("a row without its object: ask for the Table with includeObject=Object")
 	}
-	obj.Cells = cells
+	obj.Row = &Row{Cells: cells}
 	return obj, nil
 }
 
@@ -177,8 +177,7 @@ func (d *Decoder) NextTableEvent(opts ParseOptions) (eventType string, obj *Obje
 	if obj, err = Parse(row.Object, opts); err != nil {
 		return "", nil, nil, &EventError{Type: eventType, Err: err}
 	}
-	obj.Cells = append([]byte(nil), row.Cells...)
-	obj.Columns = table.Columns
+	obj.Row = &Row{Cells: append([]byte(nil), row.Cells...), Columns: table.Columns}
 	return eventType, obj, nil, nil
 }
 

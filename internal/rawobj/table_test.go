@@ -53,14 +53,14 @@ func TestParseTable(t *testing.T) {
 			if !bytes.Equal(o.JSON, wantObj.JSON) || o.Name != wantObj.Name || o.ResourceVersion != wantObj.ResourceVersion || len(o.Managers) != 1 {
 				t.Fatalf("row %d: object %s, want %s", i, o.JSON, wantObj.JSON)
 			}
-			if want := fmt.Sprintf(`["web-%d","1/1",%q]`, i, "node-"+fmt.Sprint(i)+strings.Repeat(" ", i%3)); string(o.Cells) != want {
-				t.Errorf("row %d: cells %s, want %s", i, o.Cells, want)
+			if want := fmt.Sprintf(`["web-%d","1/1",%q]`, i, "node-"+fmt.Sprint(i)+strings.Repeat(" ", i%3)); string(o.Row.Cells) != want {
+				t.Errorf("row %d: cells %s, want %s", i, o.Row.Cells, want)
 			}
-			if !reflect.DeepEqual(o.Columns, wantCols) {
-				t.Errorf("row %d: columns %+v", i, o.Columns)
+			if !reflect.DeepEqual(o.Row.Columns, wantCols) {
+				t.Errorf("row %d: columns %+v", i, o.Row.Columns)
 			}
-			if c := o.DeepCopy(); !bytes.Equal(c.Cells, o.Cells) || !reflect.DeepEqual(c.Columns, o.Columns) || &c.Cells[0] == &o.Cells[0] {
-				t.Errorf("row %d: DeepCopy cells %s columns %+v", i, c.Cells, c.Columns)
+			if c := o.DeepCopy(); !bytes.Equal(c.Row.Cells, o.Row.Cells) || !reflect.DeepEqual(c.Row.Columns, o.Row.Columns) || &c.Row.Cells[0] == &o.Row.Cells[0] {
+				t.Errorf("row %d: DeepCopy cells %s columns %+v", i, c.Row.Cells, c.Row.Columns)
 			}
 		}
 		// Streamed, however the body is split, the same.
@@ -70,7 +70,7 @@ func TestParseTable(t *testing.T) {
 				t.Fatalf("%d rows, %s: %v, %+v", n, rd.name, err, got)
 			}
 			for i := range got.Items {
-				if !bytes.Equal(got.Items[i].JSON, l.Items[i].JSON) || !bytes.Equal(got.Items[i].Cells, l.Items[i].Cells) {
+				if !bytes.Equal(got.Items[i].JSON, l.Items[i].JSON) || !bytes.Equal(got.Items[i].Row.Cells, l.Items[i].Row.Cells) {
 					t.Fatalf("%d rows, %s: row %d differs", n, rd.name, i)
 				}
 			}
@@ -127,7 +127,7 @@ func TestNextTableEvent(t *testing.T) {
 	}
 	for i, w := range want {
 		typ, obj, status, err := d.NextTableEvent(ParseOptions{})
-		if err != nil || status != nil || typ != w.typ || obj.Name != w.name || obj.ResourceVersion != w.rv || string(obj.Cells) != w.cells || len(obj.Columns) != w.columns {
+		if err != nil || status != nil || typ != w.typ || obj.Name != w.name || obj.ResourceVersion != w.rv || string(rowOf(obj).Cells) != w.cells || len(rowOf(obj).Columns) != w.columns {
 			t.Fatalf("event %d: %s %+v %s %v", i, typ, obj, status, err)
 		}
 	}
@@ -145,4 +145,12 @@ func TestNextTableEvent(t *testing.T) {
 	if _, _, _, err := d.NextTableEvent(ParseOptions{}); !errors.Is(err, io.EOF) {
 		t.Fatalf("end: %v", err)
 	}
+}
+
+// rowOf is obj's row, empty when it came without one.
+func rowOf(obj *Object) Row {
+	if obj == nil || obj.Row == nil {
+		return Row{}
+	}
+	return *obj.Row
 }

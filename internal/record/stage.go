@@ -133,8 +133,8 @@ func TypeNames() []string {
 // false when the filters drop the delta; rec is then meaningless.
 func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, now time.Time) (keep bool, err error) {
 	keep, err = s.fill(rec, t, it, now)
-	if keep && s.rows && it.Object != nil && it.Object.Cells != nil {
-		rec.Row = &printer.Row{Columns: s.columnsFor(it.Object.Columns), Cells: it.Object.Cells}
+	if keep && s.rows && it.Object != nil && it.Object.Row != nil {
+		rec.Row = &printer.Row{Columns: s.columnsFor(it.Object.Row.Columns), Cells: it.Object.Row.Cells}
 	}
 	switch {
 	case !keep || err != nil:
