@@ -151,9 +151,17 @@ clean: ## Remove build outputs (keeps the control plane binaries)
 	rm -f $(BIN)/kubectl-deltas $(BIN)/*.cover
 	rm -rf dist
 
+# AB is the tree the A/B section of make bench measures this one against:
+# e6e90b4, the tree before the CEL environment, health and the flag groups.
+AB ?= e6e90b4
+
 .PHONY: bench
-bench: build controlplane ## Benchmark vs raw HTTP, client-go and kubectl on a local control plane (N=10000 M=1000 ROUNDS=5): bench/RESULTS.md
-	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -m $(or $(M),1000) -rounds $(or $(ROUNDS),5)
+bench: build controlplane ## Benchmark vs raw HTTP, client-go and kubectl on a local control plane, and A/B against the tree AB (N=10000 M=1000 ROUNDS=5 AB=e6e90b4): bench/RESULTS.md
+	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -m $(or $(M),1000) -rounds $(or $(ROUNDS),5) -ab $(AB)
+
+.PHONY: bench-ab
+bench-ab: build controlplane ## Only the A/B section of make bench: this tree against AB (e6e90b4), an empty snapshot and N ConfigMaps with health off (ROUNDS=5)
+	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -rounds $(or $(ROUNDS),5) -ab $(AB) -ab-only
 
 .PHONY: bench-scale
 # RATES holds a comma, which $(or …) would split: the default lives in its own variable.

@@ -66,6 +66,9 @@ type options struct {
 	churnFor     time.Duration
 	churnWriters int
 	churnClients string
+	// The A/B section (-ab REF; -ab-only for it alone).
+	ab     string
+	abOnly bool
 }
 
 func run() error {
@@ -93,6 +96,8 @@ func run() error {
 	flag.StringVar(&o.churnRates, "churn-rates", "1000,max", "with -scale: churn rates in writes per second, comma-separated; max = as fast as -churn-writers go")
 	flag.DurationVar(&o.churnFor, "churn-for", 60*time.Second, "with -scale: how long each churn run writes")
 	flag.IntVar(&o.churnWriters, "churn-writers", 16, "with -scale: parallel writers of the churn")
+	flag.StringVar(&o.ab, "ab", "", "also measure the plugin of this git ref against this tree's, alternating (an empty snapshot, and -n ConfigMaps with health off): bench/results/ab.json and a section of RESULTS.md")
+	flag.BoolVar(&o.abOnly, "ab-only", false, "with -ab: measure only the A/B section")
 	flag.StringVar(&o.churnClients, "churn-clients", "", "with -scale: comma-separated client IDs to churn with (default every client that watches)")
 	flag.Parse()
 	if o.n < 1 || o.m < 1 || o.m > o.n || o.rounds < 1 {
@@ -178,6 +183,15 @@ func run() error {
 	}
 	if o.record != "" {
 		return record(ctx, cl, e, o.record, o.m)
+	}
+
+	if o.ab != "" {
+		if err := measureAB(ctx, e, cl, o, root, benchDir, outDir); err != nil {
+			return err
+		}
+		if o.abOnly {
+			return render(benchDir)
+		}
 	}
 
 	defs := selectClients(clients(), o.only)
