@@ -39,18 +39,10 @@ import (
 // ```console blocks every line after "$ ".
 func readmeCommands(t *testing.T) []string {
 	t.Helper()
-	root, err := controlplane.FindRepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
 	section, lang, inBlock := "", "", false
 	var pending string
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range strings.Split(readme(t), "\n") {
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case !inBlock && strings.HasPrefix(line, "## "):
@@ -430,7 +422,11 @@ func TestBusyREADMERecipes(t *testing.T) {
 }
 
 // readmeHas reports whether the README holds s.
-func readmeHas(t *testing.T, s string) bool {
+func readmeHas(t *testing.T, s string) bool { return strings.Contains(readme(t), s) }
+
+// readme is the README's text.
+func readme(t *testing.T) string {
+	t.Helper()
 	root, err := controlplane.FindRepoRoot(".")
 	if err != nil {
 		t.Fatal(err)
@@ -439,7 +435,7 @@ func readmeHas(t *testing.T, s string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.Contains(string(data), s)
+	return string(data)
 }
 
 // setupReadme makes what the README assumes on the busy cluster: namespace

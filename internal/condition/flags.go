@@ -68,16 +68,7 @@ func (f *Flags) Waits() bool { return len(f.Until)+len(f.UntilAny)+len(f.FailWhe
 
 // OnHealth reports whether a condition is on health (status=…); call it
 // after Validate.
-func (f *Flags) OnHealth() bool {
-	for _, conds := range [][]*Condition{f.until, f.untilAny, f.failWhen} {
-		for _, c := range conds {
-			if c.IsStatus() {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (f *Flags) OnHealth() bool { return onHealth(f.until, f.untilAny, f.failWhen) }
 
 // ToWaiter returns the Waiter of the conditions, which writes "… condition
 // met" to errOut; metadataOnly says the objects carry no status (its

@@ -90,8 +90,11 @@ func (w *Waiter) SetMetadataOnly() { w.judge = false }
 // objects with their status, and its verdict may change with time alone,
 // so the engine should call Check now and then even when no delta comes
 // (informer.RunOptions.CheckEvery).
-func (w *Waiter) OnHealth() bool {
-	for _, conds := range [][]*Condition{w.until, w.untilAny, w.failWhen} {
+func (w *Waiter) OnHealth() bool { return onHealth(w.until, w.untilAny, w.failWhen) }
+
+// onHealth reports whether one of the conditions is on health (status=…).
+func onHealth(conditions ...[]*Condition) bool {
+	for _, conds := range conditions {
 		for _, c := range conds {
 			if c.IsStatus() {
 				return true
