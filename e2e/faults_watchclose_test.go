@@ -44,11 +44,14 @@ func TestFaultServerClosesWatches(t *testing.T) {
 	reqs := p.requestsTo("configmaps", 0)
 	var lists, watches []proxyRequest
 	for _, r := range reqs {
-		if r.isList() {
+		switch {
+		case r.isList():
 			lists = append(lists, r)
-		} else {
+		case r.isWatch():
 			watches = append(watches, r)
 		}
+		// A probe (isProbe) is neither: the list's, or one after an
+		// outage.
 	}
 	if len(lists) != 1 {
 		t.Errorf("want exactly one list (the initial one), got %d:\n%s", len(lists), renderRequests(reqs))
