@@ -138,11 +138,15 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 	if cl.res, err = resolve(ctx, cl); err != nil {
 		return explainUnknownType(ctx, cl, err)
 	}
-	// The APIServices are read while the access is checked: start-up
-	// waits for the slower of the two, not their sum; their errors come in
-	// that order.
+	// The APIServices, when they can say anything of these targets, are
+	// read while the access is checked: start-up waits for the slower of
+	// the two, not their sum; their errors come in that order.
 	services := make(chan targets.APIServices, 1)
-	go func() { services <- targets.ReadAPIServices(ctx, cl.client, cl.conn.StartupLimit()) }()
+	if cl.res.NeedsAPIServices() {
+		go func() { services <- targets.ReadAPIServices(ctx, cl.client, cl.conn.StartupLimit()) }()
+	} else {
+		services <- nil
+	}
 	// The roots' access is checked as always; the scouts of --tree are
 	// optional: a type the user may not list is skipped with a note.
 	kept, accessErr := checkAccess(ctx, cl, append(cl.res.Targets, cl.res.Scouts...))

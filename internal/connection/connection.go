@@ -58,9 +58,13 @@ func New(flags genericclioptions.RESTClientGetter, context string) *Cluster {
 
 // NewConfigFlags returns the connection flags of one cluster. Its client
 // certificate, when it is a pair of files, may be rotated on disk while the
-// stream runs: the connections are then renewed (package clientcert).
+// stream runs: the connections are then renewed (package clientcert). Its
+// requests wait for the first one's connection, so that those sent at
+// once share it (firstConn).
 func NewConfigFlags(streams genericiooptions.IOStreams) *genericclioptions.ConfigFlags {
-	return genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams).WithWrapConfigFn(clientcert.New().Wrap)
+	renewer, gate := clientcert.New(), newFirstConn()
+	wrap := func(config *rest.Config) *rest.Config { return gate.Wrap(renewer.Wrap(config)) }
+	return genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams).WithWrapConfigFn(wrap)
 }
 
 // ForContext returns the connection flags of one context of a run over

@@ -120,3 +120,29 @@ func TestAPIServicesExplain(t *testing.T) {
 		t.Errorf("DownGroups = %q, want %q", got, want)
 	}
 }
+
+func TestNeedsAPIServices(t *testing.T) {
+	target := func(group, version, resource string) informer.Target {
+		return informer.Target{Resource: schema.GroupVersionResource{Group: group, Version: version, Resource: resource}}
+	}
+	configMaps, deployments := target("", "v1", "configmaps"), target("apps", "v1", "deployments")
+	metrics := target("metrics.k8s.io", "v1beta1", "pods")
+	widgets := target("example.com", "v1", "widgets")
+	cases := []struct {
+		name string
+		res  Resolution
+		want bool
+	}{
+		{"built-in types", Resolution{Targets: []informer.Target{configMaps, deployments}}, false},
+		{"an aggregated group", Resolution{Targets: []informer.Target{configMaps, metrics}}, true},
+		{"a custom resource", Resolution{Targets: []informer.Target{widgets}}, true},
+		{"a scout of a custom resource", Resolution{Targets: []informer.Target{deployments}, Scouts: []informer.Target{widgets}}, true},
+		{"a group discovery failed", Resolution{Targets: []informer.Target{configMaps}, FailedGroups: []string{"fake.example.com/v1"}}, true},
+		{"a built-in group at a version client-go does not know", Resolution{Targets: []informer.Target{target("apps", "v9", "deployments")}}, true},
+	}
+	for _, c := range cases {
+		if got := c.res.NeedsAPIServices(); got != c.want {
+			t.Errorf("%s: NeedsAPIServices() = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/restmapper"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
@@ -58,6 +59,26 @@ type Resolution struct {
 	Scouts []informer.Target
 	// FailedGroups names API groups that discovery could not read.
 	FailedGroups []string
+}
+
+// NeedsAPIServices reports whether the cluster's APIServices can tell the
+// stream anything about this resolution: a target or scout whose group
+// version an aggregated API may serve, or a group discovery could not
+// read. The group versions of client-go's scheme are kube-apiserver's own
+// (it registers their APIServices itself, with no service), so a stream
+// of built-in types alone need not read them.
+func (r *Resolution) NeedsAPIServices() bool {
+	if len(r.FailedGroups) > 0 {
+		return true
+	}
+	for _, ts := range [][]informer.Target{r.Targets, r.Scouts} {
+		for _, t := range ts {
+			if !scheme.Scheme.IsVersionRegistered(t.Resource.GroupVersion()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Resolve maps the arguments, or every type with AllTypes, to targets
