@@ -34,6 +34,9 @@ type cluster struct {
 	reviews authorizationv1client.SelfSubjectAccessReviewInterface
 	req     targets.Request
 	res     *targets.Resolution
+	// namespaces are the GETs of namespaces of the access checks, the
+	// stream's namespace asked ahead.
+	namespaces *targets.Namespaces
 	// targets are what to watch there, tagged with the cluster's context:
 	// the resolved targets and scouts the user may list and watch.
 	targets []informer.Target
@@ -134,6 +137,15 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 	}
 	if cl.client, cl.reviews, err = o.clients(config); err != nil {
 		return err
+	}
+	cl.namespaces = &targets.Namespaces{}
+	if namespace != "" && !cl.req.AllNamespaces {
+		// The namespace is asked for while discovery is read from
+		// kubectl's cache: the connection the checks share opens
+		// meanwhile.
+		askCtx, cancel := context.WithTimeout(ctx, cl.conn.StartupLimit())
+		defer cancel()
+		cl.namespaces.Ask(askCtx, cl.client, namespace)
 	}
 	if cl.res, err = resolve(ctx, cl); err != nil {
 		return explainUnknownType(ctx, cl, err)
@@ -325,7 +337,7 @@ func checkAccess(ctx context.Context, cl *cluster, ts []informer.Target) ([]info
 	limit := cl.conn.StartupLimit()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	access := targets.Access{Client: cl.client, Reviews: cl.reviews, Context: cl.conn.Context, ErrOut: cl.errOut}
+	access := targets.Access{Client: cl.client, Reviews: cl.reviews, Context: cl.conn.Context, ErrOut: cl.errOut, Namespaces: cl.namespaces}
 	kept, err := access.Check(ctx, ts)
 	var unreached *targets.ServerError
 	if !errors.As(err, &unreached) {

@@ -8,8 +8,10 @@ package connection
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,8 +19,10 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/clientcert"
@@ -46,8 +50,16 @@ type Cluster struct {
 	// cli-runtime's test flags); they cache the discovery client and the
 	// RESTMapper.
 	Flags genericclioptions.RESTClientGetter
+	// Warnings is where kubectl's warnings go (a short name matching
+	// several types); nil discards them.
+	Warnings io.Writer
 
 	config *rest.Config
+	// mu guards discovery and mapper, built on first use: the Follower
+	// reads them while the stream runs.
+	mu        sync.Mutex
+	discovery *onceDiscovery
+	mapper    meta.RESTMapper
 }
 
 // New returns the connection that flags describe; context names it in a
@@ -96,23 +108,44 @@ func (c *Cluster) RESTConfig() (*rest.Config, error) {
 	return config, nil
 }
 
-// RESTMapper is the cluster's RESTMapper (kubectl's discovery cache).
+// RESTMapper is the cluster's RESTMapper: kubectl's, a deferred discovery
+// mapper with the shortcut expander, over DiscoveryClient. Its warnings
+// (a short name that matches several types) go to Warnings.
 func (c *Cluster) RESTMapper() (meta.RESTMapper, error) {
-	m, err := c.Flags.ToRESTMapper()
+	dc, err := c.DiscoveryClient()
 	if err != nil {
-		return nil, KubeconfigError(err)
+		return nil, err
 	}
-	return m, nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mapper == nil {
+		warnings := printers.NewWarningPrinter(c.warnings(), printers.WarningPrinterOptions{Color: printers.AllowsColorOutput(c.warnings())})
+		c.mapper = restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(dc), dc, warnings.Print)
+	}
+	return c.mapper, nil
 }
 
-// DiscoveryClient is the cluster's discovery client (kubectl's discovery
-// cache).
+// DiscoveryClient is the cluster's discovery client: kubectl's discovery
+// cache, read once until invalidated (onceDiscovery).
 func (c *Cluster) DiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
-	d, err := c.Flags.ToDiscoveryClient()
-	if err != nil {
-		return nil, KubeconfigError(err)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.discovery == nil {
+		d, err := c.Flags.ToDiscoveryClient()
+		if err != nil {
+			return nil, KubeconfigError(err)
+		}
+		c.discovery = &onceDiscovery{CachedDiscoveryInterface: d}
 	}
-	return d, nil
+	return c.discovery, nil
+}
+
+// warnings is where the cluster's warnings go: Warnings, or nowhere.
+func (c *Cluster) warnings() io.Writer {
+	if c.Warnings == nil {
+		return io.Discard
+	}
+	return c.Warnings
 }
 
 // FreshDiscoveryClient reads discovery from the server, without kubectl's

@@ -58,11 +58,15 @@ func (f *Flags) ContextNames() ([]string, error) {
 // with that context's connection flags and caches.
 func (f *Flags) Clusters(names []string) []*Cluster {
 	if len(names) == 0 {
-		return []*Cluster{New(f.RESTClientGetter(), "")}
+		c := New(f.RESTClientGetter(), "")
+		c.Warnings = f.streams.ErrOut
+		return []*Cluster{c}
 	}
 	out := make([]*Cluster, 0, len(names))
 	for _, name := range names {
-		out = append(out, New(ForContext(f.ConfigFlags, name, f.streams), name))
+		c := New(ForContext(f.ConfigFlags, name, f.streams), name)
+		c.Warnings = f.streams.ErrOut
+		out = append(out, c)
 	}
 	return out
 }

@@ -30,6 +30,62 @@ type Access struct {
 	Context string
 	// ErrOut receives the note on the types left out.
 	ErrOut io.Writer
+	// Namespaces, if set, holds the namespaces asked for ahead
+	// (Namespaces.Ask); nil asks each here.
+	Namespaces *Namespaces
+}
+
+// Namespaces are the GETs of namespaces the access checks make, each sent
+// once. Start-up asks for the stream's namespace ahead, while it reads
+// discovery from kubectl's cache: the connection the checks then share
+// is opened meanwhile. The zero value is ready; it is safe for concurrent
+// use.
+type Namespaces struct {
+	mu    sync.Mutex // guards asked
+	asked map[string]*namespaceGet
+}
+
+// namespaceGet is one GET of a namespace: err is its outcome, set before
+// done is closed.
+type namespaceGet struct {
+	done chan struct{}
+	err  error
+}
+
+// Ask sends the GET of namespace ns through client, bounded by ctx,
+// unless it was sent.
+func (n *Namespaces) Ask(ctx context.Context, client rest.Interface, ns string) {
+	n.get(ctx, client, ns)
+}
+
+func (n *Namespaces) get(ctx context.Context, client rest.Interface, ns string) *namespaceGet {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if g, ok := n.asked[ns]; ok {
+		return g
+	}
+	if n.asked == nil {
+		n.asked = map[string]*namespaceGet{}
+	}
+	g := &namespaceGet{done: make(chan struct{})}
+	n.asked[ns] = g
+	go func() {
+		defer close(g.done)
+		g.err = client.Get().AbsPath("/api/v1/namespaces", ns).Do(ctx).Error()
+	}()
+	return g
+}
+
+// answer is the outcome of the GET of ns, sent now (bounded by ctx) if it
+// was not; ctx ending first is the answer then.
+func (n *Namespaces) answer(ctx context.Context, client rest.Interface, ns string) error {
+	g := n.get(ctx, client, ns)
+	select {
+	case <-g.done:
+		return g.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // ServerError is a request of the access checks that did not reach the
@@ -153,9 +209,13 @@ func (a Access) ask(ctx context.Context, targets []informer.Target) (map[string]
 			distinct = append(distinct, ns)
 		}
 	}
+	asked := a.Namespaces
+	if asked == nil {
+		asked = &Namespaces{}
+	}
 	for _, ns := range distinct {
 		do(func() {
-			err := a.Client.Get().AbsPath("/api/v1/namespaces", ns).Do(ctx).Error()
+			err := asked.answer(ctx, a.Client, ns)
 			lock.Lock()
 			namespaces[ns] = err
 			lock.Unlock()
