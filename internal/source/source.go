@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
@@ -96,6 +97,9 @@ type ListerWatcher struct {
 	// retryDelay is the pause between attempts of a list request whose
 	// connection failed before a response came.
 	retryDelay time.Duration
+	// builtIn: the target is one of kube-apiserver's own types (its group
+	// version is in client-go's scheme).
+	builtIn bool
 	// fullObjects guards the one call of target.FullObjects, noTable that
 	// of target.NoTable.
 	fullObjects sync.Once
@@ -109,7 +113,8 @@ var (
 
 // NewListerWatcher returns a ListerWatcher of t through client.
 func NewListerWatcher(client rest.Interface, t Target) *ListerWatcher {
-	return &ListerWatcher{client: client, target: t, retryDelay: time.Second}
+	builtIn := scheme.Scheme.IsVersionRegistered(t.Resource.GroupVersion())
+	return &ListerWatcher{client: client, target: t, retryDelay: time.Second, builtIn: builtIn}
 }
 
 // collectionPath is /api/v1/namespaces/NS/RESOURCE or
@@ -241,11 +246,13 @@ type probe struct {
 }
 
 // startProbe sends the probe of a list with opts when the watch cache
-// serves it as it is (the first page at resourceVersion "0"), nil
-// otherwise. It runs beside the list, so that an empty list costs no
-// second round trip.
+// serves it as it is (the first page at resourceVersion "0") and may be
+// stuck, nil otherwise. It runs beside the list, so that an empty list
+// costs no second round trip. The watch cache of kube-apiserver's own
+// types (client-go's scheme) needs no conversion webhook to be kept up
+// to date: their lists are not probed.
 func (lw *ListerWatcher) startProbe(ctx context.Context, opts metav1.ListOptions) *probe {
-	if opts.ResourceVersion != "0" || opts.Continue != "" {
+	if opts.ResourceVersion != "0" || opts.Continue != "" || lw.builtIn {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -78,6 +78,9 @@ type fakeServer struct {
 	watch func(w io.Writer, flush func())
 	// fail, if set, answers every request.
 	fail func(w http.ResponseWriter, r *http.Request) bool
+	// gadgets serves a custom resource (example.com/v1 gadgets) instead of
+	// ConfigMaps, with newTestLW's target set to match (gadgetsTarget).
+	gadgets bool
 
 	mu       sync.Mutex
 	requests []string
@@ -91,7 +94,11 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f.fail != nil && f.fail(w, r) {
 		return
 	}
-	if r.URL.Path != "/api/v1/namespaces/ns/configmaps" {
+	collection := "/api/v1/namespaces/ns/configmaps"
+	if f.gadgets {
+		collection = "/apis/example.com/v1/namespaces/ns/gadgets"
+	}
+	if r.URL.Path != collection {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write(statusBody(404, metav1.StatusReasonNotFound, "the server could not find the requested resource"))
@@ -155,6 +162,9 @@ func newTestLW(t testing.TB, f *fakeServer, target Target) *ListerWatcher {
 		t.Fatal(err)
 	}
 	target.Resource = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	if f.gadgets {
+		target.Resource = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}
+	}
 	target.Namespace = "ns"
 	return NewListerWatcher(client, target)
 }
@@ -827,11 +837,12 @@ func TestMetadataOnly(t *testing.T) {
 	}
 }
 
-// TestListEmptyFromWatchCache: an empty list served from the watch cache
-// (resourceVersion 0) is checked with a consistent read of one object,
-// sent beside it: a
-// cache that cannot be kept up to date (a conversion webhook that fails)
-// answers empty while a read from storage fails or finds objects.
+// TestListEmptyFromWatchCache: an empty list of a custom resource served
+// from the watch cache (resourceVersion 0) is checked with a consistent
+// read of one object, sent beside it: a cache that cannot be kept up to
+// date (a conversion webhook that fails) answers empty while a read from
+// storage fails or finds objects. kube-apiserver's own types have no
+// conversion webhook: their empty list is taken as it is.
 func TestListEmptyFromWatchCache(t *testing.T) {
 	emptyCache := func(consistent func(w http.ResponseWriter, r *http.Request) bool) func(w http.ResponseWriter, r *http.Request) bool {
 		return func(w http.ResponseWriter, r *http.Request) bool {
@@ -844,6 +855,7 @@ func TestListEmptyFromWatchCache(t *testing.T) {
 		}
 	}
 	conversion := "conversion webhook for example.com/v1, Kind=Gadget failed: service \"no-such-service\" not found"
+	const gadgets = "/apis/example.com/v1/namespaces/ns/gadgets"
 	for _, tc := range []struct {
 		name string
 		// consistent answers the reads at resourceVersion "" (nil: the
@@ -853,23 +865,33 @@ func TestListEmptyFromWatchCache(t *testing.T) {
 		wantErr    string
 		wantItems  int
 		wantRV     string
-		wantURIs   []string
+		// gadgets lists a custom resource, else ConfigMaps.
+		gadgets  bool
+		wantURIs []string
 	}{{
 		name:       "the read from storage fails",
 		consistent: failWith(500, "application/json", statusBody(500, metav1.StatusReasonInternalError, conversion)),
-		wantErr:    "the server's watch cache lists no configmaps but reading them from storage fails, so the cache is not kept up to date: " + conversion,
-		wantURIs:   []string{"/api/v1/namespaces/ns/configmaps?resourceVersion=0", "/api/v1/namespaces/ns/configmaps?limit=1"},
+		wantErr:    "the server's watch cache lists no gadgets.example.com but reading them from storage fails, so the cache is not kept up to date: " + conversion,
+		gadgets:    true,
+		wantURIs:   []string{gadgets + "?resourceVersion=0", gadgets + "?limit=1"},
 	}, {
 		name:       "really empty",
-		consistent: failWith(200, "application/json", []byte(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"337"},"items":[]}`)),
+		consistent: failWith(200, "application/json", []byte(`{"kind":"GadgetList","apiVersion":"example.com/v1","metadata":{"resourceVersion":"337"},"items":[]}`)),
 		wantRV:     "337",
-		wantURIs:   []string{"/api/v1/namespaces/ns/configmaps?resourceVersion=0", "/api/v1/namespaces/ns/configmaps?limit=1"},
+		gadgets:    true,
+		wantURIs:   []string{gadgets + "?resourceVersion=0", gadgets + "?limit=1"},
 	}, {
 		name:      "the cache is behind",
 		n:         3,
 		wantItems: 3,
 		wantRV:    "999",
-		wantURIs:  []string{"/api/v1/namespaces/ns/configmaps?resourceVersion=0", "/api/v1/namespaces/ns/configmaps?limit=1", "/api/v1/namespaces/ns/configmaps"},
+		gadgets:   true,
+		wantURIs:  []string{gadgets + "?resourceVersion=0", gadgets + "?limit=1", gadgets},
+	}, {
+		name:     "a built-in type",
+		n:        3, // what storage has; the cache is taken at its word
+		wantRV:   "320",
+		wantURIs: []string{"/api/v1/namespaces/ns/configmaps?resourceVersion=0"},
 	}} {
 		for _, each := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/each=%v", tc.name, each), func(t *testing.T) {
@@ -877,7 +899,7 @@ func TestListEmptyFromWatchCache(t *testing.T) {
 				if consistent == nil {
 					consistent = func(http.ResponseWriter, *http.Request) bool { return false }
 				}
-				f := &fakeServer{n: tc.n, fail: emptyCache(consistent)}
+				f := &fakeServer{n: tc.n, fail: emptyCache(consistent), gadgets: tc.gadgets}
 				lw := newTestLW(t, f, Target{})
 				var obj runtime.Object
 				var err error
