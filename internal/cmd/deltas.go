@@ -131,6 +131,9 @@ type DeltasOptions struct {
 	stage   *record.Stage
 	waiter  *condition.Waiter
 	join    *events.Join
+	// recorder, with --record, records what the stream is handed; it is
+	// created with the printer and closed when Run returns.
+	recorder *record.Recorder
 
 	// clients makes a cluster's clients from its REST config; tests give
 	// client-go's fakes.
@@ -330,6 +333,9 @@ func (o *DeltasOptions) buildOutput() error {
 	judges := o.Records.Judges(o.Output.HealthByDefault(), o.ListWatch.MetadataOnly)
 	var err error
 	if o.stage, err = o.Records.ToStage(o.Output.TableRows(), judges); err != nil {
+		return err
+	}
+	if o.recorder, err = o.Records.ToRecorder(judges); err != nil {
 		return err
 	}
 	o.waiter = o.Wait.ToWaiter(o.ErrOut, o.ListWatch.MetadataOnly)

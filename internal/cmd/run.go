@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
 )
 
 // Run watches what the arguments resolve to until a stop condition, a
@@ -29,7 +30,7 @@ import (
 // checked on its own), builds one engine for the informers of all of them,
 // runs it into the chain of sinks (one stream, in pop order) and maps the
 // outcome to the command's exit.
-func (o *DeltasOptions) Run(ctx context.Context) error {
+func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -38,6 +39,13 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 
 	if err := o.buildOutput(); err != nil {
 		return err
+	}
+	if o.recorder != nil {
+		defer func() {
+			if cerr := o.recorder.Close(); err == nil {
+				err = cerr
+			}
+		}()
 	}
 	if err := o.Clusters.CheckConfigPresent(); err != nil {
 		return err
@@ -51,7 +59,23 @@ func (o *DeltasOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := o.beginRecording(engine); err != nil {
+		return err
+	}
 	return o.exit(clusters, engine, o.runStream(sigCtx, engine, follows))
+}
+
+// beginRecording writes the header of --record's recording: what the
+// engine starts watching.
+func (o *DeltasOptions) beginRecording(engine *informer.Engine) error {
+	if o.recorder == nil {
+		return nil
+	}
+	h := record.Header{Time: time.Now(), Version: version.Get().Version, LabelSelector: o.ListWatch.LabelSelector, FieldSelector: o.ListWatch.FieldSelector}
+	for _, inf := range engine.Informers() {
+		h.Targets = append(h.Targets, record.HeaderTargetOf(inf.Target()))
+	}
+	return o.recorder.Begin(h)
 }
 
 // nameKinds tells the printer whether records of several kinds may share
@@ -170,7 +194,11 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	if o.Wait.Quiet {
 		out = io.Discard
 	}
-	var sink informer.Sink = record.NewSink(o.stage, o.printer, out, o.Wait.Count, nil)
+	printing := record.NewSink(o.stage, o.printer, out, o.Wait.Count, nil)
+	if o.recorder != nil {
+		printing.RecordTo(o.recorder)
+	}
+	var sink informer.Sink = printing
 	if o.waiter.Active() {
 		runOpts.Check = o.waiter.Check
 		if o.waiter.OnHealth() {

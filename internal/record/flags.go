@@ -25,6 +25,8 @@ type Flags struct {
 	ShowSecretData bool
 	// Health is --health (HealthSet: whether it was given).
 	Health bool
+	// Record is --record: the recording every record also goes to.
+	Record string
 
 	// flags is the set AddFlags declared on, to tell a --health given
 	// from the default.
@@ -48,6 +50,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Status, "status", f.Status, "Include status in diffs; --status=false ignores status changes (with --changed-only, status-only updates are dropped).")
 	fs.StringArrayVar(&f.IgnorePaths, "ignore-path", f.IgnorePaths, "Leave this field out of diffs (repeatable): a JSON pointer (/metadata/labels/x) or a dotted path (metadata.labels.x).")
 	fs.BoolVar(&f.ShowSecretData, "show-secret-data", f.ShowSecretData, "Print the values of Secrets (data, stringData, last-applied-configuration); redacted by default.")
+	fs.StringVar(&f.Record, "record", f.Record, "Also write every record to this file, whatever -o prints and the filters keep (--types, --watch-only, --where, --changed-only): the JSON records of -o json, after a \"Recording\" line naming what was watched. FILE.zst is zstd, FILE.gz gzip, else plain JSON Lines; a killed run loses at most its last second.")
 	fs.BoolVar(&f.Health, "health", f.Health, "Judge each object's health as kstatus does: text lines end with it (\"Updated: replicaset.apps web-7d4 InProgress: Ready: 1/3\"). JSON and YAML records carry it unless --health=false.")
 }
 
@@ -122,4 +125,28 @@ func (f *Flags) ToStage(rows, health bool) (*Stage, error) {
 			IgnorePaths:  f.IgnorePaths,
 		},
 	})
+}
+
+// ToRecorder creates the recording of --record, or returns nil without
+// it. Its records carry health when the run judges (health), and changes
+// with --diff (as --ignore-path and --status say); nothing else of the
+// flags filters them. The file is created now, before any request: a path
+// that cannot be written is an error here.
+func (f *Flags) ToRecorder(health bool) (*Recorder, error) {
+	if f.Record == "" {
+		return nil, nil
+	}
+	stage, err := NewStage(Options{
+		ShowSecretData: f.ShowSecretData,
+		Health:         health,
+		Diff: DiffOptions{
+			Show:         f.Diff,
+			IgnoreStatus: !f.Status,
+			IgnorePaths:  f.IgnorePaths,
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return CreateRecorder(f.Record, stage)
 }

@@ -29,7 +29,13 @@ type Sink struct {
 	printed int
 	// record is reused for every delta.
 	record printer.Record
+	// recorder, if set, records every delta handed to the Sink.
+	recorder *Recorder
 }
+
+// RecordTo has every delta handed to the Sink recorded by r, stamped with
+// the time its printed record has.
+func (s *Sink) RecordTo(r *Recorder) { s.recorder = r }
 
 // NewSink returns a Sink printing to w with p. limit, if positive, ends the
 // run after that many records. now stamps the records; nil means
@@ -46,6 +52,11 @@ func NewSink(stage *Stage, p printer.Printer, w io.Writer, limit int, now func()
 func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 	now := s.now()
 	t := b.Informer.Target()
+	if s.recorder != nil {
+		if err := s.recorder.Record(t, b.Items, now); err != nil {
+			return false, err
+		}
+	}
 	for i := range b.Items {
 		keep, err := s.stage.Fill(&s.record, t, &b.Items[i], now)
 		if err != nil {

@@ -1,0 +1,132 @@
+package record
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+)
+
+// HeaderType is the type of the line that opens each run's part of a
+// recording: not a delta, what was watched.
+const HeaderType = "Recording"
+
+// Header opens each run's part of a recording: when it began, which build
+// wrote it, what was watched (a type with no objects has no records, but
+// was watched) and with which selectors.
+type Header struct {
+	Type          string         `json:"type"`
+	Time          time.Time      `json:"time"`
+	Schema        string         `json:"schema"`
+	Version       string         `json:"version"`
+	LabelSelector string         `json:"labelSelector,omitempty"`
+	FieldSelector string         `json:"fieldSelector,omitempty"`
+	Targets       []HeaderTarget `json:"targets"`
+}
+
+// HeaderTarget is one collection the run watched, as its records name it.
+type HeaderTarget struct {
+	Context    string `json:"context,omitempty"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Resource   string `json:"resource"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name,omitempty"`
+	// Role is what the run watched it for: root (named or selected),
+	// scout and owned (--tree), events (--events).
+	Role string `json:"role"`
+}
+
+// HeaderTargetOf describes t for a Header.
+func HeaderTargetOf(t informer.Target) HeaderTarget {
+	return HeaderTarget{
+		Context: t.Context, APIVersion: t.Kind.GroupVersion().String(), Kind: t.Kind.Kind,
+		Resource: t.Resource.Resource, Namespace: t.Namespace, Name: t.Name, Role: t.Role.String(),
+	}
+}
+
+// Recorder writes the record of every delta a Sink is handed to a
+// recording (--record), whatever the printed stream keeps of it: the
+// delta types, the initial list, --where and --changed-only filter what is
+// printed, not what is recorded, so that a replay can apply any of them
+// later. A record carries what the run computes (health, owners, changes
+// with --diff, context); Secrets are redacted unless --show-secret-data.
+// Relisted objects that did not change are left out: they change nothing.
+// It is used from the Sink's goroutine only.
+type Recorder struct {
+	stage *Stage
+	w     *recording.Writer
+	name  string
+	// created: the file did not exist before. begun: the header is
+	// written. A recording created and never begun is removed on Close
+	// (the run ended before it watched anything).
+	created, begun bool
+	rec            printer.Record
+	buf            []byte
+}
+
+// CreateRecorder creates the recording name. A file that already holds a
+// recording is refused: appending to one is not done yet. The Recorder
+// writes nothing until Begin.
+func CreateRecorder(name string, stage *Stage) (*Recorder, error) {
+	st, err := os.Stat(name)
+	if err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+		return nil, fmt.Errorf("--record: %s already exists: a recording is not appended to (resumed) yet; give a new file, or remove it", name)
+	}
+	created := errors.Is(err, fs.ErrNotExist)
+	w, err := recording.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	return &Recorder{stage: stage, w: w, name: name, created: created}, nil
+}
+
+// Begin writes the header of the run's part of the recording.
+func (r *Recorder) Begin(h Header) error {
+	h.Type, h.Schema = HeaderType, "v1"
+	h.Time = h.Time.UTC()
+	line, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("--record: %w", err)
+	}
+	if _, err := r.w.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	r.begun = true
+	return nil
+}
+
+// Record writes the records of items, deltas of an informer watching t
+// popped at now.
+func (r *Recorder) Record(t informer.Target, items []informer.Item, now time.Time) error {
+	for i := range items {
+		keep, err := r.stage.Fill(&r.rec, t, &items[i], now)
+		if err != nil {
+			return err
+		}
+		if !keep {
+			continue
+		}
+		r.buf = append(printer.AppendJSON(r.buf[:0], &r.rec), '\n')
+		if _, err := r.w.Write(r.buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close ends the recording: its last frame is written and the file
+// closed; a recording never begun is removed.
+func (r *Recorder) Close() error {
+	err := r.w.Close()
+	if r.created && !r.begun {
+		_ = os.Remove(r.name)
+	}
+	return err
+}
