@@ -1,0 +1,174 @@
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+)
+
+// readRecording returns a recording's header and record lines, and what
+// ended the reading (io.EOF, or a *recording.TornError).
+func readRecording(t *testing.T, path string) (header string, records []string, end error) {
+	t.Helper()
+	r, err := recording.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.Close() }()
+	for {
+		line, _, err := r.Next()
+		if err != nil {
+			return header, records, err
+		}
+		if header == "" {
+			header = string(line)
+			continue
+		}
+		records = append(records, string(line))
+	}
+}
+
+// recordTypes are the type and name of each record line.
+func recordTypes(t *testing.T, lines []string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range lines {
+		r := decodeRecord(t, line)
+		out = append(out, r.Type+" "+r.Name)
+	}
+	return out
+}
+
+// TestRecordIsTheStream: with -o json and no filter, the recording holds
+// exactly the records printed (--diff's changes included), after a header
+// naming what was watched; Secrets are redacted there too. With the
+// printed stream filtered, the recording still holds every delta.
+func TestRecordIsTheStream(t *testing.T) {
+	ns := newNamespace(t)
+	createCM(t, ns, "a", nil, map[string]string{"k": "1"})
+	if _, err := testEnv.client.CoreV1().Secrets(ns).Create(bg, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "s"},
+		StringData: map[string]string{"password": "hunter2"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	all, deletions := filepath.Join(dir, "all.jsonl.zst"), filepath.Join(dir, "filtered.jsonl.gz")
+	s := start(t, "cm,secrets", "-n", ns, "-o", "json", "--diff", "--record="+all)
+	filtered := start(t, "cm", "-n", ns, "--types=Deleted", "--record="+deletions)
+	for range 2 {
+		s.next(30 * time.Second)
+	}
+	waitFileSize(t, deletions)
+	updateCM(t, ns, "a", "k", "2")
+	deleteCM(t, ns, "a")
+	if !s.waitFor(func(l string) bool { return strings.HasPrefix(l, `{"type":"Deleted"`) }, 30*time.Second) {
+		t.Fatal("no Deleted record")
+	}
+	filtered.expect("Deleted: a")
+	if code := s.stop(); code != 130 {
+		t.Errorf("exit %d after Ctrl-C, want 130", code)
+	}
+	filtered.stop()
+
+	header, records, end := readRecording(t, all)
+	if !errors.Is(end, io.EOF) {
+		t.Fatalf("the recording of a stopped run ends with %v, want its end", end)
+	}
+	var h struct {
+		Type    string `json:"type"`
+		Schema  string `json:"schema"`
+		Targets []struct {
+			Resource, Namespace, Role string
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal([]byte(header), &h); err != nil || h.Type != "Recording" || h.Schema != "v1" || len(h.Targets) != 2 ||
+		h.Targets[0].Resource+h.Targets[1].Resource != "configmapssecrets" || h.Targets[0].Namespace != ns || h.Targets[0].Role != "root" {
+		t.Errorf("header %s (%v)", header, err)
+	}
+	if strings.Join(records, "\n") != strings.Join(s.seen, "\n") {
+		t.Errorf("the recording differs from the printed stream:\nrecorded:\n%s\nprinted:\n%s", strings.Join(records, "\n"), strings.Join(s.seen, "\n"))
+	}
+	for _, r := range records {
+		if strings.Contains(r, "hunter2") || strings.Contains(r, "aHVudGVyMg") {
+			t.Errorf("a Secret's value is in the recording: %s", r)
+		}
+	}
+	if got := recordTypes(t, records); strings.Join(got, ",") != "Replaced a,Replaced s,Updated a,Deleted a" && strings.Join(got, ",") != "Replaced s,Replaced a,Updated a,Deleted a" {
+		t.Errorf("recorded %v", got)
+	}
+
+	_, records, end = readRecording(t, deletions)
+	if got := recordTypes(t, records); !errors.Is(end, io.EOF) || strings.Join(got, ",") != "Replaced a,Updated a,Deleted a" {
+		t.Errorf("printing Deleted alone, the recording holds %v (%v), want every delta", got, end)
+	}
+}
+
+// waitFileSize waits until the recorder has written its header: the
+// stream has started.
+func waitFileSize(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not written within 30s", path)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestRecordSurvivesSIGKILL: a recorder killed with SIGKILL leaves a
+// recording that reads back whole up to its last second; cut inside its
+// last frame, it reads back up to there, with the end reported torn.
+func TestRecordSurvivesSIGKILL(t *testing.T) {
+	ns := newNamespace(t)
+	path := filepath.Join(t.TempDir(), "r.jsonl.zst")
+	s := start(t, "cm", "-n", ns, "-o", "json", "--record="+path)
+	waitFileSize(t, path)
+	for i := range 5 {
+		createCM(t, ns, "cm-"+string(rune('a'+i)), nil, map[string]string{"k": "v"})
+	}
+	for range 5 {
+		s.next(30 * time.Second)
+	}
+	// Twice the recorder's cut interval: the records are in the file.
+	time.Sleep(2 * recording.CutInterval)
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-s.done
+	_, records, end := readRecording(t, path)
+	if !errors.Is(end, io.EOF) {
+		t.Errorf("the recording of a killed run ends with %v, want every frame whole", end)
+	}
+	if strings.Join(records, "\n") != strings.Join(s.seen, "\n") {
+		t.Errorf("the recording of a killed run:\n%s\nwant what it printed:\n%s", strings.Join(records, "\n"), strings.Join(s.seen, "\n"))
+	}
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := filepath.Join(t.TempDir(), "torn.jsonl.zst")
+	if err := os.WriteFile(torn, data[:len(data)-7], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, tornRecords, end := readRecording(t, torn)
+	var tornErr *recording.TornError
+	if !errors.As(end, &tornErr) || len(tornRecords) >= len(records) || strings.Join(tornRecords, "\n") != strings.Join(records[:len(tornRecords)], "\n") {
+		t.Errorf("a recording cut short: %d of %d records, ended by %v; want a prefix and a TornError", len(tornRecords), len(records), end)
+	}
+}
