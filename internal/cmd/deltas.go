@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
 )
@@ -117,6 +118,8 @@ type DeltasOptions struct {
 	Wait *condition.Flags
 	// Output: the format and what human formats show (-o, --color, …).
 	Output *printer.Flags
+	// Replay: the recording played instead of a cluster (--replay).
+	Replay *replay.Flags
 
 	// Set by Complete: the arguments as given and parsed (nil with
 	// --all-types), and the contexts of a multi-cluster run (nil for one
@@ -131,6 +134,8 @@ type DeltasOptions struct {
 	stage   *record.Stage
 	waiter  *condition.Waiter
 	join    *events.Join
+	// player, with --replay, plays the recording; opened by Run.
+	player *replay.Player
 	// recorder, with --record, records what the stream is handed; it is
 	// created with the printer and closed when Run returns.
 	recorder *record.Recorder
@@ -151,6 +156,7 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 		Records:   record.NewFlags(),
 		Wait:      condition.NewFlags(),
 		Output:    printer.NewFlags(),
+		Replay:    replay.NewFlags(),
 		clients:   realClients,
 		IOStreams: streams,
 	}
@@ -201,6 +207,7 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	o.Records.AddFlags(flags)
 	o.Wait.AddFlags(flags)
 	o.Output.AddFlags(flags)
+	o.Replay.AddFlags(flags)
 
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return printer.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
@@ -294,6 +301,9 @@ func (o *DeltasOptions) Complete(_ *cobra.Command, args []string) error {
 			return err
 		}
 	}
+	if o.Replay.Active() {
+		return nil // the contexts are the recording's
+	}
 	var err error
 	o.contextNames, err = o.Clusters.ContextNames()
 	return err
@@ -303,12 +313,16 @@ func (o *DeltasOptions) Complete(_ *cobra.Command, args []string) error {
 // groups. It reads no file and sends no request.
 func (o *DeltasOptions) Validate() error {
 	lw := o.ListWatch
+	targetsValidate := func() error { return o.Targets.Validate(o.args, o.resourceArgs, lw.Selected(), lw.MetadataOnly) }
+	if o.Replay.Active() {
+		targetsValidate = o.validateReplay
+	}
 	for _, validate := range []func() error{
 		o.Output.Validate,
 		lw.Validate,
 		o.Records.Validate,
 		o.Wait.Validate,
-		func() error { return o.Targets.Validate(o.args, o.resourceArgs, lw.Selected(), lw.MetadataOnly) },
+		targetsValidate,
 	} {
 		if err := validate(); err != nil {
 			return err

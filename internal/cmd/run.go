@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
@@ -37,6 +38,13 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 	sigCtx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 
+	if o.Replay.Active() {
+		closeRecording, err := o.openReplay()
+		if err != nil {
+			return err
+		}
+		defer closeRecording()
+	}
 	if err := o.buildOutput(); err != nil {
 		return err
 	}
@@ -46,6 +54,13 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 				err = cerr
 			}
 		}()
+	}
+	if o.player != nil {
+		engine, err := o.replayEngine()
+		if err != nil {
+			return err
+		}
+		return o.exit(nil, engine, o.runStream(sigCtx, engine, nil))
 	}
 	if err := o.Clusters.CheckConfigPresent(); err != nil {
 		return err
@@ -71,7 +86,7 @@ func (o *DeltasOptions) beginRecording(engine *informer.Engine) error {
 	if o.recorder == nil {
 		return nil
 	}
-	h := record.Header{Time: time.Now(), Version: version.Get().Version, LabelSelector: o.ListWatch.LabelSelector, FieldSelector: o.ListWatch.FieldSelector}
+	h := recording.Header{Time: time.Now(), Version: version.Get().Version, LabelSelector: o.ListWatch.LabelSelector, FieldSelector: o.ListWatch.FieldSelector}
 	for _, inf := range engine.Informers() {
 		h.Targets = append(h.Targets, record.HeaderTargetOf(inf.Target()))
 	}
@@ -181,7 +196,22 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 		runOpts.InitialOut = announceMissing(engine, o.ErrOut)
 	}
 	sink := o.sinkChain(engine, &runOpts)
-	return engine.Run(ctx, sink, runOpts)
+	if o.player == nil {
+		return engine.Run(ctx, sink, runOpts)
+	}
+	// A replay: the player feeds the recording once the engine runs, and
+	// its gate, first in the chain, keeps the recording's order and time.
+	runOpts.SourceDone = o.player.Done()
+	playCtx, stopPlaying := context.WithCancel(ctx)
+	var playing sync.WaitGroup
+	playing.Go(func() { o.player.Play(playCtx) })
+	err := engine.Run(ctx, o.player.Gate(sink), runOpts)
+	stopPlaying()
+	playing.Wait()
+	if perr := o.player.Err(); perr != nil && (err == nil || errors.Is(err, informer.ErrSourceEnded)) {
+		return perr
+	}
+	return err
 }
 
 // sinkChain is what the engine hands its batches to: the tree (with
@@ -194,7 +224,11 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	if o.Wait.Quiet {
 		out = io.Discard
 	}
-	printing := record.NewSink(o.stage, o.printer, out, o.Wait.Count, nil)
+	var now func() time.Time
+	if o.player != nil {
+		now = o.player.Now // a replay's time is the recording's
+	}
+	printing := record.NewSink(o.stage, o.printer, out, o.Wait.Count, now)
 	if o.recorder != nil {
 		printing.RecordTo(o.recorder)
 	}
@@ -255,10 +289,12 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 	case errors.As(err, &failed):
 		o.explain(clusters, []*condition.Held{&failed.Held})
 		return &ExitError{Code: exitConditionFailed, Err: failed}
-	case errors.Is(err, informer.ErrTimedOut) && o.waiter.Active():
+	case (errors.Is(err, informer.ErrTimedOut) || errors.Is(err, informer.ErrSourceEnded)) && o.waiter.Active():
+		ended := errors.Is(err, informer.ErrSourceEnded)
 		err = o.waiter.TimedOut()
 		var timedOut *condition.TimeoutError
 		if errors.As(err, &timedOut) {
+			timedOut.SourceEnded = ended
 			held := make([]*condition.Held, len(timedOut.Held))
 			for i := range timedOut.Held {
 				held[i] = &timedOut.Held[i]
@@ -268,7 +304,7 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 		return err
 	case errors.Is(err, informer.ErrTimedOut) && o.Wait.UntilSynced:
 		return engine.SyncTimeout()
-	case errors.Is(err, informer.ErrTimedOut):
+	case errors.Is(err, informer.ErrTimedOut), errors.Is(err, informer.ErrSourceEnded):
 		return nil
 	case err == nil && o.Wait.UntilSynced:
 		return incompleteSnapshot(clusters)

@@ -409,11 +409,17 @@ type TimeoutError struct {
 	// Waited names what was waited on: "deployments/web".
 	Waited string
 	Held   []Held
+	// SourceEnded: not a --timeout, the end of a replayed recording.
+	SourceEnded bool
 }
 
 func (e *TimeoutError) Error() string {
 	var b strings.Builder
-	b.WriteString("timed out waiting for the condition on " + e.Waited)
+	if e.SourceEnded {
+		b.WriteString("the recording ended before the condition was met on " + e.Waited)
+	} else {
+		b.WriteString("timed out waiting for the condition on " + e.Waited)
+	}
 	for _, h := range e.Held {
 		b.WriteString("\n  ")
 		h.lines(&b, "    ")

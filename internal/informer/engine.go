@@ -25,6 +25,12 @@ var ErrInterrupted = errors.New("interrupted")
 // end, unless the caller was waiting for a condition.
 var ErrTimedOut = errors.New("timed out")
 
+// ErrSourceEnded is returned by Run when RunOptions.SourceDone was closed:
+// the source (a replayed recording) has nothing more, and everything it
+// had was handed to the Sink. A normal end, unless the caller was waiting
+// for a condition.
+var ErrSourceEnded = errors.New("the source ended")
+
 // ErrOutputClosed is wrapped by a Sink's error when the reader of the
 // output went away (EPIPE): Run ends normally.
 var ErrOutputClosed = errors.New("output closed")
@@ -67,6 +73,10 @@ type RunOptions struct {
 	// Check: ending says that the run ends there (UntilSynced, or Check
 	// said stop).
 	InitialOut func(ending bool)
+	// SourceDone, if not nil, is closed by the source when it has handed
+	// out everything it will (a replay's end): Run returns ErrSourceEnded,
+	// the Sink flushed.
+	SourceDone <-chan struct{}
 }
 
 // Engine runs a set of informers and merges their batches into one stream,
@@ -350,6 +360,11 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 		case <-opts.OutputClosed:
 			// The reader went away: a normal end, nothing left to say.
 			return nil
+		case <-opts.SourceDone:
+			if err := l.finish(nil); err != nil {
+				return err
+			}
+			return ErrSourceEnded
 		case <-ctx.Done():
 			_ = sink.Flush()
 			return ErrInterrupted

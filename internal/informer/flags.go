@@ -166,3 +166,8 @@ func withName(fieldSelector, name string) string {
 	}
 	return fieldSelector + ",metadata.name=" + name
 }
+
+// ChunkSizeGiven reports whether --chunk-size was given.
+func (f *ListWatchFlags) ChunkSizeGiven() bool {
+	return f.flags != nil && f.flags.Changed("chunk-size")
+}

@@ -13,39 +13,9 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
 
-// HeaderType is the type of the line that opens each run's part of a
-// recording: not a delta, what was watched.
-const HeaderType = "Recording"
-
-// Header opens each run's part of a recording: when it began, which build
-// wrote it, what was watched (a type with no objects has no records, but
-// was watched) and with which selectors.
-type Header struct {
-	Type          string         `json:"type"`
-	Time          time.Time      `json:"time"`
-	Schema        string         `json:"schema"`
-	Version       string         `json:"version"`
-	LabelSelector string         `json:"labelSelector,omitempty"`
-	FieldSelector string         `json:"fieldSelector,omitempty"`
-	Targets       []HeaderTarget `json:"targets"`
-}
-
-// HeaderTarget is one collection the run watched, as its records name it.
-type HeaderTarget struct {
-	Context    string `json:"context,omitempty"`
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Resource   string `json:"resource"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name,omitempty"`
-	// Role is what the run watched it for: root (named or selected),
-	// scout and owned (--tree), events (--events).
-	Role string `json:"role"`
-}
-
-// HeaderTargetOf describes t for a Header.
-func HeaderTargetOf(t informer.Target) HeaderTarget {
-	return HeaderTarget{
+// HeaderTargetOf describes t for a recording's header.
+func HeaderTargetOf(t informer.Target) recording.Target {
+	return recording.Target{
 		Context: t.Context, APIVersion: t.Kind.GroupVersion().String(), Kind: t.Kind.Kind,
 		Resource: t.Resource.Resource, Namespace: t.Namespace, Name: t.Name, Role: t.Role.String(),
 	}
@@ -88,8 +58,8 @@ func CreateRecorder(name string, stage *Stage) (*Recorder, error) {
 }
 
 // Begin writes the header of the run's part of the recording.
-func (r *Recorder) Begin(h Header) error {
-	h.Type, h.Schema = HeaderType, "v1"
+func (r *Recorder) Begin(h recording.Header) error {
+	h.Type, h.Schema = recording.HeaderType, recording.Schema
 	h.Time = h.Time.UTC()
 	line, err := json.Marshal(h)
 	if err != nil {

@@ -76,7 +76,7 @@ func TestRecorderKeepsWhatThePrintedStreamDrops(t *testing.T) {
 	at := time.Date(2026, 11, 26, 10, 40, 0, 0, time.UTC)
 	sink := NewSink(stage, p, &out, 0, func() time.Time { return at })
 	sink.RecordTo(rec)
-	if err := rec.Begin(Header{Time: at, Version: "v9.9.9", Targets: []HeaderTarget{HeaderTargetOf(target)}}); err != nil {
+	if err := rec.Begin(recording.Header{Time: at, Version: "v9.9.9", Targets: []recording.Target{HeaderTargetOf(target)}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, b := range []informer.Batch{
@@ -99,7 +99,7 @@ func TestRecorderKeepsWhatThePrintedStreamDrops(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("the recording has %d lines, want a header and 3 records:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
-	var h Header
+	var h recording.Header
 	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil || h.Type != "Recording" || h.Schema != "v1" || h.Version != "v9.9.9" ||
 		len(h.Targets) != 1 || h.Targets[0].Resource != "secrets" || h.Targets[0].Role != "root" {
 		t.Errorf("header %s (%v)", lines[0], err)

@@ -1,0 +1,504 @@
+// Package replay plays a recording (--replay) through the same informer
+// machinery as a live stream. A ListerWatcher per watched collection
+// answers the reflector's list with the recording's state and its watch
+// with the recording's changes; the Reflector, DeltaFIFO, Store and the
+// engine's sinks then do what they do live: --diff is computed from the
+// recorded objects, --where, --health, --until and every output format
+// apply as on a live stream.
+//
+// Order. A live stream merges its collections as their deltas arrive; the
+// informers of a replay run concurrently, and the recording's order must
+// survive them. The Player hands the recording out one record at a time:
+// it feeds a record's watch event — or, for a record of a relist, ends the
+// watch with 410 Gone so that the reflector lists again, and the list
+// says what changed — then waits until the engine has handed the deltas
+// that made to the sinks (Gate) before it feeds the next. The collections'
+// initial lists are listed at once, each in the recording's order.
+//
+// Time. A replay's time is the recording's: the Gate sets the Player's
+// clock to the time of the record whose delta it hands on, so that records
+// keep their recorded times, and --timeout runs on the recording's time
+// (the engine's timers are the Player's clock). A replay runs as fast as
+// it can.
+//
+// Memory. The Player reads the recording as it plays it, and keeps the
+// objects alive at the point it has reached: a long recording costs no
+// more than its busiest moment.
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/clock"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+)
+
+// Player plays one recording. Open reads its header and initial lists;
+// Select says what the run watches; the engine is configured with
+// NewListerWatcher, Clock and NewBackoff; Gate goes in front of the
+// run's sinks; Play feeds the rest until the end (Done).
+type Player struct {
+	r    *recording.Reader
+	warn io.Writer
+	// header is the recording's first line; recorded are the collections
+	// it names whose records a replay can play (the roots).
+	header   *recording.Header
+	recorded []informer.Target
+	// initial is the recording's leading initial list; ahead, the first
+	// line after it (nil at the end).
+	initial []*line
+	ahead   *line
+	// clock is the recording's time.
+	clock *testingclock.FakeClock
+
+	// Set by Select, read-only afterwards.
+	feeds    []*feed
+	byID     map[string]*feed
+	selector labels.Selector
+
+	// mu guards every feed's expected, watcher and listed, and err; cond
+	// (on mu) is broadcast when any of them changes.
+	mu   sync.Mutex
+	cond *sync.Cond
+	err  error
+	// done is closed when the whole recording has been handed out.
+	done chan struct{}
+}
+
+// feed is one collection the run watches: its state as far as the
+// recording was fed, and what it owes the engine.
+type feed struct {
+	target informer.Target
+	state  *state
+	// rv is the resourceVersion its lists answer with: the latest
+	// object's.
+	rv string
+	// expected are the times of the deltas fed and not yet handed out by
+	// the engine, in order. Guarded by Player.mu.
+	expected []time.Time
+	// watcher is the reflector's current watch, nil between a watch's end
+	// and the next. Guarded by Player.mu.
+	watcher *watcher
+}
+
+// Open reads the recording r up to the end of its initial lists. warn
+// receives the warnings of the replay (a torn end).
+func Open(r *recording.Reader, warn io.Writer) (*Player, error) {
+	p := &Player{r: r, warn: warn, done: make(chan struct{})}
+	p.cond = sync.NewCond(&p.mu)
+	first, err := p.next()
+	if err != nil {
+		return nil, err
+	}
+	if first == nil || first.header == nil {
+		return nil, fmt.Errorf("%s:1: not a recording of kubectl deltas: it does not begin with a %q line (was it written by --record?)", r.Name(), recording.HeaderType)
+	}
+	p.header = first.header
+	for _, t := range p.header.Targets {
+		if t.Role != informer.RoleRoot.String() {
+			continue
+		}
+		gv, err := schema.ParseGroupVersion(t.APIVersion)
+		if err != nil {
+			return nil, fmt.Errorf("%s:1: apiVersion %q: %w", r.Name(), t.APIVersion, err)
+		}
+		p.recorded = append(p.recorded, informer.Target{
+			Context: t.Context, Resource: gv.WithResource(t.Resource), Kind: gv.WithKind(t.Kind),
+			Namespace: t.Namespace, Name: t.Name,
+		})
+	}
+	for {
+		l, err := p.next()
+		if err != nil {
+			return nil, err
+		}
+		if l == nil || l.header != nil || !l.Initial {
+			p.ahead = l
+			break
+		}
+		p.initial = append(p.initial, l)
+	}
+	start := p.header.Time
+	if len(p.initial) > 0 {
+		start = p.initial[0].Time
+	}
+	p.clock = testingclock.NewFakeClock(start)
+	return p, nil
+}
+
+// next reads the next line of the recording: nil at its end. A torn end
+// is a warning, and the end.
+func (p *Player) next() (*line, error) {
+	data, number, err := p.r.Next()
+	var torn *recording.TornError
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil, nil
+	case errors.As(err, &torn):
+		fmt.Fprintf(p.warn, "warning: %v\n", torn)
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return parseLine(p.r.Name(), number, data)
+}
+
+// Recorded are the collections the recording watched as roots (named or
+// selected types), as targets of one cluster each.
+func (p *Player) Recorded() []informer.Target { return p.recorded }
+
+// Header is the recording's header.
+func (p *Player) Header() recording.Header { return *p.header }
+
+// Select sets what the run watches: targets, each a recorded collection
+// narrowed (a namespace, a name), and the objects selector keeps (nil:
+// all). It fills each target's initial list from the recording. Call it
+// once, before the engine runs.
+func (p *Player) Select(targets []informer.Target, selector labels.Selector) {
+	p.selector = selector
+	p.byID = map[string]*feed{}
+	for _, t := range targets {
+		f := &feed{target: t, state: newState()}
+		p.feeds = append(p.feeds, f)
+		p.byID[t.ID()] = f
+	}
+	for _, l := range p.initial {
+		for _, f := range p.feedsOf(l) {
+			f.state.set(l.key(), l.object)
+			f.rv = l.object.ResourceVersion
+			f.expected = append(f.expected, l.Time)
+		}
+	}
+	p.initial = nil
+}
+
+// feedsOf are the feeds whose targets l belongs to.
+func (p *Player) feedsOf(l *line) []*feed {
+	var out []*feed
+	for _, f := range p.feeds {
+		t := f.target
+		if t.Context != l.Context || t.Resource != l.gvr() ||
+			(t.Namespace != "" && t.Namespace != l.Namespace) || (t.Name != "" && t.Name != l.Name) {
+			continue
+		}
+		if p.selector != nil && !p.selector.Empty() {
+			obj := l.object
+			if obj == nil {
+				obj = f.state.get(l.key())
+			}
+			if obj == nil || !p.selector.Matches(labelsOf(obj)) {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// labelsOf are obj's labels.
+func labelsOf(obj *rawobj.Object) labels.Set {
+	var m struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(obj.JSON, &m)
+	return m.Metadata.Labels
+}
+
+// Clock is the recording's time: the engine's timers run on it.
+func (p *Player) Clock() clock.Clock { return p.clock }
+
+// Now is the recording's time at the record being handed out.
+func (p *Player) Now() time.Time { return p.clock.Now() }
+
+// Done is closed once the whole recording has been handed out.
+func (p *Player) Done() <-chan struct{} { return p.done }
+
+// Err is what ended the replay early (a line that does not read), nil
+// otherwise; read it after Done.
+func (p *Player) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// NewBackoff is the reflectors' backoff in a replay: none, so that the
+// relist after a recorded relist comes at once.
+func (p *Player) NewBackoff() cache.BackoffManager { return noBackoff{} }
+
+type noBackoff struct{}
+
+func (noBackoff) Backoff() clock.Timer { return clock.RealClock{}.NewTimer(0) }
+
+// Play feeds the recording after its initial lists, one record at a
+// time, until its end or ctx's; then closes Done. Run it on its own
+// goroutine once the engine runs.
+func (p *Player) Play(ctx context.Context) {
+	defer close(p.done)
+	if !p.settled(ctx, nil) {
+		return
+	}
+	for l := p.ahead; l != nil; {
+		// The records of one relist of a collection come together: one
+		// list says them all, as it did when recorded.
+		batch := []*line{l}
+		next, err := p.next()
+		for err == nil && next != nil && l.relist() && next.relist() && next.sameCollection(l) {
+			batch = append(batch, next)
+			next, err = p.next()
+		}
+		if err == nil {
+			err = p.feed(ctx, batch)
+		}
+		if err != nil {
+			p.fail(err)
+			return
+		}
+		l = next
+	}
+	p.settled(ctx, nil)
+}
+
+// fail records err as the end of the replay.
+func (p *Player) fail(err error) {
+	p.mu.Lock()
+	p.err = err
+	p.mu.Unlock()
+}
+
+// feed plays one line, or the records of one relist, and waits until the
+// engine has handed out what they made.
+func (p *Player) feed(ctx context.Context, batch []*line) error {
+	l := batch[0]
+	if l.header != nil {
+		return fmt.Errorf("%s:%d: the recording goes on with another run's part (appended): replaying appended recordings is not done yet; replay the part before it with --to=%s", p.r.Name(), l.number, l.Time.UTC().Format(time.RFC3339Nano))
+	}
+	if l.Type == typeSync {
+		return nil
+	}
+	byFeed := map[*feed][]*line{}
+	var feeds []*feed
+	for _, l := range batch {
+		for _, f := range p.feedsOf(l) {
+			if byFeed[f] == nil {
+				feeds = append(feeds, f)
+			}
+			byFeed[f] = append(byFeed[f], l)
+		}
+	}
+	if len(feeds) == 0 {
+		// Not watched by this run: its time passes all the same.
+		p.mu.Lock()
+		p.advance(l.Time)
+		p.mu.Unlock()
+		return nil
+	}
+	for _, f := range feeds {
+		if !p.settled(ctx, f) {
+			return nil
+		}
+		if l.relist() {
+			p.relist(ctx, f, byFeed[f])
+		} else {
+			p.feedOne(ctx, f, l)
+		}
+		if !p.settled(ctx, f) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// relist hands the records of one relist to f's informer: the new state
+// is listed once the watch ends with 410 Gone, and the FIFO says what
+// changed (Replaced, and Deleted with the final state unknown).
+func (p *Player) relist(ctx context.Context, f *feed, batch []*line) {
+	p.mu.Lock()
+	w := p.watcherLocked(ctx, f)
+	p.mu.Unlock()
+	if w == nil {
+		return
+	}
+	vanished := 0
+	for _, l := range batch {
+		key := l.key()
+		if l.Type == typeDeleted {
+			if f.state.get(key) != nil {
+				vanished++
+			}
+			f.state.remove(key)
+			continue
+		}
+		f.state.set(key, l.object)
+		f.rv = l.object.ResourceVersion
+	}
+	p.mu.Lock()
+	for range f.state.len() + vanished {
+		f.expected = append(f.expected, batch[0].Time)
+	}
+	f.watcher = nil
+	p.mu.Unlock()
+	w.send(ctx, watch.Event{Type: watch.Error, Object: &apierrors.NewResourceExpired("the recording relisted here").ErrStatus})
+}
+
+// feedOne hands l, a change, to f's informer as a watch event. It waits
+// for the reflector to watch first: a list made before would find l's
+// object in the state, and a list made after l's state changed would
+// show it twice.
+func (p *Player) feedOne(ctx context.Context, f *feed, l *line) {
+	p.mu.Lock()
+	w := p.watcherLocked(ctx, f)
+	p.mu.Unlock()
+	if w == nil {
+		return
+	}
+	key := l.key()
+	obj := l.object
+	switch l.Type {
+	case typeDeleted:
+		if obj == nil {
+			obj = f.state.get(key)
+		}
+		f.state.remove(key)
+		if obj == nil {
+			return // never seen: nothing to delete
+		}
+		p.send(ctx, f, w, watch.Event{Type: watch.Deleted, Object: obj}, l.Time)
+	case typeAdded, typeUpdated:
+		eventType := watch.Modified
+		if f.state.get(key) == nil {
+			eventType = watch.Added
+		}
+		f.state.set(key, obj)
+		f.rv = obj.ResourceVersion
+		p.send(ctx, f, w, watch.Event{Type: eventType, Object: obj}, l.Time)
+	}
+}
+
+// send hands e to f's watch w, expecting one delta at t.
+func (p *Player) send(ctx context.Context, f *feed, w *watcher, e watch.Event, t time.Time) {
+	p.mu.Lock()
+	f.expected = append(f.expected, t)
+	p.mu.Unlock()
+	w.send(ctx, e)
+}
+
+// watcherLocked waits for f's reflector to watch, and returns its watch;
+// nil when ctx ended. p.mu is held.
+func (p *Player) watcherLocked(ctx context.Context, f *feed) *watcher {
+	for f.watcher == nil && ctx.Err() == nil {
+		p.waitLocked(ctx)
+	}
+	return f.watcher
+}
+
+// settled waits until f (every feed, for nil) owes the engine nothing;
+// false when ctx ended first.
+func (p *Player) settled(ctx context.Context, only *feed) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for ctx.Err() == nil {
+		owed := false
+		for _, f := range p.feeds {
+			if (only == nil || f == only) && len(f.expected) > 0 {
+				owed = true
+			}
+		}
+		if !owed {
+			return true
+		}
+		p.waitLocked(ctx)
+	}
+	return false
+}
+
+// waitLocked waits on cond, and wakes up when ctx ends. p.mu is held.
+func (p *Player) waitLocked(ctx context.Context) {
+	stop := context.AfterFunc(ctx, func() {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	})
+	p.cond.Wait()
+	stop()
+}
+
+// advance moves the recording's time to t, never back. p.mu is held.
+func (p *Player) advance(t time.Time) {
+	if t.After(p.clock.Now()) {
+		p.clock.SetTime(t)
+	}
+}
+
+// NewListerWatcher is the engine's ListerWatcher factory: t's collection
+// in the recording. t must be one of Select's targets.
+func (p *Player) NewListerWatcher(t informer.Target) cache.ListerWatcher {
+	return &listerWatcher{p: p, f: p.byID[t.ID()]}
+}
+
+// listerWatcher lists a feed's state and watches what is fed to it.
+type listerWatcher struct {
+	p *Player
+	f *feed
+}
+
+// List answers with the feed's state as the recording has reached it.
+func (lw *listerWatcher) List(context.Context, metav1.ListOptions) (runtime.Object, error) {
+	if lw.f == nil {
+		return &rawobj.List{}, nil
+	}
+	gvk := lw.f.target.Kind
+	return &rawobj.List{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind + "List", ResourceVersion: lw.f.rv, Items: lw.f.state.items()}, nil
+}
+
+// Watch opens the feed's watch: what Play feeds until the next relist.
+func (lw *listerWatcher) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	w := &watcher{ch: make(chan watch.Event), stopped: make(chan struct{})}
+	if lw.f == nil {
+		return w, nil
+	}
+	lw.p.mu.Lock()
+	lw.f.watcher = w
+	lw.p.cond.Broadcast()
+	lw.p.mu.Unlock()
+	return w, nil
+}
+
+// watcher is one watch of a feed.
+type watcher struct {
+	ch       chan watch.Event
+	stopOnce sync.Once
+	stopped  chan struct{}
+}
+
+func (w *watcher) ResultChan() <-chan watch.Event { return w.ch }
+
+func (w *watcher) Stop() { w.stopOnce.Do(func() { close(w.stopped) }) }
+
+// send hands e to the reflector, unless the watch was stopped or ctx
+// ended.
+func (w *watcher) send(ctx context.Context, e watch.Event) {
+	select {
+	case w.ch <- e:
+	case <-w.stopped:
+	case <-ctx.Done():
+	}
+}

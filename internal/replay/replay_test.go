@@ -1,0 +1,222 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+)
+
+var t0 = time.Date(2026, 11, 26, 10, 40, 0, 0, time.UTC)
+
+// rec is one record line of a ConfigMap (or Secret, for resource
+// "secrets") at t0 plus ms milliseconds.
+func rec(typ string, initial bool, resource, name, rv string, ms int, extra string) string {
+	kind := map[string]string{"configmaps": "ConfigMap", "secrets": "Secret"}[resource]
+	obj := fmt.Sprintf(`{"apiVersion":"v1","kind":%q,"metadata":{"name":%q,"namespace":"ns","uid":"uid-%s","resourceVersion":%q,"labels":{"app":%q}},"data":{"rv":%q}}`, kind, name, name, rv, name, rv)
+	return fmt.Sprintf(`{"type":%q,"time":%q,"initial":%v,"apiVersion":"v1","kind":%q,"resource":%q,"namespace":"ns","name":%q,"uid":"uid-%s","resourceVersion":%q%s,"object":%s}`,
+		typ, t0.Add(time.Duration(ms)*time.Millisecond).Format(time.RFC3339Nano), initial, kind, resource, name, name, rv, extra, obj)
+}
+
+const header = `{"type":"Recording","time":"2026-11-26T10:39:59Z","schema":"v1","version":"v0.0.0","targets":[` +
+	`{"apiVersion":"v1","kind":"ConfigMap","resource":"configmaps","namespace":"ns","role":"root"},` +
+	`{"apiVersion":"v1","kind":"Secret","resource":"secrets","namespace":"ns","role":"root"}]}`
+
+// testRecording has an initial list, watch events of two types, a relist
+// (a changed object, a vanished one) and a deletion after it.
+func testRecording() string {
+	return strings.Join([]string{
+		header,
+		rec("Replaced", true, "configmaps", "a", "1", 0, ""),
+		rec("Replaced", true, "configmaps", "b", "2", 1, ""),
+		rec("Replaced", true, "secrets", "s", "3", 2, ""),
+		rec("Updated", false, "configmaps", "a", "4", 100, `,"manager":"kubectl-edit","operation":"Update"`),
+		rec("Added", false, "secrets", "t", "5", 200, ""),
+		rec("Added", false, "configmaps", "c", "6", 300, ""),
+		rec("Replaced", false, "configmaps", "a", "8", 5000, ""),
+		rec("Deleted", false, "configmaps", "b", "2", 5000, `,"finalStateUnknown":true`),
+		rec("Updated", false, "configmaps", "c", "9", 6000, ""),
+		rec("Deleted", false, "secrets", "s", "10", 7000, ""),
+	}, "\n") + "\n"
+}
+
+// captured is what a sink was handed, one line per item:
+// "TYPE initial? tombstone? KIND/NAME@rv at +ms".
+type captured struct {
+	p     *Player
+	lines []string
+}
+
+func (c *captured) Handle(b informer.Batch) (bool, error) {
+	for _, it := range b.Items {
+		name := it.Key
+		rv := ""
+		if it.Object != nil {
+			name, rv = it.Object.Name, it.Object.ResourceVersion
+		}
+		line := fmt.Sprintf("%s %s/%s@%s +%dms", it.Type, b.Informer.Target().Kind.Kind, name, rv, c.p.Now().Sub(t0).Milliseconds())
+		if it.Initial {
+			line += " initial"
+		}
+		if it.Tombstone {
+			line += " tombstone"
+		}
+		if it.Unchanged {
+			line += " unchanged"
+		}
+		c.lines = append(c.lines, line)
+	}
+	return false, nil
+}
+
+func (c *captured) Flush() error { return nil }
+
+// play replays data with targets picked by pick (all recorded ones for
+// nil) and returns what the sink was handed, and Run's error.
+func play(t *testing.T, data string, pick func([]informer.Target) []informer.Target, selector labels.Selector) ([]string, *bytes.Buffer, error) {
+	t.Helper()
+	r, err := recording.NewReader("rec.jsonl", strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warn bytes.Buffer
+	p, err := Open(r, &warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := p.Recorded()
+	if pick != nil {
+		ts = pick(ts)
+	}
+	p.Select(ts, selector)
+	engine := informer.New(informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff}, &warn)
+	for _, target := range ts {
+		if _, err := engine.Add(target); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sink := &captured{p: p}
+	go p.Play(ctx)
+	err = engine.Run(ctx, p.Gate(sink), informer.RunOptions{SourceDone: p.Done()})
+	if perr := p.Err(); perr != nil {
+		err = perr
+	}
+	return sink.lines, &warn, err
+}
+
+func TestReplayKeepsOrderTimeAndRelists(t *testing.T) {
+	got, warn, err := play(t, testRecording(), nil, nil)
+	if !errors.Is(err, informer.ErrSourceEnded) {
+		t.Fatalf("Run ended with %v, want the end of the recording", err)
+	}
+	// The initial lists come type by type; then the recording's order. The
+	// relist lists every ConfigMap again: c unchanged, a changed, b gone.
+	wantHead := []string{
+		"Replaced ConfigMap/a@1 +0ms initial",
+		"Replaced ConfigMap/b@2 +1ms initial",
+	}
+	wantTail := []string{
+		"Updated ConfigMap/a@4 +100ms",
+		"Added Secret/t@5 +200ms",
+		"Added ConfigMap/c@6 +300ms",
+		"Replaced ConfigMap/a@8 +5000ms",
+		"Replaced ConfigMap/c@6 +5000ms unchanged",
+		"Deleted ConfigMap/b@2 +5000ms tombstone",
+		"Updated ConfigMap/c@9 +6000ms",
+		"Deleted Secret/s@10 +7000ms",
+	}
+	secret := "Replaced Secret/s@3 +2ms initial"
+	if len(got) != len(wantHead)+1+len(wantTail) {
+		t.Fatalf("handed:\n%s", strings.Join(got, "\n"))
+	}
+	initial := got[:3]
+	var cms []string
+	for _, l := range initial {
+		if l != secret {
+			cms = append(cms, l)
+		}
+	}
+	if len(cms) != 2 || strings.Join(cms, "\n") != strings.Join(wantHead, "\n") {
+		t.Errorf("initial lists:\n%s\nwant the ConfigMaps in order:\n%s\nand %s", strings.Join(initial, "\n"), strings.Join(wantHead, "\n"), secret)
+	}
+	// The relisted objects come in the list's order: the state's.
+	tail := got[3:]
+	if strings.Join(tail, "\n") != strings.Join(wantTail, "\n") {
+		t.Errorf("after the initial lists:\n%s\nwant:\n%s", strings.Join(tail, "\n"), strings.Join(wantTail, "\n"))
+	}
+	if warn.Len() > 0 {
+		t.Errorf("warnings: %s", warn.String())
+	}
+}
+
+func TestReplayNarrowed(t *testing.T) {
+	// The ConfigMaps named c only, and the Secrets labelled app=t.
+	pick := func(ts []informer.Target) []informer.Target {
+		cm, secrets := ts[0], ts[1]
+		cm.Name = "c"
+		return []informer.Target{cm, secrets}
+	}
+	got, _, err := play(t, testRecording(), pick, labels.SelectorFromSet(labels.Set{"app": "t"}))
+	if !errors.Is(err, informer.ErrSourceEnded) {
+		t.Fatal(err)
+	}
+	// The selector applies to both: the ConfigMap c is labelled app=c.
+	want := []string{"Added Secret/t@5 +200ms"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("handed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	got, _, err = play(t, testRecording(), pick, nil)
+	if !errors.Is(err, informer.ErrSourceEnded) {
+		t.Fatal(err)
+	}
+	want = []string{"Replaced Secret/s@3 +2ms initial", "Added ConfigMap/c@6 +300ms", "Added Secret/t@5 +200ms"}
+	if len(got) < 3 {
+		t.Fatalf("handed:\n%s", strings.Join(got, "\n"))
+	}
+	// Order: s, t (Secrets), c (the ConfigMap named c), by the recording.
+	if got[0] != want[0] || got[1] != want[2] || got[2] != want[1] {
+		t.Errorf("handed:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+func TestReplayTornAndBad(t *testing.T) {
+	data := testRecording()
+	torn := data[:len(data)-40]
+	got, warn, err := play(t, torn, nil, nil)
+	if !errors.Is(err, informer.ErrSourceEnded) || !strings.Contains(warn.String(), "rec.jsonl:11: the last line is cut short") {
+		t.Errorf("a torn recording: %v, warnings %q", err, warn.String())
+	}
+	if last := got[len(got)-1]; last != "Updated ConfigMap/c@9 +6000ms" {
+		t.Errorf("a torn recording ends its replay with %q, want the last whole record", last)
+	}
+
+	bad := strings.Replace(data, rec("Added", false, "secrets", "t", "5", 200, ""), `{"type":"Modified","name":"x"}`, 1)
+	_, _, err = play(t, bad, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), `rec.jsonl:6: a record of type "Modified"`) {
+		t.Errorf("a record of an unknown type: %v", err)
+	}
+
+	for _, tc := range []struct{ data, want string }{
+		{"not json\n", "rec.jsonl:1: not a record of kubectl deltas"},
+		{rec("Added", false, "configmaps", "a", "1", 0, "") + "\n", `rec.jsonl:1: not a recording of kubectl deltas: it does not begin with a "Recording" line`},
+		{strings.Replace(header, `"v1"`, `"v2"`, 1) + "\n", `rec.jsonl:1: a recording of schema "v2"`},
+	} {
+		r, err := recording.NewReader("rec.jsonl", strings.NewReader(tc.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(r, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Open(%q): %v, want %q", tc.data, err, tc.want)
+		}
+	}
+}
