@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -170,5 +171,93 @@ func TestRecordSurvivesSIGKILL(t *testing.T) {
 	var tornErr *recording.TornError
 	if !errors.As(end, &tornErr) || len(tornRecords) >= len(records) || strings.Join(tornRecords, "\n") != strings.Join(records[:len(tornRecords)], "\n") {
 		t.Errorf("a recording cut short: %d of %d records, ended by %v; want a prefix and a TornError", len(tornRecords), len(records), end)
+	}
+}
+
+// TestReplayIsTheStream: a recording replayed prints what the recorded run
+// printed — -o json with --diff byte for byte, text with --diff line for
+// line — at the recorded times, through the informer machinery (types
+// picked by short name, a name, --until on the recording); bad input is an
+// error naming the line.
+func TestReplayIsTheStream(t *testing.T) {
+	ns := newNamespace(t)
+	createCM(t, ns, "a", nil, map[string]string{"k": "1"})
+	path := filepath.Join(t.TempDir(), "r.jsonl.zst")
+	live := start(t, "cm,secrets", "-n", ns, "-o", "json", "--diff", "--record="+path)
+	text := start(t, "cm,secrets", "-n", ns, "--diff")
+	live.next(30 * time.Second)
+	text.expect("Replaced: configmap a")
+	// One change at a time, each seen by both streams before the next:
+	// the order across types is the same in both.
+	step := func(change func(), want ...string) {
+		t.Helper()
+		change()
+		live.next(30 * time.Second)
+		text.expect(want...)
+	}
+	step(func() { createCM(t, ns, "b", nil, map[string]string{"k": "2"}) }, "Added: configmap b")
+	step(func() { updateCM(t, ns, "a", "k", "9") }, "Updated: configmap a by e2e-writer", `  ~ data.k: "1" → "9"`)
+	step(func() {
+		if _, err := testEnv.client.CoreV1().Secrets(ns).Create(bg, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, StringData: map[string]string{"p": "x"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}, "Added: secret s")
+	step(func() { deleteCM(t, ns, "b") }, "Deleted: configmap b")
+	live.stop()
+	text.stop()
+
+	replayed := run(t, time.Minute, "--replay="+path, "-o", "json", "--diff")
+	if replayed.code != 0 || replayed.stdout != strings.Join(live.seen, "\n")+"\n" {
+		t.Errorf("replay -o json --diff: exit %d, stderr %q\n%s\nwant what was printed live:\n%s", replayed.code, replayed.stderr, replayed.stdout, strings.Join(live.seen, "\n"))
+	}
+	replayed = run(t, time.Minute, "--replay="+path, "-n", ns, "--diff")
+	if replayed.code != 0 || replayed.stdout != strings.Join(text.seen, "\n")+"\n" {
+		t.Errorf("replay --diff (text): exit %d, stderr %q\n%s\nwant what was printed live:\n%s", replayed.code, replayed.stderr, replayed.stdout, strings.Join(text.seen, "\n"))
+	}
+
+	// A name, a short name, a condition met in the recording.
+	replayed = run(t, time.Minute, "cm/b", "--replay="+path, "--until=create", "-o", "name")
+	if replayed.code != 0 || replayed.stdout != "configmap/b\n" {
+		t.Errorf("replay cm/b --until=create: exit %d, stdout %q, stderr %q", replayed.code, replayed.stdout, replayed.stderr)
+	}
+	// A condition the recording never meets: its end says so.
+	replayed = run(t, time.Minute, "cm/a", "--replay="+path, "--until=delete")
+	if replayed.code != 1 || !strings.Contains(replayed.stderr, "error: the recording ended before the condition was met on configmaps/a") {
+		t.Errorf("replay --until never met: exit %d, stderr %q", replayed.code, replayed.stderr)
+	}
+
+	dir := t.TempDir()
+	notRecording := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notRecording, []byte("hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--replay=" + notRecording}, "error: " + notRecording + ":1: not a record of kubectl deltas"},
+		{[]string{"--replay=" + filepath.Join(dir, "missing.jsonl")}, "error: --replay: cannot read the recording"},
+		{[]string{"--replay=" + path, "--resource-version=5"}, "error: --resource-version asks a server, and --replay plays a recording"},
+		{[]string{"--replay=" + path, "deployments"}, `error: the recording ` + path + ` has no "deployments"`},
+	} {
+		r := run(t, time.Minute, tc.args...)
+		if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, tc.want) {
+			t.Errorf("kubectl deltas %s: exit %d, stdout %q, stderr %q; want exit 1, nothing on stdout, %q", strings.Join(tc.args, " "), r.code, r.stdout, r.stderr, tc.want)
+		}
+	}
+
+	// A torn recording (plain, its last line cut in half): everything
+	// before the cut, one warning, exit 0.
+	header, records, _ := readRecording(t, path)
+	last := records[len(records)-1]
+	torn := filepath.Join(dir, "torn.jsonl")
+	tornData := header + "\n" + strings.Join(records[:len(records)-1], "\n") + "\n" + last[:len(last)/2]
+	if err := os.WriteFile(torn, []byte(tornData), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, time.Minute, "--replay="+torn, "-o", "json", "--diff")
+	if want := strings.Join(live.seen[:len(live.seen)-1], "\n") + "\n"; r.code != 0 || r.stdout != want ||
+		!strings.Contains(r.stderr, fmt.Sprintf("warning: %s:%d: the last line is cut short", torn, len(records)+1)) {
+		t.Errorf("a torn recording: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", r.code, r.stderr, r.stdout, want)
 	}
 }

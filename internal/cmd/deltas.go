@@ -353,11 +353,16 @@ func (o *DeltasOptions) buildOutput() error {
 		return err
 	}
 	o.waiter = o.Wait.ToWaiter(o.ErrOut, o.ListWatch.MetadataOnly)
-	o.printer, err = o.Output.ToPrinter(o.Out, printer.Options{
+	opts := printer.Options{
 		ContextWidth:  connection.ContextWidth(o.contextNames),
 		AllNamespaces: o.Targets.AllNamespaces,
 		Health:        judges && (o.Records.Health || o.Output.TableRows()),
 		Diff:          o.Records.Diff,
-	})
+	}
+	if o.player != nil {
+		opts.Now = o.player.Now // AGE in a replay is at the recording's time
+		opts.AllNamespaces = o.replayNamespace() == ""
+	}
+	o.printer, err = o.Output.ToPrinter(o.Out, opts)
 	return err
 }

@@ -66,6 +66,9 @@ func (o *DeltasOptions) openReplay() (func(), error) {
 		return nil, err
 	}
 	o.player = p
+	if o.Output.TableRows() && !o.Wait.Quiet {
+		fmt.Fprintln(o.ErrOut, "info: a recording keeps no server-side columns: -o wide shows the generic ones")
+	}
 	o.contextNames = nil
 	for _, t := range p.Recorded() {
 		if t.Context != "" && !slices.Contains(o.contextNames, t.Context) {

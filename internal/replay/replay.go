@@ -67,6 +67,8 @@ type Player struct {
 	ahead   *line
 	// clock is the recording's time.
 	clock *testingclock.FakeClock
+	// torn: the recording ended inside a line or a frame (warned).
+	torn bool
 
 	// Set by Select, read-only afterwards.
 	feeds    []*feed
@@ -106,6 +108,9 @@ func Open(r *recording.Reader, warn io.Writer) (*Player, error) {
 	first, err := p.next()
 	if err != nil {
 		return nil, err
+	}
+	if first == nil && p.torn {
+		return nil, fmt.Errorf("%s: the recording is cut short before its first whole line: nothing to replay", r.Name())
 	}
 	if first == nil || first.header == nil {
 		return nil, fmt.Errorf("%s:1: not a recording of kubectl deltas: it does not begin with a %q line (was it written by --record?)", r.Name(), recording.HeaderType)
@@ -153,6 +158,7 @@ func (p *Player) next() (*line, error) {
 		return nil, nil
 	case errors.As(err, &torn):
 		fmt.Fprintf(p.warn, "warning: %v\n", torn)
+		p.torn = true
 		return nil, nil
 	case err != nil:
 		return nil, err
