@@ -226,6 +226,30 @@ func TestReplayIsTheStream(t *testing.T) {
 		t.Errorf("replay --until never met: exit %d, stderr %q", replayed.code, replayed.stderr)
 	}
 
+	// --at between two changes: the earlier state. The update of a came
+	// at the time of its record; a nanosecond before, a was still "1".
+	var update struct {
+		Time time.Time `json:"time"`
+	}
+	if err := json.Unmarshal([]byte(live.seen[2]), &update); err != nil || !strings.Contains(live.seen[2], `"type":"Updated"`) {
+		t.Fatalf("the third record is not the update of a: %s (%v)", live.seen[2], err)
+	}
+	for _, tc := range []struct {
+		at   time.Time
+		want string
+	}{{update.Time.Add(-time.Nanosecond), `"k":"1"`}, {update.Time, `"k":"9"`}} {
+		r := run(t, time.Minute, "cm/a", "--replay="+path, "--at="+tc.at.Format(time.RFC3339Nano), "-o", "json")
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		if r.code != 0 || len(lines) != 1 || !strings.Contains(lines[0], `"type":"Replaced","time":"`+tc.at.UTC().Format(time.RFC3339Nano)+`","initial":true`) ||
+			!strings.Contains(lines[0], tc.want) {
+			t.Errorf("--at=%s: exit %d, stderr %q, stdout:\n%s\nwant a at that time with %s", tc.at.Format(time.RFC3339Nano), r.code, r.stderr, r.stdout, tc.want)
+		}
+	}
+	r := run(t, time.Minute, "--replay="+path, "--at=-0s", "-o", "name")
+	if r.code != 0 || r.stdout != "configmap/a\nsecret/s\n" && r.stdout != "secret/s\nconfigmap/a\n" {
+		t.Errorf("--at the end: exit %d, stdout %q, stderr %q; want a and s", r.code, r.stdout, r.stderr)
+	}
+
 	dir := t.TempDir()
 	notRecording := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(notRecording, []byte("hello\n"), 0o600); err != nil {
@@ -239,6 +263,8 @@ func TestReplayIsTheStream(t *testing.T) {
 		{[]string{"--replay=" + filepath.Join(dir, "missing.jsonl")}, "error: --replay: cannot read the recording"},
 		{[]string{"--replay=" + path, "--resource-version=5"}, "error: --resource-version asks a server, and --replay plays a recording"},
 		{[]string{"--replay=" + path, "deployments"}, `error: the recording ` + path + ` has no "deployments"`},
+		{[]string{"--replay=" + path, "--at=2000-01-01T00:00:00Z"}, "error: --at 2000-01-01T00:00:00Z is before the recording's start: it spans "},
+		{[]string{"cm", "--at=-5m"}, "error: --at looks back in a recording: give it --replay=FILE"},
 	} {
 		r := run(t, time.Minute, tc.args...)
 		if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, tc.want) {
@@ -255,7 +281,7 @@ func TestReplayIsTheStream(t *testing.T) {
 	if err := os.WriteFile(torn, []byte(tornData), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := run(t, time.Minute, "--replay="+torn, "-o", "json", "--diff")
+	r = run(t, time.Minute, "--replay="+torn, "-o", "json", "--diff")
 	if want := strings.Join(live.seen[:len(live.seen)-1], "\n") + "\n"; r.code != 0 || r.stdout != want ||
 		!strings.Contains(r.stderr, fmt.Sprintf("warning: %s:%d: the last line is cut short", torn, len(records)+1)) {
 		t.Errorf("a torn recording: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", r.code, r.stderr, r.stdout, want)

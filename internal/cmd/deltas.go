@@ -322,6 +322,7 @@ func (o *DeltasOptions) Validate() error {
 		lw.Validate,
 		o.Records.Validate,
 		o.Wait.Validate,
+		o.Replay.Validate,
 		targetsValidate,
 	} {
 		if err := validate(); err != nil {

@@ -17,9 +17,6 @@ import (
 // validateReplay checks a replay's flags: those that only mean something
 // to a server, and what a replay does not do yet.
 func (o *DeltasOptions) validateReplay() error {
-	if err := o.Replay.Validate(); err != nil {
-		return err
-	}
 	for _, bad := range []struct {
 		given bool
 		flag  string
@@ -66,6 +63,12 @@ func (o *DeltasOptions) openReplay() (func(), error) {
 		return nil, err
 	}
 	o.player = p
+	if o.Replay.Looking() {
+		if err := o.replayWindow(name); err != nil {
+			_ = r.Close()
+			return nil, err
+		}
+	}
 	if o.Output.TableRows() && !o.Wait.Quiet {
 		fmt.Fprintln(o.ErrOut, "info: a recording keeps no server-side columns: -o wide shows the generic ones")
 	}
@@ -92,7 +95,9 @@ func (o *DeltasOptions) replayEngine() (*informer.Engine, error) {
 			return nil, fmt.Errorf("invalid --selector %q: %w", o.ListWatch.LabelSelector, err)
 		}
 	}
-	o.player.Select(ts, selector)
+	if err := o.player.Select(ts, selector); err != nil {
+		return nil, err
+	}
 	engine := informer.New(informer.Config{
 		NewListerWatcher: o.player.NewListerWatcher,
 		Clock:            o.player.Clock(),
@@ -200,4 +205,29 @@ func describeRecorded(recorded []informer.Target) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// replayWindow reads --at, --from and --to against the recording's span:
+// a file is read through once more for its end; standard input's end is
+// not known.
+func (o *DeltasOptions) replayWindow(name string) error {
+	span := replay.Span{Start: o.player.Header().Time, End: o.player.Header().Time}
+	hasEnd := name != "-"
+	if hasEnd {
+		r, err := recording.Open(name, nil)
+		if err != nil {
+			return fmt.Errorf("--replay: %w", err)
+		}
+		span, err = replay.ReadSpan(r)
+		_ = r.Close()
+		if err != nil {
+			return err
+		}
+	}
+	from, to, err := o.Replay.Window(span, hasEnd)
+	if err != nil {
+		return err
+	}
+	o.player.SetWindow(from, to)
+	return nil
 }

@@ -2,6 +2,8 @@ package replay
 
 import (
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -10,6 +12,9 @@ import (
 // cluster.
 type Flags struct {
 	Files []string
+	// At, From and To look back in the recording: the state at a time,
+	// or the part between two (ParseTime).
+	At, From, To string
 }
 
 // NewFlags returns the flags with their defaults: no replay.
@@ -17,6 +22,9 @@ func NewFlags() *Flags { return &Flags{Files: []string{}} }
 
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.At, "at", f.At, "With --replay: print the state at this time — each object that existed then, as it was then — as Replaced records, and exit. A time (2026-11-26T10:40:00Z, or 10:40 UTC on the recording's first day), or a duration after the recording's start (+5m) or before its end (-5m).")
+	fs.StringVar(&f.From, "from", f.From, "With --replay: start at this time (as --at takes it): the state then as the initial list, then the changes after it.")
+	fs.StringVar(&f.To, "to", f.To, "With --replay: stop at this time (as --at takes it).")
 	fs.StringArrayVar(&f.Files, "replay", f.Files, "Play this recording (written by --record; - for standard input; plain, .gz or .zst) instead of watching a cluster: the records go through the same informer machinery, at the recording's time, so that types and names, -n, -l, --context, --where, --diff, --health, --until, --count and every -o work as on a live stream. Without -n every namespace recorded is played.")
 }
 
@@ -25,6 +33,14 @@ func (f *Flags) Active() bool { return len(f.Files) > 0 }
 
 // Validate checks the values.
 func (f *Flags) Validate() error {
+	for _, given := range []struct{ flag, value string }{{"--at", f.At}, {"--from", f.From}, {"--to", f.To}} {
+		if given.value != "" && !f.Active() {
+			return fmt.Errorf("%s looks back in a recording: give it --replay=FILE (recorded with --record)", given.flag)
+		}
+	}
+	if f.At != "" && (f.From != "" || f.To != "") {
+		return errors.New("--at is the state at one time: drop --from and --to, or --at")
+	}
 	if len(f.Files) > 1 {
 		return errors.New("--replay takes one recording for now: replay them one at a time")
 	}
@@ -34,4 +50,51 @@ func (f *Flags) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Looking reports whether a window of the recording is asked for.
+func (f *Flags) Looking() bool { return f.At != "" || f.From != "" || f.To != "" }
+
+// Window reads --at, --from and --to against the recording's span
+// (hasEnd: its end is known): the times the replay starts and stops at,
+// zero for as recorded. A time outside the span is an error saying it.
+func (f *Flags) Window(span Span, hasEnd bool) (from, to time.Time, err error) {
+	parse := func(flag, s string) (time.Time, error) {
+		if s == "" {
+			return time.Time{}, nil
+		}
+		t, err := ParseTime(flag, s, span, hasEnd)
+		if err != nil {
+			return t, err
+		}
+		switch {
+		case t.Before(span.Start):
+			return t, fmt.Errorf("%s %s is before the recording's start: it spans %s", flag, t.UTC().Format(time.RFC3339Nano), spanText(span, hasEnd))
+		case hasEnd && t.After(span.End):
+			return t, fmt.Errorf("%s %s is after the recording's end: it spans %s", flag, t.UTC().Format(time.RFC3339Nano), spanText(span, hasEnd))
+		}
+		return t, nil
+	}
+	if f.At != "" {
+		at, err := parse("--at", f.At)
+		return at, at, err
+	}
+	if from, err = parse("--from", f.From); err != nil {
+		return from, to, err
+	}
+	if to, err = parse("--to", f.To); err != nil {
+		return from, to, err
+	}
+	if !from.IsZero() && !to.IsZero() && to.Before(from) {
+		return from, to, fmt.Errorf("--to %s is before --from %s", to.UTC().Format(time.RFC3339Nano), from.UTC().Format(time.RFC3339Nano))
+	}
+	return from, to, nil
+}
+
+// spanText is a span as errors say it.
+func spanText(span Span, hasEnd bool) string {
+	if !hasEnd {
+		return "from " + span.Start.UTC().Format(time.RFC3339Nano) + " (its end is not known on standard input)"
+	}
+	return span.String()
 }

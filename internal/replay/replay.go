@@ -69,6 +69,8 @@ type Player struct {
 	clock *testingclock.FakeClock
 	// torn: the recording ended inside a line or a frame (warned).
 	torn bool
+	// from and to bound what is played (SetWindow); zero: as recorded.
+	from, to time.Time
 
 	// Set by Select, read-only afterwards.
 	feeds    []*feed
@@ -177,7 +179,10 @@ func (p *Player) Header() recording.Header { return *p.header }
 // narrowed (a namespace, a name), and the objects selector keeps (nil:
 // all). It fills each target's initial list from the recording. Call it
 // once, before the engine runs.
-func (p *Player) Select(targets []informer.Target, selector labels.Selector) {
+//
+// With a window that starts later (SetWindow), the initial lists are the
+// state at its start, each object stamped with that time.
+func (p *Player) Select(targets []informer.Target, selector labels.Selector) error {
 	p.selector = selector
 	p.byID = map[string]*feed{}
 	for _, t := range targets {
@@ -193,6 +198,20 @@ func (p *Player) Select(targets []informer.Target, selector labels.Selector) {
 		}
 	}
 	p.initial = nil
+	if p.from.IsZero() {
+		return nil
+	}
+	if err := p.fastForward(); err != nil {
+		return err
+	}
+	for _, f := range p.feeds {
+		f.expected = f.expected[:0]
+		for range f.state.len() {
+			f.expected = append(f.expected, p.from)
+		}
+	}
+	p.clock.SetTime(p.from)
+	return nil
 }
 
 // feedsOf are the feeds whose targets l belongs to.
@@ -262,7 +281,7 @@ func (p *Player) Play(ctx context.Context) {
 	if !p.settled(ctx, nil) {
 		return
 	}
-	for l := p.ahead; l != nil; {
+	for l := p.ahead; l != nil && (p.to.IsZero() || !l.Time.After(p.to)); {
 		// The records of one relist of a collection come together: one
 		// list says them all, as it did when recorded.
 		batch := []*line{l}

@@ -96,7 +96,9 @@ func play(t *testing.T, data string, pick func([]informer.Target) []informer.Tar
 	if pick != nil {
 		ts = pick(ts)
 	}
-	p.Select(ts, selector)
+	if err := p.Select(ts, selector); err != nil {
+		t.Fatal(err)
+	}
 	engine := informer.New(informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff}, &warn)
 	for _, target := range ts {
 		if _, err := engine.Add(target); err != nil {
@@ -218,5 +220,94 @@ func TestReplayTornAndBad(t *testing.T) {
 		if _, err := Open(r, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Open(%q): %v, want %q", tc.data, err, tc.want)
 		}
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	span := Span{Start: t0, End: t0.Add(10 * time.Minute)}
+	for _, tc := range []struct {
+		in     string
+		hasEnd bool
+		want   time.Time
+		err    string
+	}{
+		{"2026-11-26T10:45:00Z", true, t0.Add(5 * time.Minute), ""},
+		{"2026-11-26T11:45:00+01:00", true, t0.Add(5 * time.Minute), ""},
+		{"10:45", true, t0.Add(5 * time.Minute), ""},
+		{"10:45:30.5", true, t0.Add(5*time.Minute + 30500*time.Millisecond), ""},
+		{"+90s", true, t0.Add(90 * time.Second), ""},
+		{"-1m", true, t0.Add(9 * time.Minute), ""},
+		{"-1m", false, time.Time{}, "standard input"},
+		{"+soon", true, time.Time{}, `invalid --at "+soon"`},
+		{"yesterday", true, time.Time{}, `invalid --at "yesterday"`},
+	} {
+		got, err := ParseTime("--at", tc.in, span, tc.hasEnd)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseTime(%q): %v, want an error with %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !got.Equal(tc.want) {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+	f := &Flags{Files: []string{"r"}, At: "09:00"}
+	if _, _, err := f.Window(span, true); err == nil || !strings.Contains(err.Error(), "before the recording's start: it spans 2026-11-26T10:40:00Z to 2026-11-26T10:50:00Z") {
+		t.Errorf("--at before the start: %v", err)
+	}
+	f = &Flags{Files: []string{"r"}, From: "+5m", To: "+1m"}
+	if _, _, err := f.Window(span, true); err == nil || !strings.Contains(err.Error(), "--to 2026-11-26T10:41:00Z is before --from") {
+		t.Errorf("--to before --from: %v", err)
+	}
+}
+
+// playWindow replays the test recording from from to to.
+func playWindow(t *testing.T, from, to time.Time) []string {
+	t.Helper()
+	r, err := recording.NewReader("rec.jsonl", strings.NewReader(testRecording()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(r, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetWindow(from, to)
+	cms := p.Recorded()[:1]
+	if err := p.Select(cms, nil); err != nil {
+		t.Fatal(err)
+	}
+	engine := informer.New(informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff}, &bytes.Buffer{})
+	if _, err := engine.Add(cms[0]); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sink := &captured{p: p}
+	go p.Play(ctx)
+	if err := engine.Run(ctx, p.Gate(sink), informer.RunOptions{SourceDone: p.Done()}); !errors.Is(err, informer.ErrSourceEnded) {
+		t.Fatal(err)
+	}
+	return sink.lines
+}
+
+func TestReplayWindow(t *testing.T) {
+	// At +350ms: a updated, b, c added; nothing after.
+	at := t0.Add(350 * time.Millisecond)
+	got := playWindow(t, at, at)
+	want := []string{"Replaced ConfigMap/a@4 +350ms initial", "Replaced ConfigMap/b@2 +350ms initial", "Replaced ConfigMap/c@6 +350ms initial"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("at +350ms:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// From +150ms to +5500ms: the state then, c added, the relist.
+	got = playWindow(t, t0.Add(150*time.Millisecond), t0.Add(5500*time.Millisecond))
+	want = []string{
+		"Replaced ConfigMap/a@4 +150ms initial", "Replaced ConfigMap/b@2 +150ms initial",
+		"Added ConfigMap/c@6 +300ms",
+		"Replaced ConfigMap/a@8 +5000ms", "Replaced ConfigMap/c@6 +5000ms unchanged", "Deleted ConfigMap/b@2 +5000ms tombstone",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("from +150ms to +5500ms:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

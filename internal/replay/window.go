@@ -1,0 +1,138 @@
+package replay
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+)
+
+// Span is the time a recording covers: from its header to its last line.
+type Span struct{ Start, End time.Time }
+
+func (s Span) String() string {
+	return s.Start.UTC().Format(time.RFC3339Nano) + " to " + s.End.UTC().Format(time.RFC3339Nano)
+}
+
+// ReadSpan reads the recording r through, for its span: the time of its
+// first line (the header) and of its last whole one. It parses only the
+// time of each line.
+func ReadSpan(r *recording.Reader) (Span, error) {
+	var s Span
+	var torn *recording.TornError
+	for {
+		data, number, err := r.Next()
+		if errors.Is(err, io.EOF) || errors.As(err, &torn) {
+			if s.Start.IsZero() {
+				return s, fmt.Errorf("%s: no line with a time: not a recording of kubectl deltas", r.Name())
+			}
+			return s, nil
+		}
+		if err != nil {
+			return s, err
+		}
+		t, err := lineTime(data)
+		if err != nil {
+			return s, fmt.Errorf("%s:%d: %w", r.Name(), number, err)
+		}
+		if s.Start.IsZero() {
+			s.Start = t
+		}
+		s.End = t
+	}
+}
+
+// timeKey is how the time of a record or header begins: its second field.
+var timeKey = []byte(`"time":"`)
+
+// lineTime is the time of a line, read without decoding the line.
+func lineTime(data []byte) (time.Time, error) {
+	i := bytes.Index(data, timeKey)
+	if i < 0 {
+		return time.Time{}, errors.New(`not a record of kubectl deltas: no "time"`)
+	}
+	rest := data[i+len(timeKey):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return time.Time{}, errors.New(`not a record of kubectl deltas: "time" is not a string`)
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(rest[:end]))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("not a record of kubectl deltas: %w", err)
+	}
+	return t, nil
+}
+
+// ParseTime reads the TIME of --at, --from and --to: RFC 3339
+// (2026-11-26T10:40:00Z), a time of day in UTC on the recording's first
+// day (10:40, 10:40:30), a duration after the recording's start (+5m) or
+// before its end (-5m). span is what the recording covers; hasEnd says
+// whether its end is known (not for standard input). flag names the flag
+// in errors.
+func ParseTime(flag, s string, span Span, hasEnd bool) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case strings.HasPrefix(s, "+"), strings.HasPrefix(s, "-"):
+		d, err := time.ParseDuration(s[1:])
+		if err != nil {
+			return time.Time{}, fmt.Errorf("invalid %s %q: a duration after the recording's start (+5m) or before its end (-5m): %w", flag, s, err)
+		}
+		if s[0] == '+' {
+			return span.Start.Add(d), nil
+		}
+		if !hasEnd {
+			return time.Time{}, fmt.Errorf("invalid %s %q: the end of a recording read from standard input is not known: give a time, or a duration after its start (+5m)", flag, s)
+		}
+		return span.End.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"15:04", "15:04:05"} {
+		if clock, err := time.Parse(layout, s); err == nil {
+			day := span.Start.UTC()
+			return time.Date(day.Year(), day.Month(), day.Day(), clock.Hour(), clock.Minute(), clock.Second(), clock.Nanosecond(), time.UTC), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("invalid %s %q: give a time (2026-11-26T10:40:00Z, or 10:40 UTC on the recording's first day), or a duration after the recording's start (+5m) or before its end (-5m)", flag, s)
+}
+
+// SetWindow makes the replay start at from — the state of the recording
+// at that time as its initial lists, stamped with that time — and end at
+// to. A zero time leaves that side as recorded. Call it before Select.
+func (p *Player) SetWindow(from, to time.Time) {
+	p.from, p.to = from, to
+}
+
+// fastForward applies the records up to p.from to the feeds' states
+// without handing anything out; p.ahead is then the first record after
+// it.
+func (p *Player) fastForward() error {
+	l := p.ahead
+	for l != nil && !l.Time.After(p.from) {
+		if l.header != nil {
+			return fmt.Errorf("%s:%d: the recording goes on with another run's part (appended) before %s: replaying appended recordings is not done yet", p.r.Name(), l.number, p.from.UTC().Format(time.RFC3339Nano))
+		}
+		for _, f := range p.feedsOf(l) {
+			switch {
+			case l.Type == typeSync:
+			case l.Type == typeDeleted:
+				f.state.remove(l.key())
+			default:
+				f.state.set(l.key(), l.object)
+				f.rv = l.object.ResourceVersion
+			}
+		}
+		next, err := p.next()
+		if err != nil {
+			return err
+		}
+		l = next
+	}
+	p.ahead = l
+	return nil
+}
