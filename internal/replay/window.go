@@ -118,9 +118,9 @@ func (p *Player) fastForward() error {
 			return fmt.Errorf("%s:%d: the recording goes on with another run's part (appended) before %s: replaying appended recordings is not done yet", p.r.Name(), l.number, p.from.UTC().Format(time.RFC3339Nano))
 		}
 		for _, f := range p.feedsOf(l) {
-			switch {
-			case l.Type == typeSync:
-			case l.Type == typeDeleted:
+			switch l.Type {
+			case typeSync:
+			case typeDeleted:
 				f.state.remove(l.key())
 			default:
 				f.state.set(l.key(), l.object)
