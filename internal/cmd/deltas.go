@@ -322,6 +322,7 @@ func (o *DeltasOptions) Validate() error {
 		lw.Validate,
 		o.Records.Validate,
 		o.Wait.Validate,
+		func() error { return o.Wait.ValidateQuiet(o.Records.Record != "") },
 		o.Replay.Validate,
 		targetsValidate,
 	} {

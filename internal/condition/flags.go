@@ -33,7 +33,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.Until, "until", f.Until, "Exit 0 as soon as every watched object meets this condition (repeatable: all must hold), as kubectl wait --for: delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE], or cel='EXPR' (CEL, as --where). A named object that does not exist yet is waited for. With --timeout, running out of time exits 1.")
 	fs.StringArrayVar(&f.UntilAny, "until-any", f.UntilAny, "Exit 0 as soon as one watched object meets this condition (repeatable: any may hold).")
 	fs.StringArrayVar(&f.FailWhen, "fail-when", f.FailWhen, "Exit 2 as soon as any watched object meets this condition (repeatable), after printing the delta that made it hold, e.g. --fail-when=condition=Failed.")
-	fs.BoolVarP(&f.Quiet, "quiet", "q", f.Quiet, "With --until, --until-any or --fail-when: print no deltas, only the outcome on stderr (and the exit code).")
+	fs.BoolVarP(&f.Quiet, "quiet", "q", f.Quiet, "With --until, --until-any or --fail-when: print no deltas, only the outcome on stderr (and the exit code). With --record: record without printing.")
 	fs.DurationVar(&f.Timeout, "timeout", f.Timeout, "Exit after this long: 0, or 1 while waiting for an --until condition (0 = run until interrupted).")
 	fs.IntVar(&f.Count, "count", f.Count, "Exit (0) after printing this many deltas (0 = no limit).")
 	fs.BoolVar(&f.UntilSynced, "until-synced", f.UntilSynced, "Print the initial list, then exit (0).")
@@ -47,8 +47,6 @@ func (f *Flags) Validate() error {
 		return fmt.Errorf("invalid --count %d: must be 0 (no limit) or more", f.Count)
 	case f.Timeout < 0:
 		return fmt.Errorf("invalid --timeout %s: must be 0 (no limit) or more", f.Timeout)
-	case f.Quiet && !f.Waits():
-		return errors.New("--quiet only applies when waiting for a condition: add --until, --until-any or --fail-when")
 	case f.UntilSynced && f.Waits():
 		return errors.New("--until-synced cannot be used with --until, --until-any or --fail-when: use one way to stop")
 	}
@@ -92,4 +90,13 @@ func parseAll(flag string, values []string) ([]*Condition, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// ValidateQuiet checks -q: it only applies when the run waits for a
+// condition, or records (recording says so), and prints nothing else.
+func (f *Flags) ValidateQuiet(recording bool) error {
+	if f.Quiet && !f.Waits() && !recording {
+		return errors.New("--quiet only applies when waiting for a condition or recording: add --until, --until-any, --fail-when or --record")
+	}
+	return nil
 }
