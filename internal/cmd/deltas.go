@@ -351,7 +351,9 @@ func (o *DeltasOptions) buildOutput() error {
 	if o.stage, err = o.Records.ToStage(o.Output.TableRows(), judges); err != nil {
 		return err
 	}
-	if o.recorder, err = o.Records.ToRecorder(judges); err != nil {
+	// A recording holds what -o json prints: health unless --health=false
+	// (or --metadata-only), whatever -o is.
+	if o.recorder, err = o.Records.ToRecorder(o.Records.Judges(true, o.ListWatch.MetadataOnly)); err != nil {
 		return err
 	}
 	o.waiter = o.Wait.ToWaiter(o.ErrOut, o.ListWatch.MetadataOnly)

@@ -95,7 +95,18 @@ func (o *Object) Member(name string) ([]byte, error) {
 // cut out in one pass; the rest of the JSON is skipped by the scanner. Like
 // encoding/json, the last of repeated members wins.
 func (o *Object) Members(names ...string) ([][]byte, error) {
-	s := scanner{data: o.JSON}
+	values, err := Members(o.JSON, names...)
+	if err != nil {
+		return nil, fmt.Errorf("%s of %s: %w", strings.Join(names, ", "), o.Name, err)
+	}
+	return values, nil
+}
+
+// Members returns the JSON values of the top-level members names of the
+// JSON object data, as Object.Members does: the whole of data is
+// validated in one pass, the values are cut out of it.
+func Members(data []byte, names ...string) ([][]byte, error) {
+	s := scanner{data: data}
 	var scratch []byte
 	values := make([][]byte, len(names))
 	empty, err := s.objectStart(1)
@@ -110,13 +121,19 @@ func (o *Object) Members(names ...string) ([][]byte, error) {
 		}
 		for i, name := range names {
 			if string(m.key) == name {
-				values[i] = o.JSON[start:s.pos]
+				values[i] = data[start:s.pos]
 			}
 		}
 		empty, err = s.memberEnd()
 	}
+	if err == nil {
+		s.skipSpace()
+		if s.pos < len(s.data) {
+			err = s.unexpected()
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s of %s: %w", strings.Join(names, ", "), o.Name, err)
+		return nil, err
 	}
 	for i, v := range values {
 		if string(v) == "null" {

@@ -75,20 +75,21 @@ func (r *Recorder) Begin(h recording.Header) error {
 // Record writes the records of items, deltas of an informer watching t
 // popped at now.
 func (r *Recorder) Record(t informer.Target, items []informer.Item, now time.Time) error {
+	r.buf = r.buf[:0]
 	for i := range items {
 		keep, err := r.stage.Fill(&r.rec, t, &items[i], now)
 		if err != nil {
 			return err
 		}
-		if !keep {
-			continue
-		}
-		r.buf = append(printer.AppendJSON(r.buf[:0], &r.rec), '\n')
-		if _, err := r.w.Write(r.buf); err != nil {
-			return err
+		if keep {
+			r.buf = append(printer.AppendJSON(r.buf, &r.rec), '\n')
 		}
 	}
-	return nil
+	if len(r.buf) == 0 {
+		return nil
+	}
+	_, err := r.w.Write(r.buf) // one write a batch: a frame ends between batches
+	return err
 }
 
 // Close ends the recording: its last frame is written and the file

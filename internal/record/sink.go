@@ -31,6 +31,9 @@ type Sink struct {
 	record printer.Record
 	// recorder, if set, records every delta handed to the Sink.
 	recorder *Recorder
+	// discards: the output is io.Discard (-q), so that with a recorder
+	// and no limit there is nothing to print.
+	discards bool
 }
 
 // RecordTo has every delta handed to the Sink recorded by r, stamped with
@@ -44,7 +47,7 @@ func NewSink(stage *Stage, p printer.Printer, w io.Writer, limit int, now func()
 	if now == nil {
 		now = time.Now
 	}
-	return &Sink{stage: stage, printer: p, out: bufio.NewWriterSize(w, outputBuffer), now: now, limit: limit}
+	return &Sink{stage: stage, printer: p, out: bufio.NewWriterSize(w, outputBuffer), now: now, limit: limit, discards: w == io.Discard}
 }
 
 // Handle implements informer.Sink: it prints the deltas of b that pass the
@@ -55,6 +58,9 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 	if s.recorder != nil {
 		if err := s.recorder.Record(t, b.Items, now); err != nil {
 			return false, err
+		}
+		if s.discards && s.limit == 0 {
+			return false, nil // recording only: nothing printed, nothing counted
 		}
 	}
 	for i := range b.Items {

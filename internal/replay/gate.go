@@ -27,8 +27,14 @@ func (g *gate) Handle(b informer.Batch) (bool, error) {
 			}
 			// Exactly the record's time: the initial lists of several
 			// collections come in any order.
-			p.clock.SetTime(f.expected[0])
+			d := f.expected[0]
+			p.clock.SetTime(d.time)
 			f.expected = f.expected[1:]
+			if d.key != "" {
+				if f.inflight[d.key]--; f.inflight[d.key] <= 0 {
+					delete(f.inflight, d.key)
+				}
+			}
 			took = true
 		}
 	}

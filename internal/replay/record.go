@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -13,19 +14,18 @@ import (
 
 // line is one record of a recording, as much of it as a replay needs.
 type line struct {
-	Type              string          `json:"type"`
-	Time              time.Time       `json:"time"`
-	Initial           bool            `json:"initial"`
-	Context           string          `json:"context"`
-	APIVersion        string          `json:"apiVersion"`
-	Kind              string          `json:"kind"`
-	Resource          string          `json:"resource"`
-	Namespace         string          `json:"namespace"`
-	Name              string          `json:"name"`
-	FinalStateUnknown bool            `json:"finalStateUnknown"`
-	Manager           string          `json:"manager"`
-	Operation         string          `json:"operation"`
-	Object            json.RawMessage `json:"object"`
+	Type              string    `json:"type"`
+	Time              time.Time `json:"time"`
+	Initial           bool      `json:"initial"`
+	Context           string    `json:"context"`
+	APIVersion        string    `json:"apiVersion"`
+	Kind              string    `json:"kind"`
+	Resource          string    `json:"resource"`
+	Namespace         string    `json:"namespace"`
+	Name              string    `json:"name"`
+	FinalStateUnknown bool      `json:"finalStateUnknown"`
+	Manager           string    `json:"manager"`
+	Operation         string    `json:"operation"`
 
 	// Not in the record: where it is, and its object parsed.
 	number int
@@ -43,14 +43,44 @@ const (
 	typeSync     = "Sync"
 )
 
+// recordMembers are the members of a record a replay reads, in the order
+// of parseLine's values.
+var recordMembers = []string{"type", "time", "initial", "context", "apiVersion", "kind", "resource", "namespace", "name", "finalStateUnknown", "manager", "operation", "object"}
+
 // parseLine reads one line of a recording: a header or a record whose
-// object, if any, is parsed. Errors name the recording and the line.
+// object, if any, is parsed. Errors name the recording and the line. A
+// record is read in one validating pass that cuts its members out
+// (rawobj.Members), its object parsed as a list item is.
 func parseLine(name string, number int, data []byte) (*line, error) {
-	var l line
-	if err := json.Unmarshal(data, &l); err != nil {
+	v, err := rawobj.Members(data, recordMembers...)
+	if err != nil {
 		return nil, fmt.Errorf("%s:%d: not a record of kubectl deltas: %w", name, number, err)
 	}
-	l.number = number
+	l := line{number: number}
+	strs := []*string{&l.Type, nil, nil, &l.Context, &l.APIVersion, &l.Kind, &l.Resource, &l.Namespace, &l.Name, nil, &l.Manager, &l.Operation}
+	for i, dst := range strs {
+		if dst == nil || v[i] == nil {
+			continue
+		}
+		if *dst, err = jsonString(v[i]); err != nil {
+			return nil, fmt.Errorf("%s:%d: %q: %w", name, number, recordMembers[i], err)
+		}
+	}
+	if l.Initial, err = jsonBool(v[2]); err == nil {
+		l.FinalStateUnknown, err = jsonBool(v[9])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: not a record of kubectl deltas: %w", name, number, err)
+	}
+	if v[1] != nil {
+		text, err := jsonString(v[1])
+		if err == nil {
+			l.Time, err = time.Parse(time.RFC3339Nano, text)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: \"time\": %w", name, number, err)
+		}
+	}
 	switch l.Type {
 	case recording.HeaderType:
 		var h recording.Header
@@ -74,8 +104,8 @@ func parseLine(name string, number int, data []byte) (*line, error) {
 	if _, err := schema.ParseGroupVersion(l.APIVersion); err != nil {
 		return nil, fmt.Errorf("%s:%d: apiVersion %q: %w", name, number, l.APIVersion, err)
 	}
-	if len(l.Object) > 0 && string(l.Object) != "null" {
-		obj, err := rawobj.Parse(l.Object, rawobj.ParseOptions{})
+	if object := v[12]; object != nil {
+		obj, err := rawobj.Parse(object, rawobj.ParseOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: the object of a %s record: %w", name, number, l.Type, err)
 		}
@@ -90,6 +120,32 @@ func parseLine(name string, number int, data []byte) (*line, error) {
 		return nil, fmt.Errorf("%s:%d: a %s record without its object", name, number, l.Type)
 	}
 	return &l, nil
+}
+
+// jsonString is the JSON string value raw, unescaped; "" for null.
+func jsonString(raw []byte) (string, error) {
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 && bytes.IndexByte(raw[1:len(raw)-1], '"') < 0 {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var s *string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", err
+	}
+	if s == nil {
+		return "", nil
+	}
+	return *s, nil
+}
+
+// jsonBool is the JSON boolean raw; false for absent or null.
+func jsonBool(raw []byte) (bool, error) {
+	switch string(raw) {
+	case "", "null", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, fmt.Errorf("%s is not a boolean", raw)
 }
 
 // gvr is the collection the record was watched in.

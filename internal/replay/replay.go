@@ -94,13 +94,25 @@ type feed struct {
 	// rv is the resourceVersion its lists answer with: the latest
 	// object's.
 	rv string
-	// expected are the times of the deltas fed and not yet handed out by
-	// the engine, in order. Guarded by Player.mu.
-	expected []time.Time
+	// expected are the deltas fed and not yet handed out by the engine,
+	// in order; inflight counts them by key. Guarded by Player.mu.
+	expected []pending
+	inflight map[string]int
 	// watcher is the reflector's current watch, nil between a watch's end
 	// and the next. Guarded by Player.mu.
 	watcher *watcher
 }
+
+// pending is a delta fed to a feed's informer and not yet handed out:
+// the time and key of its record ("" for a list's).
+type pending struct {
+	time time.Time
+	key  string
+}
+
+// maxInflight bounds the watch events fed to one informer ahead of what
+// the engine handed out.
+const maxInflight = 1000
 
 // Open reads the recording r up to the end of its initial lists. warn
 // receives the warnings of the replay (a torn end).
@@ -186,7 +198,7 @@ func (p *Player) Select(targets []informer.Target, selector labels.Selector) err
 	p.selector = selector
 	p.byID = map[string]*feed{}
 	for _, t := range targets {
-		f := &feed{target: t, state: newState()}
+		f := &feed{target: t, state: newState(), inflight: map[string]int{}}
 		p.feeds = append(p.feeds, f)
 		p.byID[t.ID()] = f
 	}
@@ -194,7 +206,7 @@ func (p *Player) Select(targets []informer.Target, selector labels.Selector) err
 		for _, f := range p.feedsOf(l) {
 			f.state.set(l.key(), l.object)
 			f.rv = l.object.ResourceVersion
-			f.expected = append(f.expected, l.Time)
+			f.expected = append(f.expected, pending{time: l.Time})
 		}
 	}
 	p.initial = nil
@@ -207,7 +219,7 @@ func (p *Player) Select(targets []informer.Target, selector labels.Selector) err
 	for _, f := range p.feeds {
 		f.expected = f.expected[:0]
 		for range f.state.len() {
-			f.expected = append(f.expected, p.from)
+			f.expected = append(f.expected, pending{time: p.from})
 		}
 	}
 	p.clock.SetTime(p.from)
@@ -337,19 +349,48 @@ func (p *Player) feed(ctx context.Context, batch []*line) error {
 		return nil
 	}
 	for _, f := range feeds {
-		if !p.settled(ctx, f) {
-			return nil
-		}
 		if l.relist() {
+			if !p.settled(ctx, nil) {
+				return nil
+			}
 			p.relist(ctx, f, byFeed[f])
-		} else {
-			p.feedOne(ctx, f, l)
+			// Its deltas are handed out before anything else is fed: a
+			// change of a relisted key would be popped with it.
+			if !p.settled(ctx, f) {
+				return nil
+			}
+			continue
 		}
-		if !p.settled(ctx, f) {
+		if !p.ready(ctx, f, l.key()) {
 			return nil
 		}
+		p.feedOne(ctx, f, l)
 	}
 	return nil
+}
+
+// ready waits until a change of key may be fed to f: every other feed
+// has handed out what it was fed (the engine merges informers in the
+// order they pop, so their deltas must not overlap), and f has no delta
+// of key in flight (the FIFO would fold the two) and fewer than
+// maxInflight. Deltas of distinct keys of one informer keep their order
+// through its watch and FIFO: a run of them is fed without waiting.
+func (p *Player) ready(ctx context.Context, f *feed, key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for ctx.Err() == nil {
+		ok := f.inflight[key] == 0 && len(f.expected) < maxInflight
+		for _, g := range p.feeds {
+			if g != f && len(g.expected) > 0 {
+				ok = false
+			}
+		}
+		if ok {
+			return true
+		}
+		p.waitLocked(ctx)
+	}
+	return false
 }
 
 // relist hands the records of one relist to f's informer: the new state
@@ -377,7 +418,7 @@ func (p *Player) relist(ctx context.Context, f *feed, batch []*line) {
 	}
 	p.mu.Lock()
 	for range f.state.len() + vanished {
-		f.expected = append(f.expected, batch[0].Time)
+		f.expected = append(f.expected, pending{time: batch[0].Time})
 	}
 	f.watcher = nil
 	p.mu.Unlock()
@@ -406,7 +447,7 @@ func (p *Player) feedOne(ctx context.Context, f *feed, l *line) {
 		if obj == nil {
 			return // never seen: nothing to delete
 		}
-		p.send(ctx, f, w, watch.Event{Type: watch.Deleted, Object: obj}, l.Time)
+		p.send(ctx, f, w, watch.Event{Type: watch.Deleted, Object: obj}, pending{time: l.Time, key: key})
 	case typeAdded, typeUpdated:
 		eventType := watch.Modified
 		if f.state.get(key) == nil {
@@ -414,14 +455,15 @@ func (p *Player) feedOne(ctx context.Context, f *feed, l *line) {
 		}
 		f.state.set(key, obj)
 		f.rv = obj.ResourceVersion
-		p.send(ctx, f, w, watch.Event{Type: eventType, Object: obj}, l.Time)
+		p.send(ctx, f, w, watch.Event{Type: eventType, Object: obj}, pending{time: l.Time, key: key})
 	}
 }
 
-// send hands e to f's watch w, expecting one delta at t.
-func (p *Player) send(ctx context.Context, f *feed, w *watcher, e watch.Event, t time.Time) {
+// send hands e to f's watch w, expecting one delta.
+func (p *Player) send(ctx context.Context, f *feed, w *watcher, e watch.Event, d pending) {
 	p.mu.Lock()
-	f.expected = append(f.expected, t)
+	f.expected = append(f.expected, d)
+	f.inflight[d.key]++
 	p.mu.Unlock()
 	w.send(ctx, e)
 }
