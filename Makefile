@@ -156,12 +156,16 @@ clean: ## Remove build outputs (keeps the control plane binaries)
 AB ?= e6e90b4
 
 .PHONY: bench
-bench: build controlplane ## Benchmark vs raw HTTP, client-go and kubectl on a local control plane, and A/B against the tree AB (N=10000 M=1000 ROUNDS=5 AB=e6e90b4): bench/RESULTS.md
-	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -m $(or $(M),1000) -rounds $(or $(ROUNDS),5) -ab $(AB)
+bench: build controlplane ## Benchmark vs raw HTTP, client-go and kubectl on a local control plane, A/B against the tree AB, recording and replay (N=10000 M=1000 ROUNDS=5 AB=e6e90b4): bench/RESULTS.md
+	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -m $(or $(M),1000) -rounds $(or $(ROUNDS),5) -ab $(AB) -replay
 
 .PHONY: bench-ab
 bench-ab: build controlplane ## Only the A/B section of make bench: this tree against AB (e6e90b4), an empty snapshot and N ConfigMaps with health off (ROUNDS=5)
 	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -rounds $(or $(ROUNDS),5) -ab $(AB) -ab-only
+
+.PHONY: bench-replay
+bench-replay: build controlplane ## Only the recording section of make bench: --record against -o json, --replay and --at against jq, replay memory (N=10000 ROUNDS=5)
+	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -rounds $(or $(ROUNDS),5) -replay -replay-only
 
 .PHONY: bench-scale
 # RATES holds a comma, which $(or …) would split: the default lives in its own variable.

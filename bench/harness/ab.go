@@ -51,6 +51,7 @@ type abMeasure struct {
 // abSample is one run: its wall and CPU time.
 type abSample struct {
 	WallMS, CPUMS float64
+	MaxRSSKiB     int64  `json:",omitempty"`
 	Error         string `json:",omitempty"`
 }
 
@@ -177,7 +178,7 @@ func abOnce(ctx context.Context, e *env, args []string) abSample {
 	if err != nil || json.Unmarshal(b, &r) != nil {
 		return abSample{Error: "no resource usage report"}
 	}
-	return abSample{WallMS: ms(wall), CPUMS: ms(time.Duration(r.UserNanos + r.SystemNanos))}
+	return abSample{WallMS: ms(wall), CPUMS: ms(time.Duration(r.UserNanos + r.SystemNanos)), MaxRSSKiB: r.MaxRSSKiB}
 }
 
 // median of the samples' metric, and whether every sample is good.
@@ -187,9 +188,12 @@ func abMedian(samples []abSample, metric string) (float64, bool) {
 		if s.Error != "" {
 			return 0, false
 		}
-		if metric == "cpu" {
+		switch metric {
+		case "cpu":
 			v = append(v, s.CPUMS)
-		} else {
+		case "rss":
+			v = append(v, float64(s.MaxRSSKiB))
+		default:
 			v = append(v, s.WallMS)
 		}
 	}

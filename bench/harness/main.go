@@ -69,6 +69,8 @@ type options struct {
 	// The A/B section (-ab REF; -ab-only for it alone).
 	ab     string
 	abOnly bool
+	// The recording section (-replay; -replay-only for it alone).
+	replay, replayOnly bool
 }
 
 func run() error {
@@ -98,6 +100,8 @@ func run() error {
 	flag.IntVar(&o.churnWriters, "churn-writers", 16, "with -scale: parallel writers of the churn")
 	flag.StringVar(&o.ab, "ab", "", "also measure the plugin of this git ref against this tree's, alternating (an empty snapshot, and -n ConfigMaps with health off): bench/results/ab.json and a section of RESULTS.md")
 	flag.BoolVar(&o.abOnly, "ab-only", false, "with -ab: measure only the A/B section")
+	flag.BoolVar(&o.replay, "replay", false, "also measure --record and --replay: recording -n ConfigMaps to .zst against -o json > file, and replaying a recording of them and 9 updates each against jq: bench/results/replay.json and a section of RESULTS.md")
+	flag.BoolVar(&o.replayOnly, "replay-only", false, "with -replay: measure only the recording section")
 	flag.StringVar(&o.churnClients, "churn-clients", "", "with -scale: comma-separated client IDs to churn with (default every client that watches)")
 	flag.Parse()
 	if o.n < 1 || o.m < 1 || o.m > o.n || o.rounds < 1 {
@@ -190,6 +194,14 @@ func run() error {
 			return err
 		}
 		if o.abOnly {
+			return render(benchDir)
+		}
+	}
+	if o.replay {
+		if err := measureReplay(ctx, e, o, root, benchDir); err != nil {
+			return err
+		}
+		if o.replayOnly {
 			return render(benchDir)
 		}
 	}

@@ -1,0 +1,265 @@
+package main
+
+// The recording section (-replay, part of make bench; make bench-replay
+// alone): what --record costs beside -o json, how small its zstd file is,
+// and how fast --replay and --at read a long recording beside jq, with
+// the peak memory of a replay of all of it and of a fifth. Results in
+// bench/results/replay.json and a section of RESULTS.md.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+)
+
+// replayRun is bench/results/replay.json.
+type replayRun struct {
+	Date, Commit string
+	Machine      machineInfo
+	N, Records   int
+	// ZstBytes and PlainBytes are the sizes of the recording of the N
+	// ConfigMaps and of -o json's output of them.
+	ZstBytes, PlainBytes int64
+	Measures             []abMeasure
+}
+
+// replayUpdates is how many updates the long recording has for each
+// ConfigMap: N*(1+replayUpdates) records in all.
+const replayUpdates = 9
+
+// measureReplay runs the section and saves it.
+func measureReplay(ctx context.Context, e *env, o options, root, benchDir string) error {
+	dir, err := os.MkdirTemp(e.home, "replay-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	plugin := filepath.Join(e.bin, "kubectl-deltas")
+	zst, plain := filepath.Join(dir, "cms.jsonl.zst"), filepath.Join(dir, "cms.jsonl")
+	conn := "--kubeconfig " + e.kubeconfig
+	sh := func(cmd string) []string { return []string{"sh", "-c", cmd} }
+	res := &replayRun{Date: time.Now().UTC().Format(time.RFC3339), N: e.n}
+
+	record := abMeasure{Name: fmt.Sprintf("record %d ConfigMaps to .zst", e.n), Metric: "cpu", Limit: 1.10,
+		Target: "recording with .zst costs at most 10% more CPU than -o json > file",
+		Args:   "kubectl deltas cm --until-synced -q --record=FILE.zst", BaseArgs: "kubectl deltas cm --until-synced -o json > FILE"}
+	logf("recording: %s, %d rounds", record.Name, o.rounds)
+	recordCmd := sh(fmt.Sprintf("rm -f %s; exec %s cm -n %s --until-synced -q --record=%s %s", zst, plugin, benchNamespace, zst, conn))
+	printCmd := sh(fmt.Sprintf("exec %s cm -n %s --until-synced -o json %s > %s", plugin, benchNamespace, conn, plain))
+	for range o.warmup {
+		abOnce(ctx, e, recordCmd)
+		abOnce(ctx, e, printCmd)
+	}
+	for range o.rounds {
+		record.New = append(record.New, abOnce(ctx, e, recordCmd))
+		record.Base = append(record.Base, abOnce(ctx, e, printCmd))
+	}
+	res.Measures = append(res.Measures, record)
+	if res.ZstBytes, err = fileSize(zst); err != nil {
+		return err
+	}
+	if res.PlainBytes, err = fileSize(plain); err != nil {
+		return err
+	}
+
+	long, fifth := filepath.Join(dir, "long.jsonl"), filepath.Join(dir, "fifth.jsonl")
+	if res.Records, err = writeLongRecording(zst, long, fifth); err != nil {
+		return err
+	}
+	jq := sh("exec jq -c . " + long + " > /dev/null")
+	for _, m := range []struct {
+		abMeasure
+		new, base []string
+	}{{
+		abMeasure: abMeasure{Name: fmt.Sprintf("replay %d records", res.Records), Metric: "wall", Limit: 0.5,
+			Target: "a replay -o json at least 2x faster than jq -c . on the same plain file",
+			Args:   "kubectl deltas --replay=FILE -o json > /dev/null", BaseArgs: "jq -c . FILE > /dev/null"},
+		new: sh(fmt.Sprintf("exec %s --replay=%s -o json > /dev/null", plugin, long)), base: jq,
+	}, {
+		abMeasure: abMeasure{Name: "--at its end", Metric: "wall", Limit: 0.5,
+			Target: "--at within the same bound",
+			Args:   "kubectl deltas --replay=FILE --at=-0s -o json > /dev/null", BaseArgs: "jq -c . FILE > /dev/null"},
+		new: sh(fmt.Sprintf("exec %s --replay=%s --at=-0s -o json > /dev/null", plugin, long)), base: jq,
+	}, {
+		abMeasure: abMeasure{Name: "replay peak memory", Metric: "rss", Limit: 1.25,
+			Target: "peak RSS bounded by the objects alive, not the recording's length: all of it within 25% of a fifth of it (the \"base\" column)",
+			Args:   "kubectl deltas --replay=FILE -o json", BaseArgs: "kubectl deltas --replay=FIRST-FIFTH -o json"},
+		new:  sh(fmt.Sprintf("exec %s --replay=%s -o json > /dev/null", plugin, long)),
+		base: sh(fmt.Sprintf("exec %s --replay=%s -o json > /dev/null", plugin, fifth)),
+	}} {
+		logf("recording: %s, %d rounds", m.Name, o.rounds)
+		for range o.rounds {
+			m.New = append(m.New, abOnce(ctx, e, m.new))
+			m.Base = append(m.Base, abOnce(ctx, e, m.base))
+		}
+		res.Measures = append(res.Measures, m.abMeasure)
+	}
+	res.Commit, res.Machine = gitDescribe(ctx, root), machine(ctx, root)
+	for _, m := range res.Measures {
+		newV, _ := abMedian(m.New, m.Metric)
+		baseV, _ := abMedian(m.Base, m.Metric)
+		logf("  %-32s %s %.1f vs %.1f = %.2f×", m.Name, m.Metric, newV, baseV, newV/max(baseV, 1e-9))
+	}
+	logf("  zst recording %d bytes, -o json %d bytes: %.1f%%", res.ZstBytes, res.PlainBytes, 100*float64(res.ZstBytes)/float64(max(res.PlainBytes, 1)))
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(benchDir, "results", "replay.json"), append(b, '\n'), 0o644)
+}
+
+func fileSize(name string) (int64, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+// writeLongRecording writes, as plain JSON Lines, the recording src (the N
+// ConfigMaps' initial list) followed by replayUpdates updates of each,
+// one every 10 ms of recorded time, each with a new resourceVersion and
+// data: to long, and its first fifth to fifth. It returns the number of
+// records of long.
+func writeLongRecording(src, long, fifth string) (int, error) {
+	r, err := recording.Open(src, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	var lines [][]byte
+	for {
+		line, _, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		lines = append(lines, append([]byte(nil), line...))
+	}
+	if len(lines) < 2 {
+		return 0, fmt.Errorf("the recording %s has no records", src)
+	}
+	initial := lines[1:]
+	total := len(initial) * (1 + replayUpdates)
+	fl, err := os.Create(long)
+	if err != nil {
+		return 0, err
+	}
+	defer fl.Close()
+	ff, err := os.Create(fifth)
+	if err != nil {
+		return 0, err
+	}
+	defer ff.Close()
+	wl, wf := bufio.NewWriter(fl), bufio.NewWriter(ff)
+	written := 0
+	write := func(line []byte) {
+		_, _ = wl.Write(append(line, '\n'))
+		if written <= total/5 {
+			_, _ = wf.Write(append(line, '\n'))
+		}
+		written++
+	}
+	write(lines[0])
+	for _, l := range initial {
+		write(l)
+	}
+	start := time.Now().UTC().Add(time.Minute)
+	rv := 1 << 30
+	for i := range len(initial) * replayUpdates {
+		var rec map[string]any
+		if err := json.Unmarshal(initial[i%len(initial)], &rec); err != nil {
+			return 0, err
+		}
+		rv++
+		obj, _ := rec["object"].(map[string]any)
+		meta, _ := obj["metadata"].(map[string]any)
+		data, _ := obj["data"].(map[string]any)
+		if meta == nil {
+			return 0, errors.New("a recorded ConfigMap has no metadata")
+		}
+		if data == nil {
+			data = map[string]any{}
+			obj["data"] = data
+		}
+		meta["resourceVersion"] = strconv.Itoa(rv)
+		data["bench"] = strconv.Itoa(rv)
+		rec["type"], rec["initial"], rec["resourceVersion"] = "Updated", false, strconv.Itoa(rv)
+		rec["time"] = start.Add(time.Duration(i) * 10 * time.Millisecond).Format(time.RFC3339Nano)
+		rec["manager"], rec["operation"] = "bench-writer", "Update"
+		line, err := json.Marshal(rec)
+		if err != nil {
+			return 0, err
+		}
+		write(line)
+	}
+	if err := wl.Flush(); err != nil {
+		return 0, err
+	}
+	return written - 1, wf.Flush()
+}
+
+// loadReplayRun reads bench/results/replay.json; nil when there is none.
+func loadReplayRun(benchDir string) (*replayRun, error) {
+	b, err := os.ReadFile(filepath.Join(benchDir, "results", "replay.json"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r replayRun
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("read replay.json: %w", err)
+	}
+	return &r, nil
+}
+
+// replayMarkdown is the section of RESULTS.md for the recording run.
+func replayMarkdown(r *replayRun) string {
+	if r == nil {
+		return ""
+	}
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("## Recording and replay (issue 33)\n\n")
+	w("Written by `make bench` (`make bench-replay` alone) from `bench/results/replay.json`: the two commands of each row alternating run by run on one control plane; wall from start to exit, CPU user+system and peak RSS from rusage; medians. ")
+	w("The long recording is the recording of the %d ConfigMaps followed by %d updates of each (new data and resourceVersion, 10 ms apart): %d records, plain JSON Lines.\n\n", r.N, replayUpdates, r.Records)
+	w("%s; commit `%s`; %s, %d CPUs.\n\n", r.Date, r.Commit, r.Machine.CPU, r.Machine.CPUs)
+	w("| measure | kubectl deltas | compared with | ratio | target | result |\n|---|---|---|---:|---|---|\n")
+	for _, m := range r.Measures {
+		cell := func(samples []abSample) string {
+			wall, okW := abMedian(samples, "wall")
+			cpu, okC := abMedian(samples, "cpu")
+			rss, okR := abMedian(samples, "rss")
+			if !okW || !okC || !okR {
+				return "failed"
+			}
+			return fmt.Sprintf("wall %.0f ms, CPU %.0f ms, RSS %.0f MiB (%d runs)", wall, cpu, rss/1024, len(samples))
+		}
+		newV, ok1 := abMedian(m.New, m.Metric)
+		baseV, ok2 := abMedian(m.Base, m.Metric)
+		ratio, result := "–", "not measured"
+		if ok1 && ok2 && baseV > 0 {
+			ratio = fmt.Sprintf("%.2f× %s", newV/baseV, m.Metric)
+			result = passMiss(newV/baseV <= m.Limit)
+		}
+		w("| %s (`%s`) | %s | `%s`: %s | %s | %s | **%s** |\n", m.Name, m.Args, cell(m.New), m.BaseArgs, cell(m.Base), ratio, m.Target, result)
+	}
+	ratio := float64(r.ZstBytes) / float64(max(r.PlainBytes, 1))
+	w("| size of the recording of the %d ConfigMaps | %d bytes (.zst) | -o json's output: %d bytes | %.3f× | the .zst file at most 10%% of the plain JSON Lines | **%s** |\n", r.N, r.ZstBytes, r.PlainBytes, ratio, passMiss(ratio <= 0.10))
+	w("\nNot measured yet: the cost of recording under churn.\n\n")
+	return b.String()
+}
