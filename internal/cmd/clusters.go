@@ -6,18 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
@@ -41,7 +38,7 @@ type cluster struct {
 	// the resolved targets and scouts the user may list and watch.
 	targets []informer.Target
 	// events are the Events informers of --events the user may list and
-	// watch (eventTargets).
+	// watch (events.Targets).
 	events []informer.Target
 	// down names the API groups that were down at the start (an
 	// aggregated API, say), with their APIServices' reasons: the type
@@ -175,7 +172,7 @@ func (o *DeltasOptions) prepare(ctx context.Context, cl *cluster) error {
 		cl.targets[i].Context = cl.conn.Context
 	}
 	if o.Targets.Events {
-		cl.events = checkEventsAccess(ctx, cl, eventTargets(cl, o.Targets.Tree))
+		cl.events = checkEventsAccess(ctx, cl, events.Targets(cl.conn.Context, cl.targets, cl.req.AllNamespaces, o.Targets.Tree))
 	}
 	return nil
 }
@@ -248,58 +245,6 @@ func checkEventsAccess(ctx context.Context, cl *cluster, ts []informer.Target) [
 		kept = append(kept, t)
 	}
 	return kept
-}
-
-// eventTargets are the Events informers of --events for a cluster: the
-// namespaces its objects are in (an object's Events are in its namespace,
-// a cluster-scoped object's in "default"), or every namespace with -A or
-// a tree searched everywhere. One named object, without --tree, is
-// narrowed by the server to the Events of its name and kind. They watch
-// events.k8s.io/v1, the Events API of every supported server (core/v1
-// Events are the same objects).
-func eventTargets(cl *cluster, tree bool) []informer.Target {
-	base := informer.Target{
-		Context:  cl.conn.Context,
-		Resource: schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"},
-		Kind:     schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"},
-		Role:     informer.RoleEvents, Optional: true,
-	}
-	everywhere := cl.req.AllNamespaces
-	var roots []informer.Target
-	namespaces := map[string]bool{}
-	for _, t := range cl.targets {
-		switch {
-		case t.Role.Unfiltered() && t.Namespace == "":
-			everywhere = true // a scout of every namespace
-		case t.Role.Unfiltered():
-			namespaces[t.Namespace] = true
-		case t.Namespace == "":
-			namespaces[metav1.NamespaceDefault] = true // cluster-scoped
-			roots = append(roots, t)
-		default:
-			namespaces[t.Namespace] = true
-			roots = append(roots, t)
-		}
-	}
-	if everywhere {
-		return []informer.Target{base}
-	}
-	if len(roots) == 1 && roots[0].Name != "" && !tree {
-		r := roots[0]
-		base.Namespace = r.Namespace
-		if base.Namespace == "" {
-			base.Namespace = metav1.NamespaceDefault
-		}
-		base.FieldSelector = "regarding.name=" + r.Name + ",regarding.kind=" + r.Kind.Kind
-		return []informer.Target{base}
-	}
-	out := make([]informer.Target, 0, len(namespaces))
-	for _, ns := range slices.Sorted(maps.Keys(namespaces)) {
-		t := base
-		t.Namespace = ns
-		out = append(out, t)
-	}
-	return out
 }
 
 // resolve resolves the cluster's request through discovery, bounded by

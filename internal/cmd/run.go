@@ -19,7 +19,6 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
@@ -39,11 +38,10 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 	defer stopSignals()
 
 	if o.Replay.Active() {
-		closeRecording, err := o.openReplay()
-		if err != nil {
+		if err := o.openReplay(); err != nil {
 			return err
 		}
-		defer closeRecording()
+		defer func() { _ = o.player.Close() }()
 	}
 	if err := o.buildOutput(); err != nil {
 		return err
@@ -86,11 +84,7 @@ func (o *DeltasOptions) beginRecording(engine *informer.Engine) error {
 	if o.recorder == nil {
 		return nil
 	}
-	h := recording.Header{Time: time.Now(), Version: version.Get().Version, LabelSelector: o.ListWatch.LabelSelector, FieldSelector: o.ListWatch.FieldSelector}
-	for _, inf := range engine.Informers() {
-		h.Targets = append(h.Targets, record.HeaderTargetOf(inf.Target()))
-	}
-	return o.recorder.Begin(h)
+	return o.recorder.Begin(engine.Targets(), version.Get().Version, o.ListWatch.LabelSelector, o.ListWatch.FieldSelector)
 }
 
 // nameKinds tells the printer whether records of several kinds may share

@@ -57,10 +57,16 @@ func CreateRecorder(name string, stage *Stage) (*Recorder, error) {
 	return &Recorder{stage: stage, w: w, name: name, created: created}, nil
 }
 
-// Begin writes the header of the run's part of the recording.
-func (r *Recorder) Begin(h recording.Header) error {
-	h.Type, h.Schema = recording.HeaderType, recording.Schema
-	h.Time = h.Time.UTC()
+// Begin writes the header of the run's part of the recording: now, the
+// build's version, what is watched (targets) and with which selectors.
+func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fieldSelector string) error {
+	h := recording.Header{
+		Type: recording.HeaderType, Time: time.Now().UTC(), Schema: recording.Schema, Version: version,
+		LabelSelector: labelSelector, FieldSelector: fieldSelector,
+	}
+	for _, t := range targets {
+		h.Targets = append(h.Targets, HeaderTargetOf(t))
+	}
 	line, err := json.Marshal(h)
 	if err != nil {
 		return fmt.Errorf("--record: %w", err)

@@ -76,7 +76,7 @@ func TestRecorderKeepsWhatThePrintedStreamDrops(t *testing.T) {
 	at := time.Date(2026, 11, 26, 10, 40, 0, 0, time.UTC)
 	sink := NewSink(stage, p, &out, 0, func() time.Time { return at })
 	sink.RecordTo(rec)
-	if err := rec.Begin(recording.Header{Time: at, Version: "v9.9.9", Targets: []recording.Target{HeaderTargetOf(target)}}); err != nil {
+	if err := rec.Begin([]informer.Target{target}, "v9.9.9", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, b := range []informer.Batch{
