@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -285,5 +287,76 @@ func TestReplayIsTheStream(t *testing.T) {
 	if want := strings.Join(live.seen[:len(live.seen)-1], "\n") + "\n"; r.code != 0 || r.stdout != want ||
 		!strings.Contains(r.stderr, fmt.Sprintf("warning: %s:%d: the last line is cut short", torn, len(records)+1)) {
 		t.Errorf("a torn recording: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", r.code, r.stderr, r.stdout, want)
+	}
+}
+
+// stderrOnTerminal runs kubectl deltas args with stderr on a
+// pseudo-terminal and stdout to a file: what each got.
+func stderrOnTerminal(t *testing.T, args ...string) (stdout, terminal string) {
+	t.Helper()
+	pty, tty, err := openPTY()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pty.Close()
+	out, err := os.CreateTemp(t.TempDir(), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := command(ctx, testEnv.cp.AdminKubeconfig(), args...)
+	cmd.Stdout, cmd.Stderr = out, tty
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	var seen bytes.Buffer
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		_, _ = io.Copy(&seen, pty) // ends with EIO once the program exited
+	}()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("kubectl deltas %s: %v\n%s", strings.Join(args, " "), err, seen.String())
+	}
+	<-read
+	data, err := os.ReadFile(out.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data), seen.String()
+}
+
+// TestProgressLine: with stderr on a terminal and stdout elsewhere, an
+// initial list and a replay show one line on stderr, drawn over itself and
+// cleared at the end; never with -q, never when stderr is not a terminal,
+// never with --progress=false. (--progress-after=0s: the line from the
+// start, instead of after a second.)
+func TestProgressLine(t *testing.T) {
+	ns := newNamespace(t)
+	for i := range 3 {
+		createCM(t, ns, fmt.Sprintf("cm-%d", i), nil, map[string]string{"k": "v"})
+	}
+	path := filepath.Join(t.TempDir(), "r.jsonl.zst")
+	stdout, terminal := stderrOnTerminal(t, "cm", "-n", ns, "--until-synced", "-o", "name", "--progress-after=0s", "--record="+path)
+	if strings.Count(stdout, "\n") != 3 || !strings.Contains(terminal, "\r\x1b[Klisting 1 type: ") || !strings.HasSuffix(terminal, "\r\x1b[K") {
+		t.Errorf("a list: stdout %q, terminal %q; want the three names, and a progress line drawn then cleared", stdout, terminal)
+	}
+	stdout, terminal = stderrOnTerminal(t, "--replay="+path, "-o", "name", "--progress-after=0s")
+	if strings.Count(stdout, "\n") != 3 || !strings.Contains(terminal, "\r\x1b[Kreplaying "+path+": at ") || !strings.HasSuffix(terminal, "\r\x1b[K") {
+		t.Errorf("a replay: stdout %q, terminal %q; want the three names, and a progress line drawn then cleared", stdout, terminal)
+	}
+	for _, args := range [][]string{
+		{"cm", "-n", ns, "--until-synced", "-o", "name", "--progress-after=0s", "--progress=false"},
+		{"cm", "-n", ns, "--until-synced", "-q", "--progress-after=0s", "--record=" + filepath.Join(t.TempDir(), "q.jsonl")},
+	} {
+		if _, terminal := stderrOnTerminal(t, args...); terminal != "" {
+			t.Errorf("kubectl deltas %s wrote %q on the terminal, want nothing", strings.Join(args, " "), terminal)
+		}
+	}
+	r := run(t, time.Minute, "cm", "-n", ns, "--until-synced", "-o", "name", "--progress-after=0s")
+	if r.code != 0 || r.stderr != "" {
+		t.Errorf("stderr a pipe: exit %d, stderr %q; want no progress line", r.code, r.stderr)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/progress"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
@@ -120,6 +121,8 @@ type DeltasOptions struct {
 	Output *printer.Flags
 	// Replay: the recording played instead of a cluster (--replay).
 	Replay *replay.Flags
+	// Progress: the progress line of long initial lists and replays.
+	Progress *progress.Flags
 
 	// Set by Complete: the arguments as given and parsed (nil with
 	// --all-types), and the contexts of a multi-cluster run (nil for one
@@ -157,6 +160,7 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 		Wait:      condition.NewFlags(),
 		Output:    printer.NewFlags(),
 		Replay:    replay.NewFlags(),
+		Progress:  progress.NewFlags(),
 		clients:   realClients,
 		IOStreams: streams,
 	}
@@ -208,6 +212,7 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	o.Wait.AddFlags(flags)
 	o.Output.AddFlags(flags)
 	o.Replay.AddFlags(flags)
+	o.Progress.AddFlags(flags)
 
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return printer.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp

@@ -190,6 +190,14 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 		runOpts.InitialOut = announceMissing(engine, o.ErrOut)
 	}
 	sink := o.sinkChain(engine, &runOpts)
+	var now func() time.Time // a replay's position
+	if o.player != nil {
+		now = o.player.Now
+	}
+	if line := o.Progress.ForStream(o.ErrOut, o.Out, o.Wait.Quiet, !o.Records.WatchOnly, engine.Targets, strings.Join(o.Replay.Files, ","), now); line != nil {
+		defer line.Stop()
+		sink, runOpts.InitialOut = line.Sink(sink), line.Before(runOpts.InitialOut)
+	}
 	if o.player == nil {
 		return engine.Run(ctx, sink, runOpts)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,7 +96,7 @@ func (o *VersionOptions) Run(context.Context) error {
 		}
 		fmt.Fprint(o.Out, string(b))
 	default:
-		printClientVersion(o.Out, out.ClientVersion)
+		fmt.Fprint(o.Out, out.ClientVersion.Text())
 		if out.ServerVersion != nil {
 			fmt.Fprintf(o.Out, "Server Version: %s\n", out.ServerVersion.GitVersion)
 		}
@@ -106,22 +104,9 @@ func (o *VersionOptions) Run(context.Context) error {
 	return serverErr
 }
 
-// printClientVersion prints the client build, one "Key: value" per line.
-func printClientVersion(w io.Writer, c version.Info) {
-	fmt.Fprintf(w, "Client Version: %s\n", c.Version)
-	fmt.Fprintf(w, "Git Commit: %s\n", c.Commit)
-	fmt.Fprintf(w, "Build Date: %s\n", c.BuildDate)
-	fmt.Fprintf(w, "Go Version: %s\n", c.GoVersion)
-	fmt.Fprintf(w, "Platform: %s\n", c.Platform)
-}
-
 // versionTemplate is the cobra template of --version: the client build,
 // as "version --client" prints it.
-func versionTemplate() string {
-	var b strings.Builder
-	printClientVersion(&b, version.Get())
-	return b.String()
-}
+func versionTemplate() string { return version.Get().Text() }
 
 // serverVersion asks the server for its version, bounded by
 // --request-timeout or serverVersionTimeout.

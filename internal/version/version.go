@@ -4,6 +4,7 @@
 package version
 
 import (
+	"fmt"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -70,4 +71,11 @@ func Get() Info {
 		info.BuildDate = "unknown"
 	}
 	return info
+}
+
+// Text is the build as kubectl deltas version --client prints it, one
+// "Key: value" line each.
+func (i Info) Text() string {
+	return fmt.Sprintf("Client Version: %s\nGit Commit: %s\nBuild Date: %s\nGo Version: %s\nPlatform: %s\n",
+		i.Version, i.Commit, i.BuildDate, i.GoVersion, i.Platform)
 }
