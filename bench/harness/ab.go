@@ -217,19 +217,46 @@ func saveAB(benchDir string, r *abRun) error {
 }
 
 // loadABRun reads bench/results/ab.json; nil when there is none.
-func loadABRun(benchDir string) (*abRun, error) {
-	b, err := os.ReadFile(filepath.Join(benchDir, "results", "ab.json"))
+func loadABRun(benchDir string) (*abRun, error) { return loadResult[abRun](benchDir, "ab.json") }
+
+// loadResult reads bench/results/NAME into a T; nil when there is none.
+func loadResult[T any](benchDir, name string) (*T, error) {
+	b, err := os.ReadFile(filepath.Join(benchDir, "results", name))
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var r abRun
+	var r T
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("read ab.json: %w", err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return &r, nil
+}
+
+// abCell is one side of a row: the medians of its samples.
+func abCell(samples []abSample) string {
+	wall, okW := abMedian(samples, "wall")
+	cpu, okC := abMedian(samples, "cpu")
+	if !okW || !okC {
+		return "failed"
+	}
+	s := fmt.Sprintf("wall %.0f ms, CPU %.0f ms", wall, cpu)
+	if rss, ok := abMedian(samples, "rss"); ok && rss > 0 {
+		s += fmt.Sprintf(", RSS %.0f MiB", rss/1024)
+	}
+	return s + fmt.Sprintf(" (%d runs)", len(samples))
+}
+
+// abRatio is a measure's ratio of medians and whether it meets its limit.
+func abRatio(m abMeasure) (ratio, result string) {
+	newV, ok1 := abMedian(m.New, m.Metric)
+	baseV, ok2 := abMedian(m.Base, m.Metric)
+	if !ok1 || !ok2 || baseV <= 0 {
+		return "–", "not measured"
+	}
+	return fmt.Sprintf("%.2f× %s", newV/baseV, m.Metric), passMiss(newV/baseV <= m.Limit)
 }
 
 // abMarkdown is the section of RESULTS.md for the A/B run.
@@ -245,22 +272,8 @@ func abMarkdown(r *abRun) string {
 	w("%s; commit `%s`; %s, %d CPUs.\n\n", r.Date, r.Commit, r.Machine.CPU, r.Machine.CPUs)
 	w("| measure | this tree | base (`%s`) | ratio | target | result |\n|---|---|---|---:|---|---|\n", r.Base)
 	for _, m := range r.Measures {
-		cell := func(samples []abSample) string {
-			wall, okW := abMedian(samples, "wall")
-			cpu, okC := abMedian(samples, "cpu")
-			if !okW || !okC {
-				return "failed"
-			}
-			return fmt.Sprintf("wall %.0f ms, CPU %.0f ms (%d runs)", wall, cpu, len(samples))
-		}
-		newV, ok1 := abMedian(m.New, m.Metric)
-		baseV, ok2 := abMedian(m.Base, m.Metric)
-		ratio, result := "–", "not measured"
-		if ok1 && ok2 && baseV > 0 {
-			ratio = fmt.Sprintf("%.2f× %s", newV/baseV, m.Metric)
-			result = passMiss(newV/baseV <= m.Limit)
-		}
-		w("| %s (`%s` vs `%s`) | %s | %s | %s | %s | **%s** |\n", m.Name, m.Args, m.BaseArgs, cell(m.New), cell(m.Base), ratio, m.Target, result)
+		ratio, result := abRatio(m)
+		w("| %s (`%s` vs `%s`) | %s | %s | %s | %s | **%s** |\n", m.Name, m.Args, m.BaseArgs, abCell(m.New), abCell(m.Base), ratio, m.Target, result)
 	}
 	w("\n")
 	return b.String()

@@ -213,18 +213,7 @@ func writeLongRecording(src, long, fifth string) (int, error) {
 
 // loadReplayRun reads bench/results/replay.json; nil when there is none.
 func loadReplayRun(benchDir string) (*replayRun, error) {
-	b, err := os.ReadFile(filepath.Join(benchDir, "results", "replay.json"))
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var r replayRun
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("read replay.json: %w", err)
-	}
-	return &r, nil
+	return loadResult[replayRun](benchDir, "replay.json")
 }
 
 // replayMarkdown is the section of RESULTS.md for the recording run.
@@ -240,23 +229,8 @@ func replayMarkdown(r *replayRun) string {
 	w("%s; commit `%s`; %s, %d CPUs.\n\n", r.Date, r.Commit, r.Machine.CPU, r.Machine.CPUs)
 	w("| measure | kubectl deltas | compared with | ratio | target | result |\n|---|---|---|---:|---|---|\n")
 	for _, m := range r.Measures {
-		cell := func(samples []abSample) string {
-			wall, okW := abMedian(samples, "wall")
-			cpu, okC := abMedian(samples, "cpu")
-			rss, okR := abMedian(samples, "rss")
-			if !okW || !okC || !okR {
-				return "failed"
-			}
-			return fmt.Sprintf("wall %.0f ms, CPU %.0f ms, RSS %.0f MiB (%d runs)", wall, cpu, rss/1024, len(samples))
-		}
-		newV, ok1 := abMedian(m.New, m.Metric)
-		baseV, ok2 := abMedian(m.Base, m.Metric)
-		ratio, result := "–", "not measured"
-		if ok1 && ok2 && baseV > 0 {
-			ratio = fmt.Sprintf("%.2f× %s", newV/baseV, m.Metric)
-			result = passMiss(newV/baseV <= m.Limit)
-		}
-		w("| %s (`%s`) | %s | `%s`: %s | %s | %s | **%s** |\n", m.Name, m.Args, cell(m.New), m.BaseArgs, cell(m.Base), ratio, m.Target, result)
+		ratio, result := abRatio(m)
+		w("| %s (`%s`) | %s | `%s`: %s | %s | %s | **%s** |\n", m.Name, m.Args, abCell(m.New), m.BaseArgs, abCell(m.Base), ratio, m.Target, result)
 	}
 	ratio := float64(r.ZstBytes) / float64(max(r.PlainBytes, 1))
 	w("| size of the recording of the %d ConfigMaps | %d bytes (.zst) | -o json's output: %d bytes | %.3f× | the .zst file at most 10%% of the plain JSON Lines | **%s** |\n", r.N, r.ZstBytes, r.PlainBytes, ratio, passMiss(ratio <= 0.10))

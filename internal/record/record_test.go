@@ -279,15 +279,7 @@ func mustCEL(t *testing.T, expr string) []*celexpr.Program {
 // TestBatchShow covers the decision) and never rewrites them: here the
 // initial list of a type that joined, and an update popped with it.
 func TestSinkPrintsWhatTheEngineDecided(t *testing.T) {
-	target := informer.Target{
-		Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
-		Kind:     schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
-	}
-	engine := informer.New(informer.Config{NewListerWatcher: func(informer.Target) cache.ListerWatcher { return nil }}, nil)
-	inf, err := engine.Add(target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	inf, _ := idleInformer(t, "configmaps", "ConfigMap")
 	listed := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"}}`)
 	updated := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"}}`)
 	stage, err := NewStage(Options{})
@@ -325,4 +317,20 @@ func TestSinkPrintsWhatTheEngineDecided(t *testing.T) {
 	if want := []string{"Replaced true", "Added false", "Updated false"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("records %v, want %v", got, want)
 	}
+}
+
+// idleInformer is an informer of the core resource of kind in an engine
+// that never runs: batches of it are made by hand.
+func idleInformer(t *testing.T, resource, kind string) (*informer.Informer, informer.Target) {
+	t.Helper()
+	target := informer.Target{
+		Resource: schema.GroupVersionResource{Version: "v1", Resource: resource},
+		Kind:     schema.GroupVersionKind{Version: "v1", Kind: kind},
+	}
+	engine := informer.New(informer.Config{NewListerWatcher: func(informer.Target) cache.ListerWatcher { return nil }}, nil)
+	inf, err := engine.Add(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inf, target
 }

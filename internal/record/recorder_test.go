@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache/cachetest"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
@@ -45,15 +43,7 @@ func readRecording(t *testing.T, path string) []string {
 // (--types=Deleted, --watch-only); the recording has every delta, at the
 // printed records' time, Secrets redacted, after its header.
 func TestRecorderKeepsWhatThePrintedStreamDrops(t *testing.T) {
-	target := informer.Target{
-		Resource: schema.GroupVersionResource{Version: "v1", Resource: "secrets"},
-		Kind:     schema.GroupVersionKind{Version: "v1", Kind: "Secret"},
-	}
-	engine := informer.New(informer.Config{NewListerWatcher: func(informer.Target) cache.ListerWatcher { return nil }}, nil)
-	inf, err := engine.Add(target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	inf, target := idleInformer(t, "secrets", "Secret")
 	listed := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"},"data":{"p":"aHVudGVyMg=="}}`)
 	updated := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"},"data":{"p":"c2VjcmV0"}}`)
 
