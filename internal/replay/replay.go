@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -55,16 +56,14 @@ import (
 // NewListerWatcher, Clock and NewBackoff; Gate goes in front of the
 // run's sinks; Play feeds the rest until the end (Done).
 type Player struct {
-	r    *recording.Reader
-	warn io.Writer
+	parts []*part
+	warn  io.Writer
 	// header is the recording's first line; recorded are the collections
 	// it names whose records a replay can play (the roots).
 	header   *recording.Header
 	recorded []informer.Target
-	// initial is the recording's leading initial list; ahead, the first
-	// line after it (nil at the end).
+	// initial are the recordings' leading initial lists.
 	initial []*line
-	ahead   *line
 	// clock is the recording's time.
 	clock *testingclock.FakeClock
 	// torn: the recording ended inside a line or a frame (warned).
@@ -114,58 +113,110 @@ type pending struct {
 // the engine handed out.
 const maxInflight = 1000
 
-// Open reads the recording r up to the end of its initial lists. warn
-// receives the warnings of the replay (a torn end).
-func Open(r *recording.Reader, warn io.Writer) (*Player, error) {
-	p := &Player{r: r, warn: warn, done: make(chan struct{})}
+// part is one recording of a replay, read line by line.
+type part struct {
+	r *recording.Reader
+	// ahead is its next line not yet played; nil at its end.
+	ahead *line
+}
+
+// Open reads the recordings up to the end of their initial lists. With
+// several, their initial lists are all listed first, then their records
+// come in the order of their times (a tie in the order of the
+// recordings). warn receives the warnings of the replay (a torn end).
+func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
+	p := &Player{warn: warn, done: make(chan struct{})}
 	p.cond = sync.NewCond(&p.mu)
-	first, err := p.next()
-	if err != nil {
-		return nil, err
-	}
-	if first == nil && p.torn {
-		return nil, fmt.Errorf("%s: the recording is cut short before its first whole line: nothing to replay", r.Name())
-	}
-	if first == nil || first.header == nil {
-		return nil, fmt.Errorf("%s:1: not a recording of kubectl deltas: it does not begin with a %q line (was it written by --record?)", r.Name(), recording.HeaderType)
-	}
-	p.header = first.header
-	for _, t := range p.header.Targets {
-		if t.Role != informer.RoleRoot.String() {
-			continue
-		}
-		gv, err := schema.ParseGroupVersion(t.APIVersion)
-		if err != nil {
-			return nil, fmt.Errorf("%s:1: apiVersion %q: %w", r.Name(), t.APIVersion, err)
-		}
-		p.recorded = append(p.recorded, informer.Target{
-			Context: t.Context, Resource: gv.WithResource(t.Resource), Kind: gv.WithKind(t.Kind),
-			Namespace: t.Namespace, Name: t.Name,
-		})
-	}
-	for {
-		l, err := p.next()
+	var start time.Time
+	for _, r := range recordings {
+		pt := &part{r: r}
+		p.parts = append(p.parts, pt)
+		first, err := p.read(pt)
 		if err != nil {
 			return nil, err
 		}
-		if l == nil || l.header != nil || !l.Initial {
-			p.ahead = l
-			break
+		if first == nil && p.torn {
+			return nil, fmt.Errorf("%s: the recording is cut short before its first whole line: nothing to replay", r.Name())
 		}
-		p.initial = append(p.initial, l)
-	}
-	start := p.header.Time
-	if len(p.initial) > 0 {
-		start = p.initial[0].Time
+		if first == nil || first.header == nil {
+			return nil, fmt.Errorf("%s:1: not a recording of kubectl deltas: it does not begin with a %q line (was it written by --record?)", r.Name(), recording.HeaderType)
+		}
+		if p.header == nil {
+			p.header = first.header
+		}
+		if err := p.addRoots(r.Name(), first.header); err != nil {
+			return nil, err
+		}
+		began := first.header.Time
+		for {
+			l, err := p.read(pt)
+			if err != nil {
+				return nil, err
+			}
+			if l == nil || l.header != nil || !l.Initial {
+				pt.ahead = l
+				break
+			}
+			if len(p.initial) == 0 || l.Time.Before(began) {
+				began = l.Time
+			}
+			p.initial = append(p.initial, l)
+		}
+		if start.IsZero() || began.Before(start) {
+			start = began
+		}
 	}
 	p.clock = testingclock.NewFakeClock(start)
 	return p, nil
 }
 
-// next reads the next line of the recording: nil at its end. A torn end
-// is a warning, and the end.
+// addRoots adds the roots of a recording's header to the collections
+// recorded (once each).
+func (p *Player) addRoots(name string, h *recording.Header) error {
+	for _, t := range h.Targets {
+		if t.Role != informer.RoleRoot.String() {
+			continue
+		}
+		gv, err := schema.ParseGroupVersion(t.APIVersion)
+		if err != nil {
+			return fmt.Errorf("%s:1: apiVersion %q: %w", name, t.APIVersion, err)
+		}
+		target := informer.Target{
+			Context: t.Context, Resource: gv.WithResource(t.Resource), Kind: gv.WithKind(t.Kind),
+			Namespace: t.Namespace, Name: t.Name,
+		}
+		if !slices.ContainsFunc(p.recorded, func(o informer.Target) bool { return o.ID() == target.ID() }) {
+			p.recorded = append(p.recorded, target)
+		}
+	}
+	return nil
+}
+
+// next is the next line to play, of all the recordings: the earliest of
+// the lines ahead; nil at the end of all.
 func (p *Player) next() (*line, error) {
-	data, number, err := p.r.Next()
+	var first *part
+	for _, pt := range p.parts {
+		if pt.ahead != nil && (first == nil || pt.ahead.Time.Before(first.ahead.Time)) {
+			first = pt
+		}
+	}
+	if first == nil {
+		return nil, nil
+	}
+	l := first.ahead
+	next, err := p.read(first)
+	if err != nil {
+		return nil, err
+	}
+	first.ahead = next
+	return l, nil
+}
+
+// read reads the next line of one recording: nil at its end. A torn end
+// is a warning, and the end.
+func (p *Player) read(pt *part) (*line, error) {
+	data, number, err := pt.r.Next()
 	var torn *recording.TornError
 	switch {
 	case errors.Is(err, io.EOF):
@@ -177,7 +228,7 @@ func (p *Player) next() (*line, error) {
 	case err != nil:
 		return nil, err
 	}
-	return parseLine(p.r.Name(), number, data)
+	return parseLine(pt.r.Name(), number, data)
 }
 
 // Recorded are the collections the recording watched as roots (named or
@@ -293,7 +344,12 @@ func (p *Player) Play(ctx context.Context) {
 	if !p.settled(ctx, nil) {
 		return
 	}
-	for l := p.ahead; l != nil && (p.to.IsZero() || !l.Time.After(p.to)); {
+	l, err := p.next()
+	if err != nil {
+		p.fail(err)
+		return
+	}
+	for l != nil && (p.to.IsZero() || !l.Time.After(p.to)) {
 		// The records of one relist of a collection come together: one
 		// list says them all, as it did when recorded.
 		batch := []*line{l}
@@ -326,7 +382,7 @@ func (p *Player) fail(err error) {
 func (p *Player) feed(ctx context.Context, batch []*line) error {
 	l := batch[0]
 	if l.header != nil {
-		return fmt.Errorf("%s:%d: the recording goes on with another run's part (appended): replaying appended recordings is not done yet; replay the part before it with --to=%s", p.r.Name(), l.number, l.Time.UTC().Format(time.RFC3339Nano))
+		return fmt.Errorf("line %d: a recording goes on with another run's part (appended): replaying appended recordings is not done yet; replay the part before it with --to=%s", l.number, l.Time.UTC().Format(time.RFC3339Nano))
 	}
 	if l.Type == typeSync {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -40,45 +41,63 @@ func (f *Flags) ValidateWith(g Given) error {
 	return nil
 }
 
-// OpenFlags opens the recording of the flags (stdin for "-") and reads
-// its header and initial lists, and its span for --at, --from and --to.
-// warn receives the replay's warnings. Close the Player when done.
+// OpenFlags opens the recordings of the flags (stdin for "-") and reads
+// their headers and initial lists, and their span for --at, --from and
+// --to. warn receives the replay's warnings. Close the Player when done.
 func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
-	name := f.Files[0]
-	r, err := recording.Open(name, stdin)
-	if err != nil {
-		return nil, fmt.Errorf("--replay: %w", err)
-	}
-	p, err := Open(r, warn)
-	if err != nil {
-		_ = r.Close()
-		return nil, err
-	}
-	if f.Looking() {
-		if err := p.window(f, name); err != nil {
+	var readers []*recording.Reader
+	closeAll := func() {
+		for _, r := range readers {
 			_ = r.Close()
-			return nil, err
 		}
+	}
+	for _, name := range f.Files {
+		r, err := recording.Open(name, stdin)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("--replay: %w", err)
+		}
+		readers = append(readers, r)
+	}
+	p, err := Open(warn, readers...)
+	if err == nil && f.Looking() {
+		err = p.window(f)
+	}
+	if err != nil {
+		closeAll()
+		return nil, err
 	}
 	return p, nil
 }
 
-// window reads --at, --from and --to against the recording's span: a
+// window reads --at, --from and --to against the recordings' span: each
 // file is read through once more for its end; standard input's end is
 // not known.
-func (p *Player) window(f *Flags, name string) error {
-	span := Span{Start: p.header.Time, End: p.header.Time}
-	hasEnd := name != "-"
-	if hasEnd {
+func (p *Player) window(f *Flags) error {
+	span := Span{Start: p.clock.Now(), End: p.clock.Now()}
+	hasEnd := !slices.Contains(f.Files, "-")
+	for i, name := range f.Files {
+		if !hasEnd {
+			break
+		}
 		r, err := recording.Open(name, nil)
 		if err != nil {
 			return fmt.Errorf("--replay: %w", err)
 		}
-		span, err = ReadSpan(r)
+		one, err := ReadSpan(r)
 		_ = r.Close()
 		if err != nil {
 			return err
 		}
+		if i == 0 || one.Start.Before(span.Start) {
+			span.Start = one.Start
+		}
+		if i == 0 || one.End.After(span.End) {
+			span.End = one.End
+		}
+	}
+	if !hasEnd {
+		span.Start = p.header.Time
 	}
 	from, to, err := f.Window(span, hasEnd)
 	if err != nil {
@@ -88,8 +107,25 @@ func (p *Player) window(f *Flags, name string) error {
 	return nil
 }
 
-// Close closes the recording.
-func (p *Player) Close() error { return p.r.Close() }
+// Close closes the recordings.
+func (p *Player) Close() error {
+	var first error
+	for _, pt := range p.parts {
+		if err := pt.r.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// names are the recordings' names, for messages.
+func (p *Player) names() string {
+	names := make([]string, len(p.parts))
+	for i, pt := range p.parts {
+		names[i] = pt.r.Name()
+	}
+	return strings.Join(names, ", ")
+}
 
 // Contexts are the contexts the recording names, in order ("" for a
 // recording of one cluster is left out).
@@ -107,7 +143,7 @@ func (p *Player) Contexts() []string {
 // and contexts (none: all), with the objects selector keeps ("": all),
 // and returns the engine that plays them, its informers added.
 func (p *Player) Engine(args []Arg, namespace string, contexts []string, selector string, warn io.Writer) (*informer.Engine, []informer.Target, error) {
-	ts, err := Pick(p.recorded, args, namespace, contexts, p.r.Name())
+	ts, err := Pick(p.recorded, args, namespace, contexts, p.names())
 	if err != nil {
 		return nil, nil, err
 	}

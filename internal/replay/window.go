@@ -112,10 +112,13 @@ func (p *Player) SetWindow(from, to time.Time) {
 // without handing anything out; p.ahead is then the first record after
 // it.
 func (p *Player) fastForward() error {
-	l := p.ahead
-	for l != nil && !l.Time.After(p.from) {
+	for {
+		l := p.peek()
+		if l == nil || l.Time.After(p.from) {
+			return nil
+		}
 		if l.header != nil {
-			return fmt.Errorf("%s:%d: the recording goes on with another run's part (appended) before %s: replaying appended recordings is not done yet", p.r.Name(), l.number, p.from.UTC().Format(time.RFC3339Nano))
+			return fmt.Errorf("line %d: a recording goes on with another run's part (appended) before %s: replaying appended recordings is not done yet", l.number, p.from.UTC().Format(time.RFC3339Nano))
 		}
 		for _, f := range p.feedsOf(l) {
 			switch l.Type {
@@ -127,12 +130,19 @@ func (p *Player) fastForward() error {
 				f.rv = l.object.ResourceVersion
 			}
 		}
-		next, err := p.next()
-		if err != nil {
+		if _, err := p.next(); err != nil {
 			return err
 		}
-		l = next
 	}
-	p.ahead = l
-	return nil
+}
+
+// peek is the line next would return, left in place.
+func (p *Player) peek() *line {
+	var first *line
+	for _, pt := range p.parts {
+		if pt.ahead != nil && (first == nil || pt.ahead.Time.Before(first.Time)) {
+			first = pt.ahead
+		}
+	}
+	return first
 }
