@@ -286,18 +286,24 @@ func (p *Player) feedsOf(l *line) []*feed {
 			(t.Namespace != "" && t.Namespace != l.Namespace) || (t.Name != "" && t.Name != l.Name) {
 			continue
 		}
-		if p.selector != nil && !p.selector.Empty() {
-			obj := l.object
-			if obj == nil {
-				obj = f.state.get(l.key())
-			}
-			if obj == nil || !p.selector.Matches(labelsOf(obj)) {
-				continue
-			}
+		// With a selector, a record is the feed's when its object is
+		// selected, or was: a change that unselects it is, as on a
+		// server's watch, the feed's deletion of it.
+		if !p.selects(l.object) && !p.selects(f.state.get(l.key())) {
+			continue
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// selects reports whether the run's selector keeps obj: always without
+// one, never a nil obj with one.
+func (p *Player) selects(obj *rawobj.Object) bool {
+	if p.selector == nil || p.selector.Empty() {
+		return true
+	}
+	return obj != nil && p.selector.Matches(labelsOf(obj))
 }
 
 // labelsOf are obj's labels.
@@ -462,7 +468,7 @@ func (p *Player) relist(ctx context.Context, f *feed, batch []*line) {
 	vanished := 0
 	for _, l := range batch {
 		key := l.key()
-		if l.Type == typeDeleted {
+		if l.Type == typeDeleted || !p.selects(l.object) {
 			if f.state.get(key) != nil {
 				vanished++
 			}
@@ -496,15 +502,22 @@ func (p *Player) feedOne(ctx context.Context, f *feed, l *line) {
 	obj := l.object
 	switch l.Type {
 	case typeDeleted:
+		known := f.state.get(key)
+		if known == nil {
+			return // never seen: the FIFO has nothing to delete
+		}
 		if obj == nil {
-			obj = f.state.get(key)
+			obj = known
 		}
 		f.state.remove(key)
-		if obj == nil {
-			return // never seen: nothing to delete
-		}
 		p.send(ctx, f, w, watch.Event{Type: watch.Deleted, Object: obj}, pending{time: l.Time, key: key})
 	case typeAdded, typeUpdated:
+		if !p.selects(obj) {
+			// It leaves the selection: the server's watch says Deleted.
+			f.state.remove(key)
+			p.send(ctx, f, w, watch.Event{Type: watch.Deleted, Object: obj}, pending{time: l.Time, key: key})
+			return
+		}
 		eventType := watch.Modified
 		if f.state.get(key) == nil {
 			eventType = watch.Added

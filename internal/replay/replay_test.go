@@ -353,3 +353,26 @@ func TestReplayTwoRecordings(t *testing.T) {
 		t.Errorf("two recordings:\n%s\nwant what the recording of both gives:\n%s", strings.Join(two, "\n"), strings.Join(one, "\n"))
 	}
 }
+
+// TestReplaySelectorLeaves: with -l, a change that takes an object out of
+// the selection is its deletion, one that brings it in its addition, as a
+// server's watch says them.
+func TestReplaySelectorLeaves(t *testing.T) {
+	relabel := func(l, from, to string) string { return strings.Replace(l, `"app":"`+from+`"`, `"app":"`+to+`"`, 1) }
+	data := strings.Join([]string{
+		header,
+		rec("Replaced", true, "configmaps", "a", "1", 0, ""),
+		relabel(rec("Updated", false, "configmaps", "a", "2", 100, ""), "a", "other"),
+		relabel(rec("Updated", false, "configmaps", "b", "3", 200, ""), "b", "a"),
+		rec("Deleted", false, "configmaps", "c", "4", 300, ""),
+	}, "\n") + "\n"
+	pick := func(ts []informer.Target) []informer.Target { return ts[:1] }
+	got, _, err := play(t, data, pick, labels.SelectorFromSet(labels.Set{"app": "a"}))
+	if !errors.Is(err, informer.ErrSourceEnded) {
+		t.Fatal(err)
+	}
+	want := []string{"Replaced ConfigMap/a@1 +0ms initial", "Deleted ConfigMap/a@2 +100ms", "Added ConfigMap/b@3 +200ms"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("handed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

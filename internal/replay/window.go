@@ -121,9 +121,9 @@ func (p *Player) fastForward() error {
 			return fmt.Errorf("line %d: a recording goes on with another run's part (appended) before %s: replaying appended recordings is not done yet", l.number, p.from.UTC().Format(time.RFC3339Nano))
 		}
 		for _, f := range p.feedsOf(l) {
-			switch l.Type {
-			case typeSync:
-			case typeDeleted:
+			switch {
+			case l.Type == typeSync:
+			case l.Type == typeDeleted || !p.selects(l.object):
 				f.state.remove(l.key())
 			default:
 				f.state.set(l.key(), l.object)
