@@ -49,6 +49,12 @@ type DeltaFIFOOptions struct {
 	// the consumer is slower than the watch. Zero keeps every delta, as
 	// client-go does.
 	MaxUpdatedBacklog int
+
+	// Populated starts the queue populated and synced: its KnownObjects
+	// are a state the consumer already has (a stream resumed from a
+	// recording), so no Replace is an initial population, and HasSynced
+	// holds before anything is queued. Not in client-go.
+	Populated bool
 }
 
 // DeltaFIFO is like a FIFO, but differs in two ways. One is that the
@@ -161,6 +167,10 @@ func NewDeltaFIFOWithOptions(opts DeltaFIFOOptions) *DeltaFIFO {
 		maxUpdatedBacklog:     opts.MaxUpdatedBacklog,
 	}
 	f.cond.L = &f.lock
+	if opts.Populated {
+		f.populated = true
+		f.checkSyncedLocked()
+	}
 	return f
 }
 

@@ -3,6 +3,7 @@ package cache
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -630,5 +631,44 @@ func TestDeltasOldestNewest(t *testing.T) {
 	d := Deltas{{Type: Added, Object: mkObj("a", 1)}, {Type: Updated, Object: mkObj("a", 2)}}
 	if describe(d.Oldest().Object) != "a@1" || describe(d.Newest().Object) != "a@2" {
 		t.Errorf("Oldest/Newest = %s/%s", describe(d.Oldest().Object), describe(d.Newest().Object))
+	}
+}
+
+// TestDeltaFIFOPopulated: a queue that starts populated (a resumed stream,
+// its known objects the state it resumes from) is synced at once, and a
+// later Replace is a relist, not an initial list: what changed is
+// Replaced, what vanished Deleted with its final state unknown, and
+// nothing is popped as part of an initial list.
+func TestDeltaFIFOPopulated(t *testing.T) {
+	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{
+		KnownObjects:          knownOf(mkObj("foo", 5), mkObj("bar", 6)),
+		EmitDeltaTypeReplaced: true,
+		Populated:             true,
+	})
+	if !f.HasSynced() {
+		t.Fatal("a populated queue is not synced")
+	}
+	select {
+	case <-f.Synced():
+	default:
+		t.Fatal("Synced not closed for a populated queue")
+	}
+	must(t, f.Replace([]any{mkObj("foo", 8)}, "9"))
+	var got []string
+	for f.Len() > 0 {
+		_, err := f.Pop(func(d Deltas, initial bool) error {
+			if initial {
+				t.Errorf("%v popped as part of an initial list", d)
+			}
+			for _, delta := range d {
+				key, _ := f.KeyOf(delta.Object)
+				got = append(got, string(delta.Type)+" "+key)
+			}
+			return nil
+		})
+		must(t, err)
+	}
+	if want := "Replaced foo,Deleted bar"; strings.Join(got, ",") != want {
+		t.Errorf("popped %v, want %s", got, want)
 	}
 }

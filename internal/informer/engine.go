@@ -272,6 +272,12 @@ func (e *Engine) reflectorError(inf *Informer, err error) {
 		}
 	case IsFatal(err):
 		e.fail(ExplainFatal(err))
+	case cache.IsExpired(err) && inf.resumedFrom != "" && !inf.gapSaid:
+		// The recorded stream cannot go on where it stopped: the relist
+		// that follows says what changed meanwhile, not each change.
+		inf.gapSaid = true
+		e.outages.info(fmt.Sprintf("%s%s: the server no longer has resourceVersion %s, where the recording stopped (compacted): relisting; what changed meanwhile is recorded as Replaced, what was deleted as Deleted with finalStateUnknown, the steps between are lost",
+			textsafe.ContextPrefix(inf.target.Context), describe(inf.target), inf.resumedFrom))
 	case cache.IsExpired(err):
 		// A relist follows; its tombstones and Replaced deltas say what
 		// happened while the watch was down.

@@ -113,6 +113,8 @@ type harnessOptions struct {
 	backoff func() cache.BackoffManager
 	// keepListed is the engine's Config.KeepListed.
 	keepListed func(informer.Target) bool
+	// resume is the engine's Config.Resume.
+	resume func(informer.Target) (informer.Resumed, bool)
 }
 
 // gatedBackoff makes backoffs whose delays end when gate is closed.
@@ -161,6 +163,7 @@ func newHarness(t *testing.T, o harnessOptions, lws map[informer.Target]*cachete
 		Clock:            h.clock,
 		NewBackoff:       o.backoff,
 		KeepListed:       o.keepListed,
+		Resume:           o.resume,
 	}, h.errOut)
 	stage, err := record.NewStage(o.stage)
 	if err != nil {
@@ -822,6 +825,47 @@ func TestListed(t *testing.T) {
 	cancel()
 	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
 		t.Fatalf("Run: %v, want ErrInterrupted", err)
+	}
+	checkNoLeak(t)
+}
+
+// TestResumeFromARecording: a target that resumes a recorded stream starts
+// with the recorded state in its Store and watches from the recorded
+// resourceVersion: no initial list, nothing initial; when that
+// resourceVersion is gone, one note says so and the relist says what
+// changed meanwhile — a changed object Replaced, a deleted one Deleted
+// with its final state unknown, an unchanged one nothing.
+func TestResumeFromARecording(t *testing.T) {
+	cms := cachetest.NewListerWatcher(cachetest.ListOf("20", object(t, "ConfigMap", "a", "8"), object(t, "ConfigMap", "c", "10")))
+	resume := func(informer.Target) (informer.Resumed, bool) {
+		return informer.Resumed{ResourceVersion: "7", Objects: []*rawobj.Object{object(t, "ConfigMap", "a", "5"), object(t, "ConfigMap", "b", "6")}}, true
+	}
+	open := make(chan struct{})
+	close(open)
+	h := newHarness(t, harnessOptions{resume: resume, backoff: gatedBackoff(open)}, nil)
+	h.add(configMaps, cms)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := h.run(ctx, informer.RunOptions{})
+	w := cms.NextWatch(t) // a watch first: no list
+	w.Error(&apierrors.NewResourceExpired("too old resource version: 7 (15)").ErrStatus)
+	relist := h.waitBatches(3)
+	for _, b := range relist {
+		if b.Initial {
+			t.Errorf("the relist after a resume is an initial list: %+v", b)
+		}
+	}
+	cms.NextWatch(t).Modify(object(t, "ConfigMap", "c", "11"))
+	if b := h.waitBatches(1)[0]; b.Initial {
+		t.Error("a change after the relist is part of an initial list")
+	}
+	cancel()
+	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
+		t.Fatalf("Run: %v", err)
+	}
+	h.wantLines("Replaced: a", "Replaced: c", "Deleted: b (final state unknown)", "Updated: c")
+	if got := h.errOut.lines(); len(got) != 1 || !strings.Contains(got[0], "info: configmaps in namespace ns: the server no longer has resourceVersion 7, where the recording stopped") {
+		t.Errorf("stderr %q, want one note of the gap", got)
 	}
 	checkNoLeak(t)
 }

@@ -108,7 +108,14 @@ func (t Target) ID() string {
 // the FIFO's lock as it pops, as client-go's processDeltas does, so that a
 // relist's Replace sees exactly what has been popped.
 type Informer struct {
-	target    Target
+	target Target
+	// resumedFrom is the resourceVersion the informer resumed a recorded
+	// stream from (Config.Resume), "" otherwise; gapSaid is set once the
+	// resumed watch is past that point: its loss was said, or a watch
+	// held. Only the reflector's goroutine (its handlers) touches it.
+	resumedFrom string
+	gapSaid     bool
+
 	store     cache.Indexer
 	fifo      *cache.DeltaFIFO
 	reflector *cache.Reflector
@@ -262,10 +269,22 @@ func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), hea
 		store:       cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, indexers),
 		keepsListed: cfg.KeepListed != nil && cfg.KeepListed(t),
 	}
+	resumeFrom := cfg.ResumeFrom
+	if cfg.Resume != nil {
+		if r, ok := cfg.Resume(t); ok {
+			// The Store starts as the state resumed from: a relist says
+			// what changed since, and nothing is an initial list.
+			for _, obj := range r.Objects {
+				_ = inf.store.Add(obj)
+			}
+			resumeFrom, inf.resumedFrom = r.ResourceVersion, r.ResourceVersion
+		}
+	}
 	inf.fifo = cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{
-		KnownObjects:          knownStore{Indexer: inf.store, resume: cfg.ResumeFrom != ""},
+		KnownObjects:          knownStore{Indexer: inf.store, resume: resumeFrom != ""},
 		EmitDeltaTypeReplaced: true,
 		MaxUpdatedBacklog:     cfg.MaxUpdatedBacklog,
+		Populated:             inf.resumedFrom != "",
 	})
 	name := t.Resource.GroupResource().String()
 	var backoff cache.BackoffManager
@@ -280,9 +299,9 @@ func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), hea
 		MinWatchTimeout:        cfg.MinWatchTimeout,
 		WatchListPageSize:      cfg.PageSize,
 		UseWatchList:           cfg.WatchList,
-		InitialResourceVersion: cfg.ResumeFrom,
+		InitialResourceVersion: resumeFrom,
 		ErrorHandler:           func(err error) { errorHandler(inf, err) },
-		HealthyHandler:         func() { healthyHandler(inf) },
+		HealthyHandler:         func() { inf.gapSaid = true; healthyHandler(inf) },
 		Clock:                  cfg.Clock,
 		Backoff:                backoff,
 	})
@@ -504,6 +523,12 @@ func (k knownStore) GetByKey(key string) (any, bool, error) {
 	return obj, exists, err
 }
 
+// Resumed is the state a target's stream resumes from (Config.Resume).
+type Resumed struct {
+	ResourceVersion string
+	Objects         []*rawobj.Object
+}
+
 // Config is what every informer of an Engine shares.
 type Config struct {
 	// NewListerWatcher makes the ListerWatcher of a target. Required.
@@ -520,6 +545,11 @@ type Config struct {
 	// ResumeFrom, if set, skips the initial list: watches start from this
 	// resourceVersion, and deletes of never-seen objects are kept.
 	ResumeFrom string
+	// Resume, if set, says for each target whether it resumes a recorded
+	// stream: its Store starts as the recorded state and its watch from the
+	// recorded resourceVersion; there is no initial list, and a relist (the
+	// resourceVersion compacted away) says what changed meanwhile.
+	Resume func(Target) (Resumed, bool)
 	// MaxUpdatedBacklog folds runs of queued Updated deltas of one key
 	// longer than this into the newest (0 keeps all).
 	MaxUpdatedBacklog int
