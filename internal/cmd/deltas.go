@@ -358,7 +358,7 @@ func (o *DeltasOptions) buildOutput() error {
 	}
 	// A recording holds what -o json prints: health unless --health=false
 	// (or --metadata-only), whatever -o is.
-	if o.recorder, err = o.Records.ToRecorder(o.Records.Judges(true, o.ListWatch.MetadataOnly)); err != nil {
+	if o.recorder, err = o.Records.ToRecorder(o.Records.Judges(true, o.ListWatch.MetadataOnly), o.ErrOut); err != nil {
 		return err
 	}
 	o.waiter = o.Wait.ToWaiter(o.ErrOut, o.ListWatch.MetadataOnly)

@@ -123,6 +123,9 @@ func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*t
 	if o.Targets.Tree {
 		cfg.Indexers, cfg.KeepListed = tree.Indexers(), tree.KeepListed
 	}
+	if o.recorder != nil {
+		cfg.Resume = o.recorder.Resume // an existing recording goes on
+	}
 	var follows []*targets.Follower
 	for _, cl := range clusters {
 		if !o.followsTypes(cl) {

@@ -3,6 +3,7 @@ package record
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -132,7 +133,7 @@ func (f *Flags) ToStage(rows, health bool) (*Stage, error) {
 // with --diff (as --ignore-path and --status say); nothing else of the
 // flags filters them. The file is created now, before any request: a path
 // that cannot be written is an error here.
-func (f *Flags) ToRecorder(health bool) (*Recorder, error) {
+func (f *Flags) ToRecorder(health bool, warn io.Writer) (*Recorder, error) {
 	if f.Record == "" {
 		return nil, nil
 	}
@@ -148,5 +149,5 @@ func (f *Flags) ToRecorder(health bool) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return CreateRecorder(f.Record, stage)
+	return CreateRecorder(f.Record, stage, warn)
 }

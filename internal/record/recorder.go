@@ -4,13 +4,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 )
 
 // HeaderTargetOf describes t for a recording's header.
@@ -33,6 +37,8 @@ type Recorder struct {
 	stage *Stage
 	w     *recording.Writer
 	name  string
+	// end, when the recording goes on, is where it had stopped.
+	end *replay.End
 	// created: the file did not exist before. begun: the header is
 	// written. A recording created and never begun is removed on Close
 	// (the run ended before it watched anything).
@@ -41,13 +47,15 @@ type Recorder struct {
 	buf            []byte
 }
 
-// CreateRecorder creates the recording name. A file that already holds a
-// recording is refused: appending to one is not done yet. The Recorder
-// writes nothing until Begin.
-func CreateRecorder(name string, stage *Stage) (*Recorder, error) {
+// CreateRecorder creates the recording name, or, when it is one already,
+// resumes it: the run's part is appended, and each collection it recorded
+// resumes from where the recording stopped (Resume). A recording that ends
+// torn is cut back to its last whole part first, with a warning on warn.
+// The Recorder writes nothing until Begin.
+func CreateRecorder(name string, stage *Stage, warn io.Writer) (*Recorder, error) {
 	st, err := os.Stat(name)
 	if err == nil && st.Mode().IsRegular() && st.Size() > 0 {
-		return nil, fmt.Errorf("--record: %s already exists: a recording is not appended to (resumed) yet; give a new file, or remove it", name)
+		return resumeRecorder(name, stage, warn)
 	}
 	created := errors.Is(err, fs.ErrNotExist)
 	w, err := recording.Create(name)
@@ -57,9 +65,51 @@ func CreateRecorder(name string, stage *Stage) (*Recorder, error) {
 	return &Recorder{stage: stage, w: w, name: name, created: created}, nil
 }
 
+// resumeRecorder is CreateRecorder of an existing recording.
+func resumeRecorder(name string, stage *Stage, warn io.Writer) (*Recorder, error) {
+	end, err := replay.ReadEnd(name, io.Discard)
+	if err != nil {
+		return nil, fmt.Errorf("--record: %s is not a recording to go on with: %w; give a new file", name, err)
+	}
+	if end.Torn {
+		cut, err := recording.CutTorn(name)
+		if err != nil {
+			return nil, fmt.Errorf("--record: %w", err)
+		}
+		fmt.Fprintf(warn, "warning: --record: %s ended torn (its recorder was killed while writing): cut off its last %d bytes, the recording goes on from its last whole record\n", name, cut)
+	}
+	w, err := recording.Append(name)
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	return &Recorder{stage: stage, w: w, name: name, end: end}, nil
+}
+
+// Resume is the engine's Config.Resume when the recording goes on: the
+// state a recorded collection ends in, and the resourceVersion of its last
+// record. A collection with no record (none was ever seen) is listed as
+// usual.
+func (r *Recorder) Resume(t informer.Target) (informer.Resumed, bool) {
+	if r.end == nil {
+		return informer.Resumed{}, false
+	}
+	res, ok := r.end.Resumes[t.ID()]
+	return res, ok && res.ResourceVersion != ""
+}
+
 // Begin writes the header of the run's part of the recording: now, the
 // build's version, what is watched (targets) and with which selectors.
 func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fieldSelector string) error {
+	if r.end != nil {
+		for _, t := range targets {
+			if t.Role != informer.RoleRoot {
+				continue
+			}
+			if !slices.ContainsFunc(r.end.Recorded, func(o informer.Target) bool { return o.ID() == t.ID() }) {
+				return fmt.Errorf("--record: %s recorded %s; this run also watches %s, which it did not: record it to a new file, or watch what it recorded", r.name, describeTargets(r.end.Recorded), describeTargets([]informer.Target{t}))
+			}
+		}
+	}
 	h := recording.Header{
 		Type: recording.HeaderType, Time: time.Now().UTC(), Schema: recording.Schema, Version: version,
 		LabelSelector: labelSelector, FieldSelector: fieldSelector,
@@ -106,4 +156,23 @@ func (r *Recorder) Close() error {
 		_ = os.Remove(r.name)
 	}
 	return err
+}
+
+// describeTargets says which collections: "configmaps in demo, secrets".
+func describeTargets(ts []informer.Target) string {
+	var parts []string
+	for _, t := range ts {
+		s := t.Resource.GroupResource().String()
+		if t.Name != "" {
+			s += "/" + t.Name
+		}
+		if t.Namespace != "" {
+			s += " in " + t.Namespace
+		}
+		if t.Context != "" {
+			s += " (" + t.Context + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }

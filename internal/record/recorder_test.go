@@ -54,7 +54,7 @@ func TestRecorderKeepsWhatThePrintedStreamDrops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := flags.ToRecorder(true)
+	rec, err := flags.ToRecorder(true, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,12 +134,12 @@ func TestRecorderRefusesAndCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CreateRecorder(existing, stage); err == nil || !strings.Contains(err.Error(), "already exists") {
-		t.Errorf("an existing recording: %v", err)
+	if _, err := CreateRecorder(existing, stage, io.Discard); err == nil || !strings.Contains(err.Error(), "is not a recording to go on with") {
+		t.Errorf("an existing file that is not a recording: %v", err)
 	}
 	// A run that ends before it watches anything leaves no file behind.
 	fresh := filepath.Join(dir, "new.jsonl.zst")
-	rec, err := CreateRecorder(fresh, stage)
+	rec, err := CreateRecorder(fresh, stage, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,5 +148,71 @@ func TestRecorderRefusesAndCleansUp(t *testing.T) {
 	}
 	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a recording never begun is still there: %v", err)
+	}
+}
+
+// TestRecorderGoesOn: --record onto a recording resumes each collection
+// from the state it ended in and the resourceVersion of its last record,
+// appends the run's part, and refuses a run that watches what it did not
+// record.
+func TestRecorderGoesOn(t *testing.T) {
+	inf, target := idleInformer(t, "configmaps", "ConfigMap")
+	path := filepath.Join(t.TempDir(), "r.jsonl.zst")
+	stage, err := NewStage(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := CreateRecorder(path, stage, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rec.Resume(target); ok {
+		t.Error("a new recording resumes")
+	}
+	a1 := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"ua"}}`)
+	b2 := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","namespace":"ns","resourceVersion":"2","uid":"ub"}}`)
+	a3 := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","resourceVersion":"3","uid":"ua"}}`)
+	b4 := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","namespace":"ns","resourceVersion":"4","uid":"ub"}}`)
+	if err := rec.Begin([]informer.Target{target}, "v0", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	for _, items := range [][]informer.Item{
+		{{Delta: cache.Delta{Type: cache.Replaced, Object: a1}, Type: cache.Replaced, Initial: true, Object: a1, Key: "ns/a"}},
+		{{Delta: cache.Delta{Type: cache.Replaced, Object: b2}, Type: cache.Replaced, Initial: true, Object: b2, Key: "ns/b"}},
+		{{Delta: cache.Delta{Type: cache.Updated, Object: a3}, Type: cache.Updated, Object: a3, Old: a1, Key: "ns/a"}},
+		{{Delta: cache.Delta{Type: cache.Deleted, Object: b4}, Type: cache.Deleted, Object: b4, Key: "ns/b"}},
+	} {
+		now = now.Add(time.Second)
+		if err := rec.Record(inf.Target(), items, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	again, err := CreateRecorder(path, stage, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok := again.Resume(target)
+	if !ok || res.ResourceVersion != "4" || len(res.Objects) != 1 || res.Objects[0].Name != "a" || res.Objects[0].ResourceVersion != "3" {
+		t.Fatalf("Resume = %+v, %v; want a at 3, from resourceVersion 4 (b's deletion)", res, ok)
+	}
+	secrets := target
+	secrets.Resource.Resource = "secrets"
+	if err := again.Begin([]informer.Target{target, secrets}, "v0", "", ""); err == nil || !strings.Contains(err.Error(), "recorded configmaps; this run also watches secrets, which it did not") {
+		t.Errorf("a run that watches more than was recorded: %v", err)
+	}
+	if err := again.Begin([]informer.Target{target}, "v0", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := again.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines := readRecording(t, path)
+	if len(lines) != 6 || !strings.HasPrefix(lines[5], `{"type":"Recording"`) {
+		t.Errorf("the recording after going on:\n%s\nwant its 5 lines and a second header", strings.Join(lines, "\n"))
 	}
 }

@@ -226,3 +226,53 @@ func slicesEqual(a, b []string) bool {
 	}
 	return true
 }
+
+// TestCutTornThenAppend: a recording cut anywhere in its last frame (or
+// line) is cut back to its whole parts, and what is appended after reads
+// back after them.
+func TestCutTornThenAppend(t *testing.T) {
+	lines := testLines()[:30]
+	for _, name := range []string{"r.jsonl", "r.jsonl.zst"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(record(t, name, lines, 10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, err := os.ReadFile(record(t, name, lines[:20], 10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, cut := range []int{len(whole) + 1, (len(whole) + len(data)) / 2, len(data) - 1} {
+				path := filepath.Join(t.TempDir(), name)
+				if err := os.WriteFile(path, data[:cut], 0o600); err != nil {
+					t.Fatal(err)
+				}
+				keep, kept := len(whole), 20 // zstd: back to the whole frames
+				if CompressionOf(name) == Plain {
+					keep = bytes.LastIndexByte(data[:cut], '\n') + 1 // back to the whole lines
+					kept = bytes.Count(data[:keep], []byte("\n"))
+				}
+				n, err := CutTorn(path)
+				if err != nil || n != int64(cut-keep) {
+					t.Fatalf("cut at %d: CutTorn cut %d bytes (%v), want %d", cut, n, err, cut-keep)
+				}
+				w, err := Append(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.Write([]byte(`{"appended":true}` + "\n")); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				got, _ := os.ReadFile(path)
+				read, end := readAll(t, name, got)
+				want := append(append([]string(nil), lines[:kept]...), `{"appended":true}`)
+				if !errors.Is(end, io.EOF) || !slicesEqual(read, want) {
+					t.Fatalf("cut at %d, then appended: %d lines (%v), want the %d whole ones and the appended one", cut, len(read), end, kept)
+				}
+			}
+		})
+	}
+}

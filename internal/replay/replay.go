@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -91,8 +92,9 @@ type feed struct {
 	target informer.Target
 	state  *state
 	// rv is the resourceVersion its lists answer with: the latest
-	// object's.
-	rv string
+	// object's. lastRV is the highest of every record's, deletions
+	// included: where a resumed recording goes on from.
+	rv, lastRV string
 	// expected are the deltas fed and not yet handed out by the engine,
 	// in order; inflight counts them by key. Guarded by Player.mu.
 	expected []pending
@@ -257,6 +259,7 @@ func (p *Player) Select(targets []informer.Target, selector labels.Selector) err
 		for _, f := range p.feedsOf(l) {
 			f.state.set(l.key(), l.object)
 			f.rv = l.object.ResourceVersion
+			f.saw(l)
 			f.expected = append(f.expected, pending{time: l.Time})
 		}
 	}
@@ -388,7 +391,9 @@ func (p *Player) fail(err error) {
 func (p *Player) feed(ctx context.Context, batch []*line) error {
 	l := batch[0]
 	if l.header != nil {
-		return fmt.Errorf("line %d: a recording goes on with another run's part (appended): replaying appended recordings is not done yet; replay the part before it with --to=%s", l.number, l.Time.UTC().Format(time.RFC3339Nano))
+		// A resumed run's part: its records go on from where the
+		// recording stopped (a relist says any gap).
+		return nil
 	}
 	if l.Type == typeSync {
 		return nil
@@ -636,5 +641,19 @@ func (w *watcher) send(ctx context.Context, e watch.Event) {
 	case w.ch <- e:
 	case <-w.stopped:
 	case <-ctx.Done():
+	}
+}
+
+// saw notes the resourceVersion of l's object in lastRV: the highest, in
+// numbers when both read as numbers (etcd's), else the latest.
+func (f *feed) saw(l *line) {
+	if l.object == nil || l.object.ResourceVersion == "" {
+		return
+	}
+	rv := l.object.ResourceVersion
+	a, errA := strconv.ParseUint(rv, 10, 64)
+	b, errB := strconv.ParseUint(f.lastRV, 10, 64)
+	if errA != nil || errB != nil || a > b {
+		f.lastRV = rv
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -163,4 +164,41 @@ func (p *Player) Engine(args []Arg, namespace string, contexts []string, selecto
 		}
 	}
 	return engine, ts, nil
+}
+
+// End is where a recording ends: what resuming it needs.
+type End struct {
+	// Recorded are the collections it recorded (its roots); Resumes, by
+	// their IDs, the state each ends in and the resourceVersion of its
+	// last record.
+	Recorded []informer.Target
+	Resumes  map[string]informer.Resumed
+	// Torn: the recording ends inside a line or a frame.
+	Torn bool
+}
+
+// ReadEnd reads the recording name through for where it ends. warn
+// receives its warnings (a torn end).
+func ReadEnd(name string, warn io.Writer) (*End, error) {
+	r, err := recording.Open(name, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	p, err := Open(warn, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Select(p.recorded, nil); err != nil {
+		return nil, err
+	}
+	p.from = time.Unix(1<<40, 0) // past any record: read them all
+	if err := p.fastForward(); err != nil {
+		return nil, err
+	}
+	end := &End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Torn: p.torn}
+	for _, f := range p.feeds {
+		end.Resumes[f.target.ID()] = informer.Resumed{ResourceVersion: f.lastRV, Objects: f.state.items()}
+	}
+	return end, nil
 }

@@ -118,9 +118,13 @@ func (p *Player) fastForward() error {
 			return nil
 		}
 		if l.header != nil {
-			return fmt.Errorf("line %d: a recording goes on with another run's part (appended) before %s: replaying appended recordings is not done yet", l.number, p.from.UTC().Format(time.RFC3339Nano))
+			if _, err := p.next(); err != nil { // a resumed run's part goes on
+				return err
+			}
+			continue
 		}
 		for _, f := range p.feedsOf(l) {
+			f.saw(l)
 			switch {
 			case l.Type == typeSync:
 			case l.Type == typeDeleted || !p.selects(l.object):
