@@ -160,7 +160,7 @@ func (r *Recorder) Close() error {
 
 // describeTargets says which collections: "configmaps in demo, secrets".
 func describeTargets(ts []informer.Target) string {
-	var parts []string
+	parts := make([]string, 0, len(ts))
 	for _, t := range ts {
 		s := t.Resource.GroupResource().String()
 		if t.Name != "" {

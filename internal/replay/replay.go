@@ -368,7 +368,7 @@ func (p *Player) Play(ctx context.Context) {
 			next, err = p.next()
 		}
 		if err == nil {
-			err = p.feed(ctx, batch)
+			p.feed(ctx, batch)
 		}
 		if err != nil {
 			p.fail(err)
@@ -387,16 +387,16 @@ func (p *Player) fail(err error) {
 }
 
 // feed plays one line, or the records of one relist, and waits until the
-// engine has handed out what they made.
-func (p *Player) feed(ctx context.Context, batch []*line) error {
+// engine has handed out what they made (or ctx ends).
+func (p *Player) feed(ctx context.Context, batch []*line) {
 	l := batch[0]
 	if l.header != nil {
 		// A resumed run's part: its records go on from where the
 		// recording stopped (a relist says any gap).
-		return nil
+		return
 	}
 	if l.Type == typeSync {
-		return nil
+		return
 	}
 	byFeed := map[*feed][]*line{}
 	var feeds []*feed
@@ -413,27 +413,26 @@ func (p *Player) feed(ctx context.Context, batch []*line) error {
 		p.mu.Lock()
 		p.advance(l.Time)
 		p.mu.Unlock()
-		return nil
+		return
 	}
 	for _, f := range feeds {
 		if l.relist() {
 			if !p.settled(ctx, nil) {
-				return nil
+				return
 			}
 			p.relist(ctx, f, byFeed[f])
 			// Its deltas are handed out before anything else is fed: a
 			// change of a relisted key would be popped with it.
 			if !p.settled(ctx, f) {
-				return nil
+				return
 			}
 			continue
 		}
 		if !p.ready(ctx, f, l.key()) {
-			return nil
+			return
 		}
 		p.feedOne(ctx, f, l)
 	}
-	return nil
 }
 
 // ready waits until a change of key may be fed to f: every other feed
