@@ -198,7 +198,7 @@ func run() error {
 		}
 	}
 	if o.replay {
-		if err := measureReplay(ctx, e, o, root, benchDir); err != nil {
+		if err := measureReplay(ctx, e, cl, o, root, benchDir); err != nil {
 			return err
 		}
 		if o.replayOnly {

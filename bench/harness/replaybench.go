@@ -14,10 +14,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
@@ -38,7 +42,7 @@ type replayRun struct {
 const replayUpdates = 9
 
 // measureReplay runs the section and saves it.
-func measureReplay(ctx context.Context, e *env, o options, root, benchDir string) error {
+func measureReplay(ctx context.Context, e *env, cl *cluster, o options, root, benchDir string) error {
 	dir, err := os.MkdirTemp(e.home, "replay-")
 	if err != nil {
 		return err
@@ -71,6 +75,12 @@ func measureReplay(ctx context.Context, e *env, o options, root, benchDir string
 	if res.PlainBytes, err = fileSize(plain); err != nil {
 		return err
 	}
+
+	churned, err := recordUnderChurn(ctx, e, cl, dir, o.rounds)
+	if err != nil {
+		return err
+	}
+	res.Measures = append(res.Measures, churned)
 
 	long, fifth := filepath.Join(dir, "long.jsonl"), filepath.Join(dir, "fifth.jsonl")
 	if res.Records, err = writeLongRecording(zst, long, fifth); err != nil {
@@ -234,6 +244,78 @@ func replayMarkdown(r *replayRun) string {
 	}
 	ratio := float64(r.ZstBytes) / float64(max(r.PlainBytes, 1))
 	w("| size of the recording of the %d ConfigMaps | %d bytes (.zst) | -o json's output: %d bytes | %.3f× | the .zst file at most 10%% of the plain JSON Lines | **%s** |\n", r.N, r.ZstBytes, r.PlainBytes, ratio, passMiss(ratio <= 0.10))
-	w("\nNot measured yet: the cost of recording under churn.\n\n")
+	w("\n")
 	return b.String()
+}
+
+// churnRate and churnFor are the churn of the recording-under-churn row:
+// updates of the N ConfigMaps, spread over them.
+const (
+	churnRate = 500
+	churnFor  = 20 * time.Second
+)
+
+// recordUnderChurn runs, rounds times, a recorder (-q --record=FILE.zst)
+// and a printer (-o json > file) side by side, both watching the N
+// ConfigMaps, while they are updated at churnRate for churnFor: the CPU
+// each used during the churn, from /proc.
+func recordUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, rounds int) (abMeasure, error) {
+	m := abMeasure{Name: fmt.Sprintf("record under churn (%d updates/s for %s)", churnRate, churnFor), Metric: "cpu", Limit: 1.10,
+		Target: "recording with .zst costs at most 10% more CPU than -o json > file, under churn",
+		Args:   "kubectl deltas cm -q --record=FILE.zst", BaseArgs: "kubectl deltas cm -o json > FILE"}
+	plugin := filepath.Join(e.bin, "kubectl-deltas")
+	logf("recording: %s, %d rounds", m.Name, rounds)
+	for round := range rounds {
+		zst, plain := filepath.Join(dir, "churn.jsonl.zst"), filepath.Join(dir, "churn.jsonl")
+		_ = os.Remove(zst)
+		start := func(cmd string) (*exec.Cmd, error) {
+			c := commandIn(ctx, e, []string{"sh", "-c", cmd})
+			return c, c.Start()
+		}
+		rec, err := start(fmt.Sprintf("exec %s cm -n %s -q --record=%s --kubeconfig %s", plugin, benchNamespace, zst, e.kubeconfig))
+		if err != nil {
+			return m, err
+		}
+		printer, err := start(fmt.Sprintf("exec %s cm -n %s -o json --kubeconfig %s > %s", plugin, benchNamespace, e.kubeconfig, plain))
+		if err != nil {
+			_ = rec.Process.Kill()
+			return m, err
+		}
+		time.Sleep(churnSettle + 2*time.Second) // both listed, watching
+		recUsage, printUsage := startUsage(rec.Process.Pid, 0), startUsage(printer.Process.Pid, 0)
+		updated, churnErr := churnConfigMaps(ctx, cl, e.n, round)
+		time.Sleep(2 * time.Second) // the last events handled
+		recCPU, _ := recUsage.end()
+		printCPU, _ := printUsage.end()
+		for _, c := range []*exec.Cmd{rec, printer} {
+			_ = c.Process.Signal(os.Interrupt)
+			_ = c.Wait()
+		}
+		if churnErr != nil {
+			return m, churnErr
+		}
+		logf("  round %d: %d updates; recorder %.0f ms CPU, printer %.0f ms", round+1, updated, recCPU, printCPU)
+		m.New = append(m.New, abSample{CPUMS: recCPU, WallMS: ms(churnFor)})
+		m.Base = append(m.Base, abSample{CPUMS: printCPU, WallMS: ms(churnFor)})
+	}
+	return m, nil
+}
+
+// churnConfigMaps updates the n ConfigMaps of the benchmark namespace in
+// turn at churnRate for churnFor, and returns how many updates it made.
+func churnConfigMaps(ctx context.Context, cl *cluster, n, round int) (int, error) {
+	tick := time.NewTicker(time.Second / churnRate)
+	defer tick.Stop()
+	end := time.Now().Add(churnFor)
+	done := 0
+	cms := cl.client.CoreV1().ConfigMaps(benchNamespace)
+	for time.Now().Before(end) {
+		<-tick.C
+		patch := fmt.Sprintf(`{"data":{"churn":"%d-%d"}}`, round, done)
+		if _, err := cms.Patch(ctx, objectName(done%n), types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "bench-churn"}); err != nil {
+			return done, fmt.Errorf("update a ConfigMap: %w", err)
+		}
+		done++
+	}
+	return done, nil
 }
