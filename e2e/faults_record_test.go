@@ -116,5 +116,14 @@ func TestFaultRecordGoesOn(t *testing.T) {
 	if led.has(func(r *deltaRecord) bool { return r.Name == "gone-2" }) {
 		t.Error("an object created and deleted inside the gap is in the recording")
 	}
+	// Its replay ends in the server's state too.
+	replayed := runAs(t, c.cp.AdminKubeconfig(), time.Minute, "--replay="+path, "--at=-0s", "-o", "json")
+	end := newLedger(false)
+	for _, line := range strings.Split(strings.TrimSpace(replayed.stdout), "\n") {
+		end.applyLine(line)
+	}
+	if diff := stateDiff(end.snapshot(), server); replayed.code != 0 || len(diff) > 0 {
+		t.Errorf("the replay of the recording at its end (exit %d, stderr %q) is not the server's state:\n  %s", replayed.code, replayed.stderr, strings.Join(diff, "\n  "))
+	}
 	t.Logf("%d records in %d parts", led.count(), headers)
 }
