@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
@@ -106,7 +105,7 @@ func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fiel
 				continue
 			}
 			if !slices.ContainsFunc(r.end.Recorded, func(o informer.Target) bool { return o.ID() == t.ID() }) {
-				return fmt.Errorf("--record: %s recorded %s; this run also watches %s, which it did not: record it to a new file, or watch what it recorded", r.name, describeTargets(r.end.Recorded), describeTargets([]informer.Target{t}))
+				return fmt.Errorf("--record: %s recorded %s; this run also watches %s, which it did not: record it to a new file, or watch what it recorded", r.name, replay.Describe(r.end.Recorded), replay.Describe([]informer.Target{t}))
 			}
 		}
 	}
@@ -156,23 +155,4 @@ func (r *Recorder) Close() error {
 		_ = os.Remove(r.name)
 	}
 	return err
-}
-
-// describeTargets says which collections: "configmaps in demo, secrets".
-func describeTargets(ts []informer.Target) string {
-	parts := make([]string, 0, len(ts))
-	for _, t := range ts {
-		s := t.Resource.GroupResource().String()
-		if t.Name != "" {
-			s += "/" + t.Name
-		}
-		if t.Namespace != "" {
-			s += " in " + t.Namespace
-		}
-		if t.Context != "" {
-			s += " (" + t.Context + ")"
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ", ")
 }

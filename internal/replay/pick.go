@@ -29,7 +29,7 @@ func Pick(recorded []informer.Target, args []Arg, namespace string, contexts []s
 		candidates = append(candidates, t)
 	}
 	if len(candidates) == 0 {
-		return nil, fmt.Errorf("the recording %s has nothing %s: it recorded %s", file, where(namespace, contexts), describeRecorded(recorded))
+		return nil, fmt.Errorf("the recording %s has nothing %s: it recorded %s", file, where(namespace, contexts), Describe(recorded))
 	}
 	if len(args) == 0 {
 		return candidates, nil
@@ -50,7 +50,7 @@ func Pick(recorded []informer.Target, args []Arg, namespace string, contexts []s
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("the recording %s has no %q %s: it recorded %s", file, a.Type, where(namespace, contexts), describeRecorded(recorded))
+			return nil, fmt.Errorf("the recording %s has no %q %s: it recorded %s", file, a.Type, where(namespace, contexts), Describe(recorded))
 		}
 	}
 	return out, nil
@@ -71,14 +71,14 @@ func where(namespace string, contexts []string) string {
 	return strings.Join(parts, " ")
 }
 
-// describeRecorded lists what a recording watched: "configmaps in demo,
-// secrets".
-func describeRecorded(recorded []informer.Target) string {
-	if len(recorded) == 0 {
+// Describe says which collections: "configmaps in demo, secrets"; "no
+// type" for none.
+func Describe(ts []informer.Target) string {
+	if len(ts) == 0 {
 		return "no type"
 	}
-	var parts []string
-	for _, t := range recorded {
+	parts := make([]string, 0, len(ts))
+	for _, t := range ts {
 		s := t.Resource.GroupResource().String()
 		if t.Name != "" {
 			s += "/" + t.Name
