@@ -51,7 +51,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Status, "status", f.Status, "Include status in diffs; --status=false ignores status changes (with --changed-only, status-only updates are dropped).")
 	fs.StringArrayVar(&f.IgnorePaths, "ignore-path", f.IgnorePaths, "Leave this field out of diffs (repeatable): a JSON pointer (/metadata/labels/x) or a dotted path (metadata.labels.x).")
 	fs.BoolVar(&f.ShowSecretData, "show-secret-data", f.ShowSecretData, "Print the values of Secrets (data, stringData, last-applied-configuration); redacted by default.")
-	fs.StringVar(&f.Record, "record", f.Record, "Also write every record to this file, whatever -o prints and the filters keep (--types, --watch-only, --where, --changed-only): the JSON records of -o json, after a \"Recording\" line naming what was watched. FILE.zst is zstd, FILE.gz gzip, else plain JSON Lines; a killed run loses at most its last second.")
+	fs.StringVar(&f.Record, "record", f.Record, "Also write every record to this file, whatever -o prints and the filters keep (--types, --watch-only, --where, --changed-only): the JSON records of -o json, after a \"Recording\" line naming what was watched. FILE.zst is zstd, FILE.gz gzip, else plain JSON Lines; a killed run loses at most its last second. A FILE that holds a recording goes on where it stopped.")
 	fs.BoolVar(&f.Health, "health", f.Health, "Judge each object's health as kstatus does: text lines end with it (\"Updated: replicaset.apps web-7d4 InProgress: Ready: 1/3\"). JSON and YAML records carry it unless --health=false.")
 }
 

@@ -16,8 +16,8 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 )
 
-// HeaderTargetOf describes t for a recording's header.
-func HeaderTargetOf(t informer.Target) recording.Target {
+// headerTargetOf describes t for a recording's header.
+func headerTargetOf(t informer.Target) recording.Target {
 	return recording.Target{
 		Context: t.Context, APIVersion: t.Kind.GroupVersion().String(), Kind: t.Kind.Kind,
 		Resource: t.Resource.Resource, Namespace: t.Namespace, Name: t.Name, Role: t.Role.String(),
@@ -114,7 +114,7 @@ func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fiel
 		LabelSelector: labelSelector, FieldSelector: fieldSelector,
 	}
 	for _, t := range targets {
-		h.Targets = append(h.Targets, HeaderTargetOf(t))
+		h.Targets = append(h.Targets, headerTargetOf(t))
 	}
 	line, err := json.Marshal(h)
 	if err != nil {

@@ -18,18 +18,7 @@ func Append(name string) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot add to the recording: %w", err)
 	}
-	w, err := newWriter(f, CompressionOf(name))
-	if err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	if w.frame != nil {
-		// Nothing is begun until the first Write (a Reset then).
-		w.open = false
-	}
-	w.stop, w.done = make(chan struct{}), make(chan struct{})
-	go w.cutEvery(CutInterval)
-	return w, nil
+	return startWriter(f, name)
 }
 
 // CutTorn cuts the recording name back to the end of its last whole part

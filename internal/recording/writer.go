@@ -95,6 +95,12 @@ func Create(name string) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot write the recording: %w", err)
 	}
+	return startWriter(f, name)
+}
+
+// startWriter is a Writer onto f, the recording name, cut every
+// CutInterval until Close; f is closed if it cannot be.
+func startWriter(f *os.File, name string) (*Writer, error) {
 	w, err := newWriter(f, CompressionOf(name))
 	if err != nil {
 		_ = f.Close()
@@ -105,7 +111,8 @@ func Create(name string) (*Writer, error) {
 	return w, nil
 }
 
-// newWriter is a Writer onto f that nothing cuts but its caller.
+// newWriter is a Writer onto f that nothing cuts but its caller. A
+// compressed one begins its first frame with its first Write.
 func newWriter(f *os.File, c Compression) (*Writer, error) {
 	w := &Writer{file: f}
 	switch c {
@@ -129,7 +136,7 @@ func newWriter(f *os.File, c Compression) (*Writer, error) {
 	}
 	var under io.Writer = f
 	if w.frame != nil {
-		under, w.open = w.frame, true
+		under = w.frame
 	}
 	w.buf = bufio.NewWriterSize(under, writeBuffer)
 	return w, nil
@@ -213,15 +220,8 @@ func (w *Writer) Close() error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// A frame is begun only by a Write, so that cutting ends every frame.
 	err := w.cutLocked()
-	if w.frame != nil && w.open && err == nil {
-		// Begun and never written to (nothing was recorded): an empty
-		// frame, which readers skip.
-		if cerr := w.frame.Close(); cerr != nil {
-			err = w.fail(cerr)
-		}
-		w.open = false
-	}
 	if cerr := w.file.Close(); err == nil && cerr != nil {
 		err = w.fail(cerr)
 	}

@@ -12,20 +12,13 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
 
-// line is one record of a recording, as much of it as a replay needs.
+// line is one record of a recording, as much of it as a replay needs:
+// the members of recordMembers, named as the record names them.
 type line struct {
-	Type              string    `json:"type"`
-	Time              time.Time `json:"time"`
-	Initial           bool      `json:"initial"`
-	Context           string    `json:"context"`
-	APIVersion        string    `json:"apiVersion"`
-	Kind              string    `json:"kind"`
-	Resource          string    `json:"resource"`
-	Namespace         string    `json:"namespace"`
-	Name              string    `json:"name"`
-	FinalStateUnknown bool      `json:"finalStateUnknown"`
-	Manager           string    `json:"manager"`
-	Operation         string    `json:"operation"`
+	Type, Context, APIVersion, Kind, Resource, Namespace, Name string
+	Time                                                       time.Time
+	Initial, FinalStateUnknown                                 bool
+	Manager, Operation                                         string
 
 	// Not in the record: where it is, and its object parsed.
 	number int

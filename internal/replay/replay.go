@@ -8,12 +8,14 @@
 //
 // Order. A live stream merges its collections as their deltas arrive; the
 // informers of a replay run concurrently, and the recording's order must
-// survive them. The Player hands the recording out one record at a time:
-// it feeds a record's watch event — or, for a record of a relist, ends the
-// watch with 410 Gone so that the reflector lists again, and the list
-// says what changed — then waits until the engine has handed the deltas
-// that made to the sinks (Gate) before it feeds the next. The collections'
-// initial lists are listed at once, each in the recording's order.
+// survive them. The Player feeds a record's watch event — or, for the
+// records of a relist, ends the watch with 410 Gone so that the reflector
+// lists again, and the list says what changed — and waits until the
+// engine has handed the deltas that made to the sinks (Gate) before it
+// feeds anything of another collection, another change of a key in
+// flight, or a relist; a run of changes of distinct keys of one
+// collection goes without waiting (ready). The collections' initial
+// lists are listed at once, each in the recording's order.
 //
 // Time. A replay's time is the recording's: the Gate sets the Player's
 // clock to the time of the record whose delta it hands on, so that records
@@ -52,16 +54,18 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
 
-// Player plays one recording. Open reads its header and initial lists;
+// Player plays one or more recordings as one stream. Open reads their
+// headers and initial lists;
 // Select says what the run watches; the engine is configured with
 // NewListerWatcher, Clock and NewBackoff; Gate goes in front of the
 // run's sinks; Play feeds the rest until the end (Done).
 type Player struct {
 	parts []*part
 	warn  io.Writer
-	// header is the recording's first line; recorded are the collections
-	// it names whose records a replay can play (the roots).
-	header   *recording.Header
+	// began is when the recordings began: their earliest header's time.
+	// recorded are the collections their headers name whose records a
+	// replay can play (the roots).
+	began    time.Time
 	recorded []informer.Target
 	// initial are the recordings' leading initial lists.
 	initial []*line
@@ -77,8 +81,8 @@ type Player struct {
 	byID     map[string]*feed
 	selector labels.Selector
 
-	// mu guards every feed's expected, watcher and listed, and err; cond
-	// (on mu) is broadcast when any of them changes.
+	// mu guards every feed's expected, inflight and watcher, the clock's
+	// moves, and err; cond (on mu) is broadcast when any of them changes.
 	mu   sync.Mutex
 	cond *sync.Cond
 	err  error
@@ -143,8 +147,8 @@ func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
 		if first == nil || first.header == nil {
 			return nil, fmt.Errorf("%s:1: not a recording of kubectl deltas: it does not begin with a %q line (was it written by --record?)", r.Name(), recording.HeaderType)
 		}
-		if p.header == nil {
-			p.header = first.header
+		if p.began.IsZero() || first.header.Time.Before(p.began) {
+			p.began = first.header.Time
 		}
 		if err := p.addRoots(r.Name(), first.header); err != nil {
 			return nil, err
@@ -197,12 +201,7 @@ func (p *Player) addRoots(name string, h *recording.Header) error {
 // next is the next line to play, of all the recordings: the earliest of
 // the lines ahead; nil at the end of all.
 func (p *Player) next() (*line, error) {
-	var first *part
-	for _, pt := range p.parts {
-		if pt.ahead != nil && (first == nil || pt.ahead.Time.Before(first.ahead.Time)) {
-			first = pt
-		}
-	}
+	first := p.earliest()
 	if first == nil {
 		return nil, nil
 	}
@@ -213,6 +212,18 @@ func (p *Player) next() (*line, error) {
 	}
 	first.ahead = next
 	return l, nil
+}
+
+// earliest is the recording whose line ahead comes first (the first of
+// them on a tie); nil when all are at their end.
+func (p *Player) earliest() *part {
+	var first *part
+	for _, pt := range p.parts {
+		if pt.ahead != nil && (first == nil || pt.ahead.Time.Before(first.ahead.Time)) {
+			first = pt
+		}
+	}
+	return first
 }
 
 // read reads the next line of one recording: nil at its end. A torn end
@@ -236,9 +247,6 @@ func (p *Player) read(pt *part) (*line, error) {
 // Recorded are the collections the recording watched as roots (named or
 // selected types), as targets of one cluster each.
 func (p *Player) Recorded() []informer.Target { return p.recorded }
-
-// Header is the recording's header.
-func (p *Player) Header() recording.Header { return *p.header }
 
 // Select sets what the run watches: targets, each a recorded collection
 // narrowed (a namespace, a name), and the objects selector keeps (nil:
@@ -471,16 +479,9 @@ func (p *Player) relist(ctx context.Context, f *feed, batch []*line) {
 	}
 	vanished := 0
 	for _, l := range batch {
-		key := l.key()
-		if l.Type == typeDeleted || !p.selects(l.object) {
-			if f.state.get(key) != nil {
-				vanished++
-			}
-			f.state.remove(key)
-			continue
+		if f.apply(l, p.selects(l.object)) {
+			vanished++
 		}
-		f.state.set(key, l.object)
-		f.rv = l.object.ResourceVersion
 	}
 	p.mu.Lock()
 	for range f.state.len() + vanished {
@@ -655,4 +656,19 @@ func (f *feed) saw(l *line) {
 	if errA != nil || errB != nil || a > b {
 		f.lastRV = rv
 	}
+}
+
+// apply applies l, a record of a relist or of what --from skips, to f's
+// state: a deletion, or an object no longer selected, removes its object
+// (removed: f had it); anything else sets it.
+func (f *feed) apply(l *line, selected bool) (removed bool) {
+	key := l.key()
+	if l.Type == typeDeleted || !selected {
+		removed = f.state.get(key) != nil
+		f.state.remove(key)
+		return removed
+	}
+	f.state.set(key, l.object)
+	f.rv = l.object.ResourceVersion
+	return false
 }

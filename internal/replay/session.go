@@ -98,7 +98,7 @@ func (p *Player) window(f *Flags) error {
 		}
 	}
 	if !hasEnd {
-		span.Start = p.header.Time
+		span.Start = p.began
 	}
 	from, to, err := f.Window(span, hasEnd)
 	if err != nil {

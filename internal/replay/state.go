@@ -6,8 +6,9 @@ import "github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 // reached, by key, listed in the order they first came.
 type state struct {
 	objects map[string]*rawobj.Object
-	// order holds each key once, in the order it first came; removed
-	// keys stay until compact drops them.
+	// order holds the keys in the order they came; removed keys stay
+	// until compact drops them, so that a key removed and set again may
+	// stand twice (items lists it once, at its first place).
 	order   []string
 	removed int
 }

@@ -109,7 +109,7 @@ func (p *Player) SetWindow(from, to time.Time) {
 }
 
 // fastForward applies the records up to p.from to the feeds' states
-// without handing anything out; p.ahead is then the first record after
+// without handing anything out; next then returns the first record after
 // it.
 func (p *Player) fastForward() error {
 	for {
@@ -125,13 +125,8 @@ func (p *Player) fastForward() error {
 		}
 		for _, f := range p.feedsOf(l) {
 			f.saw(l)
-			switch {
-			case l.Type == typeSync:
-			case l.Type == typeDeleted || !p.selects(l.object):
-				f.state.remove(l.key())
-			default:
-				f.state.set(l.key(), l.object)
-				f.rv = l.object.ResourceVersion
+			if l.Type != typeSync {
+				f.apply(l, p.selects(l.object))
 			}
 		}
 		if _, err := p.next(); err != nil {
@@ -142,11 +137,8 @@ func (p *Player) fastForward() error {
 
 // peek is the line next would return, left in place.
 func (p *Player) peek() *line {
-	var first *line
-	for _, pt := range p.parts {
-		if pt.ahead != nil && (first == nil || pt.ahead.Time.Before(first.Time)) {
-			first = pt.ahead
-		}
+	if first := p.earliest(); first != nil {
+		return first.ahead
 	}
-	return first
+	return nil
 }
