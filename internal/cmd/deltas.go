@@ -369,7 +369,7 @@ func (o *DeltasOptions) buildOutput() error {
 		Diff:          o.Records.Diff,
 	}
 	if o.player != nil {
-		opts.Now = o.player.Now // AGE in a replay is at the recording's time
+		opts.Now = o.replayClock() // AGE in a replay is at the recording's time
 		opts.AllNamespaces = o.replayNamespace() == ""
 	}
 	o.printer, err = o.Output.ToPrinter(o.Out, opts)

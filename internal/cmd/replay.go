@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
@@ -76,4 +77,13 @@ func (o *DeltasOptions) replayNamespace() string {
 		return ""
 	}
 	return *ns
+}
+
+// replayClock is a replay's time, the recording's (nil for a live run,
+// whose time is the clock's).
+func (o *DeltasOptions) replayClock() func() time.Time {
+	if o.player == nil {
+		return nil
+	}
+	return o.player.Now
 }

@@ -193,11 +193,7 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 		runOpts.InitialOut = announceMissing(engine, o.ErrOut)
 	}
 	sink := o.sinkChain(engine, &runOpts)
-	var now func() time.Time // a replay's position
-	if o.player != nil {
-		now = o.player.Now
-	}
-	if line := o.Progress.ForStream(o.ErrOut, o.Out, o.Wait.Quiet, !o.Records.WatchOnly, engine.Targets, strings.Join(o.Replay.Files, ","), now); line != nil {
+	if line := o.Progress.ForStream(o.ErrOut, o.Out, o.Wait.Quiet, !o.Records.WatchOnly, engine.Targets, strings.Join(o.Replay.Files, ","), o.replayClock()); line != nil {
 		defer line.Stop()
 		sink, runOpts.InitialOut = line.Sink(sink), line.Before(runOpts.InitialOut)
 	}
@@ -229,11 +225,7 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	if o.Wait.Quiet {
 		out = io.Discard
 	}
-	var now func() time.Time
-	if o.player != nil {
-		now = o.player.Now // a replay's time is the recording's
-	}
-	printing := record.NewSink(o.stage, o.printer, out, o.Wait.Count, now)
+	printing := record.NewSink(o.stage, o.printer, out, o.Wait.Count, o.replayClock())
 	if o.recorder != nil {
 		printing.RecordTo(o.recorder)
 	}

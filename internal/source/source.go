@@ -113,9 +113,13 @@ var (
 
 // NewListerWatcher returns a ListerWatcher of t through client.
 func NewListerWatcher(client rest.Interface, t Target) *ListerWatcher {
-	builtIn := scheme.Scheme.IsVersionRegistered(t.Resource.GroupVersion())
-	return &ListerWatcher{client: client, target: t, retryDelay: time.Second, builtIn: builtIn}
+	return &ListerWatcher{client: client, target: t, retryDelay: time.Second, builtIn: BuiltIn(t.Resource.GroupVersion())}
 }
+
+// BuiltIn reports whether gv is one of kube-apiserver's own group
+// versions (client-go's scheme knows it): never served by an aggregated
+// API, never converted by a webhook.
+func BuiltIn(gv schema.GroupVersion) bool { return scheme.Scheme.IsVersionRegistered(gv) }
 
 // collectionPath is /api/v1/namespaces/NS/RESOURCE or
 // /apis/GROUP/VERSION/RESOURCE and so on.

@@ -9,10 +9,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/restmapper"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
 )
 
 // Cluster is the discovery of one cluster: kubectl's cached RESTMapper and
@@ -73,7 +73,7 @@ func (r *Resolution) NeedsAPIServices() bool {
 	}
 	for _, ts := range [][]informer.Target{r.Targets, r.Scouts} {
 		for _, t := range ts {
-			if !scheme.Scheme.IsVersionRegistered(t.Resource.GroupVersion()) {
+			if !source.BuiltIn(t.Resource.GroupVersion()) {
 				return true
 			}
 		}
