@@ -36,6 +36,8 @@ type replayRun struct {
 	// ConfigMaps and of -o json's output of them.
 	ZstBytes, PlainBytes int64
 	Measures             []abMeasure
+	// Timeline: the page of --timeline (timelinebench.go).
+	Timeline *timelineRun `json:",omitempty"`
 }
 
 // replayUpdates is how many updates the long recording has for each
@@ -115,6 +117,11 @@ func measureReplay(ctx context.Context, e *env, cl *cluster, o options, root, be
 		}
 		res.Measures = append(res.Measures, m.abMeasure)
 	}
+	page, timeline, err := measureTimeline(ctx, e, o, long, dir)
+	if err != nil {
+		return err
+	}
+	res.Measures, res.Timeline = append(res.Measures, page), timeline
 	res.Commit, res.Machine = gitDescribe(ctx, root), machine(ctx, root)
 	for _, m := range res.Measures {
 		newV, _ := abMedian(m.New, m.Metric)
@@ -240,6 +247,9 @@ func replayMarkdown(r *replayRun) string {
 	w("%s; commit `%s`; %s, %d CPUs.\n\n", r.Date, r.Commit, r.Machine.CPU, r.Machine.CPUs)
 	w("| measure | kubectl deltas | compared with | ratio | target | result |\n|---|---|---|---:|---|---|\n")
 	for _, m := range r.Measures {
+		if strings.HasPrefix(m.Name, "--timeline") {
+			continue // timelineMarkdown's
+		}
 		ratio, result := abRatio(m)
 		w("| %s (`%s`) | %s | `%s`: %s | %s | %s | **%s** |\n", m.Name, m.Args, abCell(m.New), m.BaseArgs, abCell(m.Base), ratio, m.Target, result)
 	}

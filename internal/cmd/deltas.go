@@ -26,6 +26,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/timeline"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
 )
 
@@ -123,6 +124,8 @@ type DeltasOptions struct {
 	Replay *replay.Flags
 	// Progress: the progress line of long initial lists and replays.
 	Progress *progress.Flags
+	// Timeline: the page drawn of the stream (--timeline).
+	Timeline *timeline.Flags
 
 	// Set by Complete: the arguments as given and parsed (nil with
 	// --all-types), and the contexts of a multi-cluster run (nil for one
@@ -142,6 +145,9 @@ type DeltasOptions struct {
 	// recorder, with --record, records what the stream is handed; it is
 	// created with the printer and closed when Run returns.
 	recorder *record.Recorder
+	// page, with --timeline, draws the stream; created with the printer
+	// (its file written once), written when Run returns.
+	page *page
 
 	// clients makes a cluster's clients from its REST config; tests give
 	// client-go's fakes.
@@ -161,6 +167,7 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 		Output:    printer.NewFlags(),
 		Replay:    replay.NewFlags(),
 		Progress:  progress.NewFlags(),
+		Timeline:  timeline.NewFlags(),
 		clients:   realClients,
 		IOStreams: streams,
 	}
@@ -213,6 +220,7 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	o.Output.AddFlags(flags)
 	o.Replay.AddFlags(flags)
 	o.Progress.AddFlags(flags)
+	o.Timeline.AddFlags(flags)
 
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return printer.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
@@ -329,6 +337,7 @@ func (o *DeltasOptions) Validate() error {
 		o.Wait.Validate,
 		func() error { return o.Wait.ValidateQuiet(o.Records.Record != "") },
 		o.Replay.Validate,
+		o.Timeline.Validate,
 		targetsValidate,
 	} {
 		if err := validate(); err != nil {
@@ -359,6 +368,9 @@ func (o *DeltasOptions) buildOutput() error {
 	// A recording holds what -o json prints: health unless --health=false
 	// (or --metadata-only), whatever -o is.
 	if o.recorder, err = o.Records.ToRecorder(o.Records.Judges(true, o.ListWatch.MetadataOnly), o.ErrOut); err != nil {
+		return err
+	}
+	if o.page, err = o.newPage(); err != nil {
 		return err
 	}
 	o.waiter = o.Wait.ToWaiter(o.ErrOut, o.ListWatch.MetadataOnly)

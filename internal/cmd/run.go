@@ -20,7 +20,6 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
 )
@@ -49,6 +48,13 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 	if o.recorder != nil {
 		defer func() {
 			if cerr := o.recorder.Close(); err == nil {
+				err = cerr
+			}
+		}()
+	}
+	if o.page != nil {
+		defer func() {
+			if cerr := o.page.Close(); err == nil {
 				err = cerr
 			}
 		}()
@@ -190,9 +196,12 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 		OutputClosed: stdoutClosed,
 	}
 	if !o.Wait.Quiet {
-		runOpts.InitialOut = announceMissing(engine, o.ErrOut)
+		runOpts.InitialOut = engine.AnnounceMissing(o.ErrOut)
 	}
 	sink := o.sinkChain(engine, &runOpts)
+	if o.page != nil {
+		defer o.page.Start(o.ErrOut)()
+	}
 	if line := o.Progress.ForStream(o.ErrOut, o.Out, o.Wait.Quiet, !o.Records.WatchOnly, engine.Targets, strings.Join(o.Replay.Files, ","), o.replayClock()); line != nil {
 		defer line.Stop()
 		sink, runOpts.InitialOut = line.Sink(sink), line.Before(runOpts.InitialOut)
@@ -229,6 +238,9 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	if o.recorder != nil {
 		printing.RecordTo(o.recorder)
 	}
+	if o.page != nil {
+		printing.ObserveWith(o.page.stage, o.page.Timeline)
+	}
 	var sink informer.Sink = printing
 	if o.waiter.Active() {
 		runOpts.Check = o.waiter.Check
@@ -246,33 +258,6 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	return sink
 }
 
-// announceMissing returns the engine's InitialOut: once the initial lists
-// are out, one line for each named object that does not exist, rather
-// than silence: the stream waits for it to be created, or, ending there,
-// did not find it.
-func announceMissing(engine *informer.Engine, errOut io.Writer) func(ending bool) {
-	return func(ending bool) {
-		for _, inf := range engine.Informers() {
-			t := inf.Target()
-			if t.Name == "" || !tree.IsRoot(t) {
-				continue
-			}
-			key, where := t.Name, ""
-			if t.Namespace != "" {
-				key, where = t.Namespace+"/"+t.Name, fmt.Sprintf(" in namespace %q", t.Namespace)
-			}
-			if _, exists, _ := inf.Store().GetByKey(key); exists {
-				continue
-			}
-			then := ": waiting for it to be created"
-			if ending {
-				then = ""
-			}
-			fmt.Fprintf(errOut, "info: %s%s %q not found%s%s\n", textsafe.ContextPrefix(t.Context), t.Resource.GroupResource(), t.Name, where, then)
-		}
-	}
-}
-
 // exit maps how the stream ended to the command's exit: 130 when
 // interrupted, 2 when a --fail-when held, 1 when --timeout ran out while
 // waiting for a condition or, with --until-synced, before every initial
@@ -284,7 +269,7 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 	case errors.Is(err, informer.ErrInterrupted):
 		return &ExitError{Code: exitInterrupted}
 	case errors.As(err, &failed):
-		o.explain(clusters, []*condition.Held{&failed.Held})
+		condition.Explain([]*condition.Held{&failed.Held}, clientsOf(clusters))
 		return &ExitError{Code: exitConditionFailed, Err: failed}
 	case (errors.Is(err, informer.ErrTimedOut) || errors.Is(err, informer.ErrSourceEnded)) && o.waiter.Active():
 		ended := errors.Is(err, informer.ErrSourceEnded)
@@ -296,7 +281,7 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 			for i := range timedOut.Held {
 				held[i] = &timedOut.Held[i]
 			}
-			o.explain(clusters, held)
+			condition.Explain(held, clientsOf(clusters))
 		}
 		return err
 	case errors.Is(err, informer.ErrTimedOut) && o.Wait.UntilSynced:
@@ -325,48 +310,17 @@ func incompleteSnapshot(clusters []*cluster) error {
 	return fmt.Errorf("the snapshot is incomplete: the types of the API groups that are down were not listed: %s (try again once they are back: kubectl get apiservices)", strings.Join(down, "; "))
 }
 
-// explainLimit bounds the look-ups that explain a failure or a timeout:
-// the first explainLimit objects, within explainTimeout in all.
-const (
-	explainLimit   = 10
-	explainTimeout = 5 * time.Second
-)
-
-// explain adds to each held object its latest Warning event, asked once of
-// its cluster (events.LatestWarning); an object without one, or whose
-// look-up failed, stays as it is — the failure is what the user needs to
-// read, not a look-up's error.
-func (o *DeltasOptions) explain(clusters []*cluster, held []*condition.Held) {
-	ctx, cancel := context.WithTimeout(context.Background(), explainTimeout)
-	defer cancel()
-	for i, h := range held {
-		if i == explainLimit {
-			break
+// clientsOf finds the client of a cluster by its context (the only
+// cluster's for any, when there is one); nil for none.
+func clientsOf(clusters []*cluster) func(context string) rest.Interface {
+	return func(context string) rest.Interface {
+		for _, cl := range clusters {
+			if len(clusters) == 1 || cl.conn.Context == context {
+				return cl.client
+			}
 		}
-		if h.UID == "" {
-			continue
-		}
-		cl := clusterOf(clusters, h.Context)
-		if cl == nil {
-			continue
-		}
-		if w, found, err := events.LatestWarning(ctx, cl.client, h.Namespace, h.UID); err == nil && found {
-			h.Explained = w.String()
-		}
+		return nil
 	}
-}
-
-// clusterOf is the cluster of context (the only one when there is one).
-func clusterOf(clusters []*cluster, context string) *cluster {
-	if len(clusters) == 1 {
-		return clusters[0]
-	}
-	for _, cl := range clusters {
-		if cl.conn.Context == context {
-			return cl
-		}
-	}
-	return nil
 }
 
 // describeAPIServiceLimit bounds the look-up of an APIService whose

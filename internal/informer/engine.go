@@ -522,3 +522,30 @@ func describe(t Target) string {
 	}
 	return s
 }
+
+// AnnounceMissing returns RunOptions.InitialOut for a stream that names
+// objects: once the initial lists are out, one line on errOut for each
+// named root object that does not exist, rather than silence: the stream
+// waits for it to be created, or, ending there, did not find it.
+func (e *Engine) AnnounceMissing(errOut io.Writer) func(ending bool) {
+	return func(ending bool) {
+		for _, inf := range e.Informers() {
+			t := inf.Target()
+			if t.Name == "" || t.Role != RoleRoot {
+				continue
+			}
+			key, where := t.Name, ""
+			if t.Namespace != "" {
+				key, where = t.Namespace+"/"+t.Name, fmt.Sprintf(" in namespace %q", t.Namespace)
+			}
+			if _, exists, _ := inf.Store().GetByKey(key); exists {
+				continue
+			}
+			then := ": waiting for it to be created"
+			if ending {
+				then = ""
+			}
+			fmt.Fprintf(errOut, "info: %s%s %q not found%s%s\n", textsafe.ContextPrefix(t.Context), t.Resource.GroupResource(), t.Name, where, then)
+		}
+	}
+}

@@ -101,8 +101,9 @@ type Column struct {
 // Event is an Event record's summary for human output: its subject, and
 // what happened to it.
 type Event struct {
-	// Subject's apiVersion, kind, namespace and name.
-	APIVersion, Kind, Namespace, Name string
+	// Subject's apiVersion, kind, namespace, name and UID (when the Event
+	// names it).
+	APIVersion, Kind, Namespace, Name, UID string
 	// Type is Normal or Warning; Reason and Message say what happened;
 	// Count how many times (at least 1).
 	Type, Reason, Message string
@@ -116,4 +117,8 @@ type Health struct {
 	// Reason is a CamelCase reason, "" when the verdict has none.
 	Reason  string
 	Message string
+	// RecheckAt, when not zero, is when the verdict on this same object
+	// changes with time alone (an unschedulable Pod fails then); no
+	// format prints it.
+	RecheckAt time.Time
 }

@@ -128,6 +128,23 @@ func (f *Flags) ToStage(rows, health bool) (*Stage, error) {
 	})
 }
 
+// ToObserverStage builds the Stage of a page of the stream (--timeline):
+// every record it is handed carries its health (when health asks it) and
+// its changes (as --ignore-path and --status say), whatever the run
+// prints; the run's own filters have kept it already.
+func (f *Flags) ToObserverStage(health bool) (*Stage, error) {
+	return NewStage(Options{
+		ShowSecretData: f.ShowSecretData,
+		RelistAll:      true,
+		Health:         health,
+		Diff: DiffOptions{
+			Show:         true,
+			IgnoreStatus: !f.Status,
+			IgnorePaths:  f.IgnorePaths,
+		},
+	})
+}
+
 // ToRecorder creates the recording of --record, or returns nil without
 // it. Its records carry health when the run judges (health), and changes
 // with --diff (as --ignore-path and --status say); nothing else of the

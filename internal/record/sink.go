@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
 // outputBuffer is the size of the output's buffer; the Engine flushes it
@@ -34,7 +35,25 @@ type Sink struct {
 	// discards: the output is io.Discard (-q), so that with a recorder
 	// and no limit there is nothing to print.
 	discards bool
+	// observer, if set, is handed every record the stream shows, filled
+	// again by observed (--timeline: with health and changes whatever the
+	// run prints); observedRecord is reused for each.
+	observer       Observer
+	observed       *Stage
+	observedRecord printer.Record
 }
+
+// Observer is handed the records a stream shows (ObserveWith): rec filled
+// by the observer's stage, obj the delta's object (nil for a deletion
+// without a final state). It is called from the Sink's goroutine.
+type Observer interface {
+	Observe(rec *printer.Record, obj *rawobj.Object)
+}
+
+// ObserveWith hands o every record the Sink prints (or would print, with
+// -q), filled by stage: the deltas the run's filters keep, described as
+// stage describes them.
+func (s *Sink) ObserveWith(stage *Stage, o Observer) { s.observed, s.observer = stage, o }
 
 // RecordTo has every delta handed to the Sink recorded by r, stamped with
 // the time its printed record has.
@@ -59,7 +78,7 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 		if err := s.recorder.Record(t, b.Items, now); err != nil {
 			return false, err
 		}
-		if s.discards && s.limit == 0 {
+		if s.discards && s.limit == 0 && s.observer == nil {
 			return false, nil // recording only: nothing printed, nothing counted
 		}
 	}
@@ -71,6 +90,11 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 		if !keep {
 			continue
 		}
+		if s.observer != nil {
+			if err := s.observe(t, &b.Items[i], now); err != nil {
+				return false, err
+			}
+		}
 		if err := s.printer.Print(s.out, &s.record); err != nil {
 			return false, writeError(err)
 		}
@@ -80,6 +104,16 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 		}
 	}
 	return false, nil
+}
+
+// observe hands the observer the record of it, a delta the stream shows.
+func (s *Sink) observe(t informer.Target, it *informer.Item, now time.Time) error {
+	keep, err := s.observed.Fill(&s.observedRecord, t, it, now)
+	if err != nil || !keep {
+		return err
+	}
+	s.observer.Observe(&s.observedRecord, it.Object)
+	return nil
 }
 
 // Flush implements informer.Sink.

@@ -226,7 +226,7 @@ func eventOf(it *informer.Item) (*printer.Event, error) {
 		return nil, err
 	}
 	return &printer.Event{
-		APIVersion: e.Subject.APIVersion, Kind: e.Subject.Kind, Namespace: e.Subject.Namespace, Name: e.Subject.Name,
+		APIVersion: e.Subject.APIVersion, Kind: e.Subject.Kind, Namespace: e.Subject.Namespace, Name: e.Subject.Name, UID: e.Subject.UID,
 		Type: e.Type, Reason: e.Reason, Message: e.Message, Count: e.Count,
 	}, nil
 }
@@ -238,7 +238,7 @@ func (s *Stage) healthOf(it *informer.Item) *printer.Health {
 	if it.Type != cache.Deleted {
 		h = s.judge.Of(it.Object)
 	}
-	return &printer.Health{Status: string(h.Status), Reason: h.Reason, Message: h.Message}
+	return &printer.Health{Status: string(h.Status), Reason: h.Reason, Message: h.Message, RecheckAt: h.RecheckAt}
 }
 
 // Diffs reports whether records carry diffs (--diff).

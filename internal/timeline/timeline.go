@@ -1,0 +1,364 @@
+// Package timeline draws a stream as one self-contained HTML page
+// (--timeline=FILE.html): a time axis, one lane per object nested as the
+// ownership tree nests, each lane coloured by the object's health over
+// time, a mark for every delta and every Event about the object, the diff
+// and the manager of each change on a click.
+//
+// A Timeline is handed the records the stream shows (Observe), each filled
+// by its own record stage so that it carries health and changes whatever
+// the run prints. Write renders the page: the data as one JSON document in
+// the page's script element, the page's HTML, CSS and JavaScript inline
+// (page.html, embedded), nothing fetched from anywhere. The file is
+// replaced atomically (a temporary file in its directory, renamed), so
+// that it can be opened, and reloaded, while the run goes on (Refresh).
+//
+// The page's data-* attributes are a contract for tests and scripts: see
+// page.html and the README.
+package timeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+)
+
+// Version is the version of the page's data document ("v").
+const Version = 1
+
+// maxValueLen bounds a value in a change's text, in runes: longer than a
+// terminal line's (the page wraps), short enough that a ConfigMap's
+// payload does not fill it.
+const maxValueLen = 240
+
+// Timeline collects what a page shows. Observe is called from the sink's
+// goroutine, Write from any; mu guards everything below it.
+type Timeline struct {
+	path    string
+	command string
+	now     func() time.Time
+
+	mu sync.Mutex
+	// lanes are the objects seen, in the order first seen; byUID finds an
+	// object's lane by context and UID, byName by context, kind, namespace
+	// and name (its latest lane: a deletion without a final state, an
+	// Event whose subject has no UID).
+	lanes  []*lane
+	byUID  map[uidKey]int
+	byName map[nameKey]int
+	// start and end are the times of the first and last record (zero
+	// before any).
+	start, end time.Time
+	contexts   []string
+	// judge re-judges the objects whose verdict changes with time alone.
+	judge *health.Judge
+	// dirty: something was observed since the last Write.
+	dirty bool
+	// created: the file did not exist before the run (ToTimeline);
+	// begun: the stream started (Begin). A page created for a run that
+	// never began is removed on Close.
+	created, begun bool
+}
+
+type uidKey struct{ context, uid string }
+
+type nameKey struct{ context, kind, namespace, name string }
+
+// lane is one object's row: its identity, its owner, what happened to it.
+type lane struct {
+	Context    string  `json:"ctx"`
+	APIVersion string  `json:"av"`
+	Kind       string  `json:"kind"`
+	Namespace  string  `json:"ns"`
+	Name       string  `json:"name"`
+	UID        string  `json:"uid"`
+	Parent     int     `json:"parent"`
+	Marks      []mark  `json:"marks"`
+	Events     []event `json:"events"`
+	// Health are the changes of its health that came with time alone, not
+	// with a delta (an unschedulable Pod fails ScheduleWindow after its
+	// creation): [time, status, reason, message] each.
+	Health [][4]any `json:"health,omitempty"`
+	// ownerUID is the UID of its controller (or first) owner, resolved to
+	// Parent when the page is written: the owner may come later.
+	ownerUID string
+	// recheck, when not nil, is the object as of its last delta, whose
+	// verdict changes at recheckAt unless another delta comes first.
+	recheck   *rawobj.Object
+	recheckAt time.Time
+}
+
+// mark is one delta of a lane (see page.html for the keys).
+type mark struct {
+	Time      int64       `json:"t"`
+	Type      string      `json:"d"`
+	Initial   bool        `json:"i,omitempty"`
+	Manager   string      `json:"by,omitempty"`
+	Operation string      `json:"op,omitempty"`
+	Health    string      `json:"h,omitempty"`
+	Reason    string      `json:"hr,omitempty"`
+	Message   string      `json:"hm,omitempty"`
+	Changes   [][2]string `json:"c,omitempty"`
+	Unknown   bool        `json:"u,omitempty"`
+}
+
+// event is one Event about a lane's object.
+type event struct {
+	Time    int64  `json:"t"`
+	Type    string `json:"type"`
+	Reason  string `json:"reason"`
+	Message string `json:"msg"`
+	Count   int    `json:"n"`
+}
+
+// document is the page's data.
+type document struct {
+	Version   int      `json:"v"`
+	Title     string   `json:"title"`
+	Command   string   `json:"command"`
+	Generated string   `json:"generated"`
+	Live      bool     `json:"live"`
+	Start     int64    `json:"start"`
+	End       int64    `json:"end"`
+	Contexts  []string `json:"contexts"`
+	Lanes     []*lane  `json:"lanes"`
+}
+
+// New returns an empty Timeline that writes path. command is the command
+// line the page names; now is the stream's clock (nil: time.Now), where a
+// page written mid-run ends.
+func New(path, command string, now func() time.Time) *Timeline {
+	if now == nil {
+		now = time.Now
+	}
+	return &Timeline{path: path, command: command, now: now, byUID: map[uidKey]int{}, byName: map[nameKey]int{}}
+}
+
+// Path is the page's file.
+func (t *Timeline) Path() string { return t.path }
+
+// Observe adds a record the stream shows: a delta of obj (nil for a
+// deletion without a final state) or, for an Event record, an Event about
+// its subject. rec must carry health and changes where they apply.
+func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.start.IsZero() || rec.Time.Before(t.start) {
+		t.start = rec.Time
+	}
+	if rec.Time.After(t.end) {
+		t.end = rec.Time
+	}
+	if rec.Context != "" && !slices.Contains(t.contexts, rec.Context) {
+		t.contexts = append(t.contexts, rec.Context)
+	}
+	t.dirty = true
+	if rec.Event != nil {
+		t.observeEvent(rec)
+		return
+	}
+	l := t.laneOf(rec.Context, rec.APIVersion, rec.Kind, rec.Namespace, rec.Name, rec.UID)
+	if obj != nil {
+		if owner := controllerUID(obj); owner != "" {
+			l.ownerUID = owner
+		}
+	}
+	m := mark{
+		Time: rec.Time.UnixMilli(), Type: rec.Type, Initial: rec.Initial,
+		Manager: rec.Manager, Operation: rec.Operation, Unknown: rec.FinalStateUnknown,
+	}
+	l.recheck = nil
+	if h := rec.Health; h != nil && h.Status != "NotFound" {
+		m.Health, m.Reason, m.Message = h.Status, h.Reason, h.Message
+		if !h.RecheckAt.IsZero() && obj != nil {
+			l.recheck, l.recheckAt = obj, h.RecheckAt
+		}
+	}
+	if len(rec.Changes) > 0 {
+		m.Changes = changesOf(rec.Changes)
+	}
+	l.Marks = append(l.Marks, m)
+}
+
+// observeEvent adds an Event record to its subject's lane.
+func (t *Timeline) observeEvent(rec *printer.Record) {
+	e := rec.Event
+	if e.Kind == "" && e.Name == "" {
+		return // an Event about nothing a lane can show
+	}
+	l := t.laneOf(rec.Context, e.APIVersion, e.Kind, e.Namespace, e.Name, e.UID)
+	if rec.Type == "Deleted" {
+		return // an Event expiring is not something that happened to its subject
+	}
+	l.Events = append(l.Events, event{Time: rec.Time.UnixMilli(), Type: e.Type, Reason: e.Reason, Message: e.Message, Count: e.Count})
+}
+
+// laneOf is the lane of an object, made when first seen: found by UID, or,
+// without one, by name.
+func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string) *lane {
+	nk := nameKey{context: context, kind: kind, namespace: namespace, name: name}
+	if uid != "" {
+		if i, ok := t.byUID[uidKey{context, uid}]; ok {
+			return t.lanes[i]
+		}
+		// The lane of an Event's subject seen before the subject itself
+		// had no UID yet.
+		if i, ok := t.byName[nk]; ok && t.lanes[i].UID == "" {
+			t.lanes[i].UID = uid
+			t.byUID[uidKey{context, uid}] = i
+			return t.lanes[i]
+		}
+	} else if i, ok := t.byName[nk]; ok {
+		return t.lanes[i]
+	}
+	l := &lane{Context: context, APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name, UID: uid, Parent: -1}
+	t.lanes = append(t.lanes, l)
+	i := len(t.lanes) - 1
+	t.byName[nk] = i
+	if uid != "" {
+		t.byUID[uidKey{context, uid}] = i
+	}
+	return l
+}
+
+// rejudge adds to l the change of health that came with time alone by now,
+// if any: its verdict at recheckAt.
+func (t *Timeline) rejudge(l *lane, now time.Time) {
+	for l.recheck != nil && !now.Before(l.recheckAt) {
+		if t.judge == nil {
+			t.judge = health.NewJudge()
+		}
+		at := l.recheckAt
+		h := t.judge.At(l.recheck, at)
+		l.Health = append(l.Health, [4]any{at.UnixMilli(), string(h.Status), h.Reason, h.Message})
+		if h.RecheckAt.After(at) {
+			l.recheckAt = h.RecheckAt
+		} else {
+			l.recheck = nil
+		}
+	}
+}
+
+// controllerUID is the UID of obj's controller, or of its first owner
+// when none is the controller; "" without owners.
+func controllerUID(obj *rawobj.Object) string {
+	refs, err := obj.OwnerReferences()
+	if err != nil || len(refs) == 0 {
+		return ""
+	}
+	for _, r := range refs {
+		if r.Controller != nil && *r.Controller {
+			return string(r.UID)
+		}
+	}
+	return string(refs[0].UID)
+}
+
+// Begin marks the start of the stream: from now on, Close leaves a page,
+// empty or not.
+func (t *Timeline) Begin() {
+	t.mu.Lock()
+	t.begun = true
+	t.mu.Unlock()
+}
+
+// Close writes the page of the ended stream; a page the run created and
+// never began (it failed before watching anything) is removed instead.
+func (t *Timeline) Close() error {
+	t.mu.Lock()
+	begun, created := t.begun, t.created
+	t.mu.Unlock()
+	if !begun && created {
+		_ = os.Remove(t.path)
+		return nil
+	}
+	return t.Write(false)
+}
+
+// Dirty reports whether something was observed since the last Write.
+func (t *Timeline) Dirty() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dirty
+}
+
+// data is the page's JSON document: live when the stream goes on.
+func (t *Timeline) data(live bool) ([]byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dirty = false
+	doc := document{
+		Version: Version, Title: "kubectl deltas", Command: t.command,
+		Generated: time.Now().UTC().Format(time.RFC3339Nano), Live: live,
+		Contexts: t.contexts, Lanes: t.lanes,
+	}
+	if doc.Contexts == nil {
+		doc.Contexts = []string{}
+	}
+	if doc.Lanes == nil {
+		doc.Lanes = []*lane{}
+	}
+	if !t.start.IsZero() {
+		doc.Start, doc.End = t.start.UnixMilli(), t.end.UnixMilli()
+		if now := t.now(); now.After(t.end) {
+			doc.End = now.UnixMilli() // the stream went on after its last record
+		}
+	}
+	now := t.now()
+	for _, l := range t.lanes {
+		t.rejudge(l, now)
+		l.Parent = -1
+		if l.ownerUID == "" {
+			continue
+		}
+		if i, ok := t.byUID[uidKey{l.Context, l.ownerUID}]; ok && t.lanes[i] != l {
+			l.Parent = i
+		}
+	}
+	breakCycles(t.lanes)
+	// encoding/json escapes <, > and & (\u003c…) and U+2028/U+2029: the
+	// document cannot end the script element it sits in.
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("--timeline: encoding the page's data: %w", err)
+	}
+	return b, nil
+}
+
+// breakCycles cuts any owner chain that loops (ownerReferences a server
+// would refuse, but a recording may hold anything): the page nests by
+// Parent and must reach a root.
+func breakCycles(lanes []*lane) {
+	state := make([]uint8, len(lanes)) // 0 unseen, 1 on the current path, 2 done
+	for i := range lanes {
+		var path []int
+		j := i
+		for j >= 0 && state[j] == 0 {
+			state[j] = 1
+			path = append(path, j)
+			j = lanes[j].Parent
+		}
+		if j >= 0 && state[j] == 1 {
+			lanes[j].Parent = -1 // j's chain comes back to j
+		}
+		for _, k := range path {
+			state[k] = 2
+		}
+	}
+}
+
+// changesOf are the changes of a record as the page shows them.
+func changesOf(ops []diff.Operation) [][2]string {
+	out := make([][2]string, len(ops))
+	for i := range ops {
+		out[i] = [2]string{string(ops[i].Op), ops[i].Text(maxValueLen)}
+	}
+	return out
+}

@@ -1,0 +1,271 @@
+package timeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+)
+
+var t0 = time.Date(2026, 11, 26, 10, 40, 0, 0, time.UTC)
+
+// object is an object's JSON with its owner (controller) UID, if any.
+func object(t *testing.T, kind, name, uid, owner string) *rawobj.Object {
+	t.Helper()
+	meta := map[string]any{"name": name, "namespace": "demo", "uid": uid, "resourceVersion": "1"}
+	if owner != "" {
+		meta["ownerReferences"] = []any{
+			map[string]any{"apiVersion": "v1", "kind": "X", "name": "other", "uid": "not-the-controller"},
+			map[string]any{"apiVersion": "apps/v1", "kind": "Owner", "name": "o", "uid": owner, "controller": true},
+		}
+	}
+	raw, err := json.Marshal(map[string]any{"apiVersion": "apps/v1", "kind": kind, "metadata": meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := rawobj.Parse(raw, rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+func record(typ, kind, name, uid string, at time.Duration) *printer.Record {
+	return &printer.Record{Type: typ, Time: t0.Add(at), APIVersion: "apps/v1", Kind: kind, Namespace: "demo", Name: name, UID: uid}
+}
+
+// document reads back what Write wrote into path's script element.
+func readDocument(t *testing.T, path string) (document, string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after, ok := bytes.Cut(page, []byte(dataMarker))
+	if !ok || !bytes.HasPrefix(raw, before) || !bytes.HasSuffix(raw, after) {
+		t.Fatalf("the page is not the embedded page around its data:\n%s", raw)
+	}
+	data := raw[len(before) : len(raw)-len(after)]
+	var doc struct {
+		document
+		Lanes []lane `json:"lanes"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("the data does not read back: %v\n%s", err, data)
+	}
+	out := doc.document
+	out.Lanes = nil
+	for i := range doc.Lanes {
+		out.Lanes = append(out.Lanes, &doc.Lanes[i])
+	}
+	return out, string(data)
+}
+
+func TestObserveNestsByControllerAndKeepsEachDelta(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.html")
+	tl := New(path, "kubectl deltas deploy/web --tree", func() time.Time { return t0.Add(3 * time.Second) })
+
+	// The Pod comes before its ReplicaSet: its parent is resolved when the
+	// page is written.
+	pod := record("Added", "Pod", "web-1", "pod-uid", time.Second)
+	pod.Health = &printer.Health{Status: "InProgress", Reason: "PodNotReady", Message: "Ready: 0/1"}
+	tl.Observe(pod, object(t, "Pod", "web-1", "pod-uid", "rs-uid"))
+	rs := record("Replaced", "ReplicaSet", "web-5", "rs-uid", 0)
+	rs.Initial = true
+	tl.Observe(rs, object(t, "ReplicaSet", "web-5", "rs-uid", ""))
+	up := record("Updated", "Pod", "web-1", "pod-uid", 2*time.Second)
+	up.Manager, up.Operation = "kubelet", "Update"
+	up.Health = &printer.Health{Status: "Current", Message: "Pod is Ready"}
+	up.Changes = []diff.Operation{{Op: diff.OpReplace, Path: "/status/phase", Old: "Pending", Value: "Running"}}
+	tl.Observe(up, object(t, "Pod", "web-1", "pod-uid", "rs-uid"))
+	// A deletion without a final state: no object, no UID; found by name.
+	gone := record("Deleted", "Pod", "web-1", "", 3*time.Second)
+	gone.FinalStateUnknown = true
+	gone.Health = &printer.Health{Status: "NotFound"}
+	tl.Observe(gone, nil)
+
+	if err := tl.Write(false); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := readDocument(t, path)
+	if doc.Version != Version || doc.Live || doc.Command != "kubectl deltas deploy/web --tree" {
+		t.Fatalf("header: %+v", doc)
+	}
+	if doc.Start != t0.UnixMilli() || doc.End != t0.Add(3*time.Second).UnixMilli() {
+		t.Fatalf("span %d–%d, want the first and last record's times", doc.Start, doc.End)
+	}
+	if len(doc.Lanes) != 2 {
+		t.Fatalf("%d lanes, want the Pod's and the ReplicaSet's: %+v", len(doc.Lanes), doc.Lanes)
+	}
+	podLane, rsLane := doc.Lanes[0], doc.Lanes[1]
+	if podLane.UID != "pod-uid" || podLane.Parent != 1 || rsLane.Parent != -1 {
+		t.Fatalf("the Pod's lane must nest under its controller's (lane 1): pod %+v, rs %+v", podLane, rsLane)
+	}
+	if len(podLane.Marks) != 3 {
+		t.Fatalf("the Pod has %d marks, want its Added, Updated and Deleted: %+v", len(podLane.Marks), podLane.Marks)
+	}
+	m := podLane.Marks[1]
+	if m.Type != "Updated" || m.Manager != "kubelet" || m.Health != "Current" || len(m.Changes) != 1 ||
+		m.Changes[0] != [2]string{"replace", `~ status.phase: "Pending" → "Running"`} {
+		t.Fatalf("the update's mark: %+v", m)
+	}
+	if d := podLane.Marks[2]; d.Type != "Deleted" || !d.Unknown || d.Health != "" {
+		t.Fatalf("the deletion's mark (NotFound is not a health band): %+v", d)
+	}
+	if !rsLane.Marks[0].Initial {
+		t.Fatalf("the ReplicaSet's initial Replaced lost its initial flag: %+v", rsLane.Marks[0])
+	}
+}
+
+func TestEventsJoinTheirSubjectsLane(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.html")
+	tl := New(path, "", nil)
+	// The Event comes first, naming its subject with a UID: the subject's
+	// lane is made by it and found again by the subject's own delta.
+	ev := record("Added", "Event", "web-1.abc", "event-uid", time.Second)
+	ev.Event = &printer.Event{APIVersion: "v1", Kind: "Pod", Namespace: "demo", Name: "web-1", UID: "pod-uid",
+		Type: "Warning", Reason: "FailedScheduling", Message: `0/1 nodes <script>alert(1)</script>`, Count: 2}
+	tl.Observe(ev, nil)
+	tl.Observe(record("Added", "Pod", "web-1", "pod-uid", 2*time.Second), object(t, "Pod", "web-1", "pod-uid", ""))
+	expired := record("Deleted", "Event", "web-1.abc", "event-uid", time.Hour)
+	expired.Event = ev.Event
+	tl.Observe(expired, nil)
+	if err := tl.Write(true); err != nil {
+		t.Fatal(err)
+	}
+	doc, data := readDocument(t, path)
+	if len(doc.Lanes) != 1 {
+		t.Fatalf("%d lanes, want the Pod's only (an Event is a mark, not a lane): %+v", len(doc.Lanes), doc.Lanes)
+	}
+	l := doc.Lanes[0]
+	if len(l.Events) != 1 || l.Events[0].Reason != "FailedScheduling" || l.Events[0].Count != 2 || len(l.Marks) != 1 {
+		t.Fatalf("the Pod's lane: one Event (its expiry is not shown) and one delta, got %+v", l)
+	}
+	if strings.Contains(data, "<script>") || strings.Contains(data, "</script") {
+		t.Fatalf("the data must not be able to end its script element: %s", data)
+	}
+	if !doc.Live {
+		t.Fatal("a page written mid-run must say it is live")
+	}
+}
+
+func TestBreakCycles(t *testing.T) {
+	lanes := []*lane{{Parent: 1}, {Parent: 2}, {Parent: 0}, {Parent: 0}, {Parent: -1}}
+	breakCycles(lanes)
+	roots := 0
+	for i := range lanes {
+		seen := map[int]bool{}
+		for j := i; j >= 0; j = lanes[j].Parent {
+			if seen[j] {
+				t.Fatalf("lane %d's chain still loops: %+v", i, lanes)
+			}
+			seen[j] = true
+		}
+		if lanes[i].Parent == -1 {
+			roots++
+		}
+	}
+	if roots != 2 {
+		t.Fatalf("%d roots, want the lone one and one cut from the loop", roots)
+	}
+}
+
+func TestToTimelineWritesBeforeAnyRequestAndRemovesAPageNeverBegun(t *testing.T) {
+	dir := t.TempDir()
+	f := &Flags{File: filepath.Join(dir, "missing-dir", "t.html")}
+	if _, err := f.ToTimeline(nil, nil); err == nil || !strings.Contains(err.Error(), "--timeline") {
+		t.Fatalf("an unwritable path must be an error naming the flag, got %v", err)
+	}
+
+	f.File = filepath.Join(dir, "t.html")
+	tl, err := f.ToTimeline([]string{"deploy/web", "--where=object.x == 'a b'"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := readDocument(t, f.File)
+	if !doc.Live || len(doc.Lanes) != 0 || doc.Command != `kubectl deltas deploy/web '--where=object.x == '\''a b'\'''` {
+		t.Fatalf("the first page: %+v", doc)
+	}
+	if err := tl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(f.File); !os.IsNotExist(err) {
+		t.Fatalf("a page created by a run that never began must be removed, stat: %v", err)
+	}
+
+	tl, err = f.ToTimeline(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl.Begin()
+	if err := tl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if doc, _ := readDocument(t, f.File); doc.Live {
+		t.Fatal("the page written at the end must not say it is live")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestFlagsValidate(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file, want string
+	}{
+		{"-", "not standard output"},
+		{dir, "is a directory"},
+		{filepath.Join(dir, "t.html"), ""},
+		{"", ""},
+	} {
+		err := (&Flags{File: tc.file}).Validate()
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("--timeline=%q: %v, want %q", tc.file, err, tc.want)
+		}
+	}
+}
+
+func TestAPodThatCannotBeScheduledFailsWithTimeAlone(t *testing.T) {
+	raw := []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"stuck","namespace":"demo","uid":"pod-uid","creationTimestamp":"2026-11-26T10:40:00Z"},` +
+		`"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/3 nodes are available"}]}}`)
+	obj, err := rawobj.Parse(raw, rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(5 * time.Second)
+	tl := New(filepath.Join(t.TempDir(), "t.html"), "", func() time.Time { return now })
+	rec := record("Added", "Pod", "stuck", "pod-uid", time.Second)
+	rec.APIVersion = "v1"
+	rec.Health = &printer.Health{Status: "InProgress", Reason: "PodNotScheduled", Message: "Pod has not been scheduled", RecheckAt: t0.Add(15 * time.Second)}
+	tl.Observe(rec, obj)
+
+	if err := tl.Write(true); err != nil {
+		t.Fatal(err)
+	}
+	if doc, _ := readDocument(t, tl.Path()); len(doc.Lanes[0].Health) != 0 {
+		t.Fatalf("before its schedule window has passed the Pod has not failed: %v", doc.Lanes[0].Health)
+	}
+	now = t0.Add(20 * time.Second)
+	for range 2 { // written twice: the change is added once
+		if err := tl.Write(false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc, _ := readDocument(t, tl.Path())
+	h := doc.Lanes[0].Health
+	if len(h) != 1 || h[0][0] != float64(t0.Add(15*time.Second).UnixMilli()) || h[0][1] != "Failed" || h[0][2] != "PodUnschedulable" {
+		t.Fatalf("the Pod's health must turn Failed at the end of its schedule window, once: %v", h)
+	}
+	if doc.End != now.UnixMilli() {
+		t.Fatalf("the page spans to when the stream ended (%d), got %d", now.UnixMilli(), doc.End)
+	}
+}
