@@ -164,7 +164,7 @@ bench-ab: build controlplane ## Only the A/B section of make bench: this tree ag
 	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -rounds $(or $(ROUNDS),5) -ab $(AB) -ab-only
 
 .PHONY: bench-replay
-bench-replay: build controlplane ## Only the recording section of make bench: --record against -o json, --replay and --at against jq, replay memory (N=10000 ROUNDS=5)
+bench-replay: build controlplane ## Only the recording section of make bench: --record against -o json, --replay and --at against jq, replay memory, the --timeline page of 50,000 deltas (N=10000 ROUNDS=5; needs chromium)
 	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -rounds $(or $(ROUNDS),5) -replay -replay-only
 
 .PHONY: bench-scale

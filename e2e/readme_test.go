@@ -298,6 +298,21 @@ func readmeRecipes() []recipe {
 		wantStderr: []string{`^deployment.apps/web condition met$`},
 		cleanup:    waitWeb,
 	}, {
+		cmd:        "kubectl deltas deploy/web -n demo --tree --events --until=status=Current --timeline=rollout.html",
+		act:        rollWeb,
+		ends:       true,
+		want:       []string{`^Replaced: deployment.apps web$`, `^Replaced: replicaset.apps web-\w+ \(deployment.apps web\)$`},
+		wantStderr: []string{`^deployment.apps/web condition met$`},
+		cleanup:    waitWeb,
+	}, {
+		cmd:        "kubectl deltas deploy/web -n demo --tree --events --until=status=Current --fail-when=status=Failed --timeout=5m --timeline=rollout.html",
+		act:        rollWeb,
+		ends:       true,
+		then:       `sed -n 's|.*<script id="timeline-data" type="application/json">\(.*\)</script>.*|\1|p' rollout.html | jq -c '.lanes[] | {kind, name, deltas: (.marks | length)}'`,
+		want:       []string{`^\{"kind":"Deployment","name":"web","deltas":\d+\}$`, `^\{"kind":"ReplicaSet","name":"web-\w+","deltas":\d+\}$`, `^\{"kind":"Pod","name":"web-\w+-\w+","deltas":\d+\}$`},
+		wantStderr: []string{`^deployment.apps/web condition met$`},
+		cleanup:    waitWeb,
+	}, {
 		cmd:        "kubectl deltas deployment/web -n demo --until=condition=Available --timeout=5m",
 		ends:       true,
 		want:       []string{`^Replaced: web$`},

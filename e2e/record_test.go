@@ -9,12 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
@@ -358,5 +360,89 @@ func TestProgressLine(t *testing.T) {
 	r := run(t, time.Minute, "cm", "-n", ns, "--until-synced", "-o", "name", "--progress-after=0s")
 	if r.code != 0 || r.stderr != "" {
 		t.Errorf("stderr a pipe: exit %d, stderr %q; want no progress line", r.code, r.stderr)
+	}
+}
+
+// TestReplayTree: --tree on the replay of a recording made with --tree
+// prints what the live stream printed: the members found then, with their
+// owner paths, initial or not as they were, and the changes after, in
+// order; objects outside the tree are left out as they were.
+func TestReplayTree(t *testing.T) {
+	ns := newNamespace(t)
+	root := createCM(t, ns, "root", nil, map[string]string{"k": "1"})
+	owned := func(owner *metav1.ObjectMeta, kind string) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: "v1", Kind: kind, Name: owner.Name, UID: owner.UID, Controller: ptr.To(true)}}
+	}
+	createOwned := func(name string, owner *metav1.ObjectMeta) *corev1.ConfigMap {
+		t.Helper()
+		cm, err := testEnv.client.CoreV1().ConfigMaps(ns).Create(bg, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, OwnerReferences: owned(owner, "ConfigMap")}, Data: map[string]string{"k": "1"},
+		}, metav1.CreateOptions{FieldManager: "e2e-writer"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cm
+	}
+	child := createOwned("child", &root.ObjectMeta)
+	if _, err := testEnv.client.CoreV1().Secrets(ns).Create(bg, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "grandchild", OwnerReferences: owned(&child.ObjectMeta, "ConfigMap")}, StringData: map[string]string{"p": "x"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createCM(t, ns, "stranger", nil, map[string]string{"k": "1"})
+
+	path := filepath.Join(t.TempDir(), "tree.jsonl.zst")
+	live := start(t, "cm/root", "-n", ns, "--tree", "--diff", "--record="+path)
+	initial := []string{
+		"Replaced: configmap root",
+		"Replaced: configmap child (configmap root)",
+		"Replaced: secret grandchild (configmap root → configmap child)",
+	}
+	wait := func(want string) {
+		t.Helper()
+		if !live.waitFor(func(l string) bool { return l == want }, 30*time.Second) {
+			t.Fatalf("no %q; lines:\n%s\nstderr:\n%s", want, strings.Join(live.seen, "\n"), live.stderr.String())
+		}
+	}
+	for _, want := range initial {
+		if !slices.Contains(live.seen, want) {
+			wait(want)
+		}
+	}
+	updateCM(t, ns, "child", "k", "2")
+	wait(`  ~ data.k: "1" → "2"`)
+	createOwned("child2", &root.ObjectMeta)
+	wait("Added: configmap child2 (configmap root)")
+	createCM(t, ns, "stranger2", nil, nil)
+	if err := testEnv.client.CoreV1().Secrets(ns).Delete(bg, "grandchild", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wait("Deleted: secret grandchild (configmap root → configmap child)")
+	live.stop()
+
+	replayed := run(t, time.Minute, "cm/root", "-n", ns, "--tree", "--diff", "--replay="+path)
+	got := strings.Split(strings.TrimSuffix(replayed.stdout, "\n"), "\n")
+	if replayed.code != 0 || len(got) != len(live.seen) {
+		t.Fatalf("replay --tree: exit %d, stderr %q\n%s\nwant what was printed live:\n%s", replayed.code, replayed.stderr, replayed.stdout, strings.Join(live.seen, "\n"))
+	}
+	// The initial lists of several types come in any order; what follows
+	// comes in the recording's.
+	n := len(initial)
+	gotInitial, liveInitial := slices.Clone(got[:n]), slices.Clone(live.seen[:n])
+	slices.Sort(gotInitial)
+	slices.Sort(liveInitial)
+	if !slices.Equal(gotInitial, liveInitial) || !slices.Equal(got[n:], live.seen[n:]) {
+		t.Errorf("replay --tree printed:\n%s\nlive:\n%s", replayed.stdout, strings.Join(live.seen, "\n"))
+	}
+	for _, l := range got {
+		if strings.Contains(l, "stranger") {
+			t.Errorf("an object outside the tree: %q", l)
+		}
+	}
+
+	// Without a name or a selector there is nothing to follow.
+	r := run(t, time.Minute, "cm", "--tree", "--replay="+path)
+	if r.code != 1 || !strings.Contains(r.stderr, "--tree follows what given objects own") {
+		t.Errorf("replay cm --tree: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -147,7 +147,9 @@ func (o *options) run(ctx context.Context) error {
 	// The Deployment and what it owns, transitively: its ReplicaSets and
 	// their Pods, each with its owner path. web does not exist yet: the
 	// stream waits for it.
-	args := []string{"deltas", "deployment/" + deployment, "--tree", "-n", namespace}
+	// The page of it all, to open once the demo is done (--timeline).
+	page := filepath.Join(o.binDir, "demo-timeline.html")
+	args := []string{"deltas", "deployment/" + deployment, "--tree", "-n", namespace, "--timeline=" + page}
 	if o.diff {
 		// What changed, and who changed it; status writes (the counts the
 		// controllers report, Pods turning Running) are left out to keep
@@ -188,7 +190,11 @@ func (o *options) run(ctx context.Context) error {
 		}
 	}
 	o.say("done in %s; stopping kubectl deltas and the cluster", time.Since(began).Round(100*time.Millisecond))
-	return plugin.stop()
+	if err := plugin.stop(); err != nil {
+		return err
+	}
+	o.say("the timeline of what you just saw, to open in a browser: %s", page)
+	return nil
 }
 
 func (o *options) say(format string, args ...any) {

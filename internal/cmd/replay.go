@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 )
 
 // validateReplay checks a replay against the other groups' flags: those
@@ -26,8 +27,11 @@ func (o *DeltasOptions) validateReplay() error {
 			serverOnly = append(serverOnly, f.flag)
 		}
 	}
-	if err := o.Replay.ValidateWith(replay.Given{ServerOnly: serverOnly, Record: o.Records.Record != "", Tree: o.Targets.Tree, Events: o.Targets.Events}); err != nil {
+	if err := o.Replay.ValidateWith(replay.Given{ServerOnly: serverOnly, Record: o.Records.Record != "", Events: o.Targets.Events}); err != nil {
 		return err
+	}
+	if o.Targets.Tree && (len(o.resourceArgs) == 0 || o.resourceArgs[0].Name == "") && o.ListWatch.LabelSelector == "" {
+		return errors.New("--tree follows what given objects own: name them (TYPE/NAME) or select them with -l/--selector")
 	}
 	for _, a := range o.resourceArgs {
 		if a.Name != "" && o.Targets.AllNamespaces {
@@ -59,12 +63,20 @@ func (o *DeltasOptions) replayEngine() (*informer.Engine, error) {
 	for i, a := range o.resourceArgs {
 		args[i] = replay.Arg{Type: a.Type, Name: a.Name}
 	}
-	engine, ts, err := o.player.Engine(args, o.replayNamespace(), o.Clusters.Contexts, o.ListWatch.LabelSelector, o.ErrOut)
+	sel := replay.Selection{
+		Args: args, Namespace: o.replayNamespace(), Contexts: o.Clusters.Contexts, Selector: o.ListWatch.LabelSelector,
+		Tree: o.Targets.Tree, Configure: func(cfg *informer.Config) {
+			if o.Targets.Tree {
+				cfg.Indexers, cfg.KeepListed = tree.Indexers(), tree.KeepListedFromStart
+			}
+		},
+	}
+	engine, ts, err := o.player.Engine(sel, o.ErrOut)
 	if err != nil {
 		return nil, err
 	}
 	if m, ok := o.printer.(interface{ SetMultiType(bool) }); ok {
-		m.SetMultiType(targets.DistinctResources(ts) > 1)
+		m.SetMultiType(o.Targets.Tree || targets.DistinctResources(ts) > 1)
 	}
 	return engine, nil
 }

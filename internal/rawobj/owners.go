@@ -142,3 +142,31 @@ func Members(data []byte, names ...string) ([][]byte, error) {
 	}
 	return values, nil
 }
+
+// EachMember calls fn with the key and the JSON value of each top-level
+// member of the JSON object data, in order (repeated keys each time);
+// value is cut out of data. The whole of data is validated in one pass.
+func EachMember(data []byte, fn func(key string, value []byte)) error {
+	s := scanner{data: data}
+	var scratch []byte
+	empty, err := s.objectStart(1)
+	for !empty && err == nil {
+		var m member
+		if m, scratch, err = s.memberKey(scratch); err != nil {
+			break
+		}
+		start := s.pos
+		if err = s.skipValue(1); err != nil {
+			break
+		}
+		fn(string(m.key), data[start:s.pos])
+		empty, err = s.memberEnd()
+	}
+	if err == nil {
+		s.skipSpace()
+		if s.pos < len(s.data) {
+			err = s.unexpected()
+		}
+	}
+	return err
+}

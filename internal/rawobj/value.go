@@ -1,6 +1,7 @@
 package rawobj
 
 import (
+	"encoding/json"
 	"hash/maphash"
 	"strconv"
 	"unicode/utf8"
@@ -18,6 +19,23 @@ import (
 // and anything cut out of it (Member), never changes.
 func DecodeValue(data []byte) (any, error) {
 	return DecodeFields(data, nil)
+}
+
+// DecodeExact is DecodeValue with every number kept as a json.Number, its
+// text as written, as encoding/json's Decoder.UseNumber keeps it: diffing
+// or encoding the value again changes no digit. Numbers share data's
+// memory, as strings without escapes do.
+func DecodeExact(data []byte) (any, error) {
+	d := valueDecoder{scanner: scanner{data: data}, exact: true}
+	v, err := d.value(0, nil)
+	if err != nil {
+		return nil, err
+	}
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return nil, d.unexpected()
+	}
+	return v, nil
 }
 
 // Fields selects what DecodeFields keeps of a JSON value: of an object,
@@ -42,10 +60,11 @@ func DecodeFields(data []byte, keep Fields) (any, error) {
 }
 
 // valueDecoder decodes values with its scanner; scratch is reused to
-// unescape keys.
+// unescape keys. exact keeps numbers as json.Number (DecodeExact).
 type valueDecoder struct {
 	scanner
 	scratch []byte
+	exact   bool
 }
 
 // value decodes what keep selects of the value at pos; depth is the
@@ -75,6 +94,9 @@ func (d *valueDecoder) value(depth int, keep Fields) (any, error) {
 		start := d.pos
 		if err := d.scanNumber(); err != nil {
 			return nil, err
+		}
+		if d.exact {
+			return json.Number(unsafe.String(&d.data[start], d.pos-start)), nil
 		}
 		if i, ok := parseInt64(d.data[start:d.pos]); ok {
 			return i, nil

@@ -125,3 +125,22 @@ func TestHashFields(t *testing.T) {
 		t.Error("broken JSON hashed")
 	}
 }
+
+func TestDecodeExactKeepsEveryDigit(t *testing.T) {
+	v, err := DecodeExact([]byte(`{"a":1,"b":-0,"c":1.10,"d":12345678901234567890123,"e":1e400,"f":["x\u0041",true,null]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(map[string]any)
+	for key, want := range map[string]json.Number{"a": "1", "b": "-0", "c": "1.10", "d": "12345678901234567890123", "e": "1e400"} {
+		if got, ok := m[key].(json.Number); !ok || got != want {
+			t.Errorf("%s: %#v, want json.Number(%q)", key, m[key], want)
+		}
+	}
+	if f := m["f"].([]any); f[0] != "xA" || f[1] != true || f[2] != nil {
+		t.Errorf("f: %#v", f)
+	}
+	if _, err := DecodeExact([]byte(`{"a":1} x`)); err == nil {
+		t.Error("trailing data must be an error")
+	}
+}

@@ -74,13 +74,9 @@ func (d *differ) applies(it *informer.Item) bool {
 // compute returns the changes from old to obj; a Secret's values are
 // reported as changed without them.
 func (d *differ) compute(old, obj *rawobj.Object, secret bool) ([]diff.Operation, error) {
-	before, err := decodeJSON(old.JSON)
+	before, after, err := decodeChanged(old.JSON, obj.JSON, 0)
 	if err != nil {
-		return nil, err
-	}
-	after, err := decodeJSON(obj.JSON)
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("unable to decode an object for --diff: %w", err)
 	}
 	opts := diff.Options{Ignore: d.ignore}
 	if secret {
@@ -89,13 +85,68 @@ func (d *differ) compute(old, obj *rawobj.Object, secret bool) ([]diff.Operation
 	return diff.Compute(before, after, opts), nil
 }
 
-// decodeJSON decodes an object for diffing.
-func decodeJSON(raw []byte) (any, error) {
-	var v any
-	if err := decodeExact(raw, &v); err != nil {
-		return nil, fmt.Errorf("unable to decode an object for --diff: %w", err)
+// maxChangedDepth is how deep decodeChanged looks for identical members:
+// an object's top level, metadata's, spec's and status', and theirs.
+const maxChangedDepth = 3
+
+// decodeChanged decodes what the diff of the JSON values a and b needs:
+// of two objects, only the members whose JSON differs (and, down to
+// maxChangedDepth, only what differs in those that are objects on both
+// sides); a member with the same bytes on both sides holds the same value
+// and makes no change, so it is left out of both. An update changes a few
+// fields of an object: most of it is never decoded.
+func decodeChanged(a, b []byte, depth int) (any, any, error) {
+	if depth >= maxChangedDepth || !isObject(a) || !isObject(b) {
+		before, err := rawobj.DecodeExact(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		after, err := rawobj.DecodeExact(b)
+		return before, after, err
 	}
-	return v, nil
+	membersA, membersB := map[string][]byte{}, map[string][]byte{}
+	if err := rawobj.EachMember(a, func(k string, v []byte) { membersA[k] = v }); err != nil {
+		return nil, nil, err
+	}
+	if err := rawobj.EachMember(b, func(k string, v []byte) { membersB[k] = v }); err != nil {
+		return nil, nil, err
+	}
+	before, after := map[string]any{}, map[string]any{}
+	for k, va := range membersA {
+		vb, both := membersB[k]
+		switch {
+		case both && bytes.Equal(va, vb):
+		case both:
+			x, y, err := decodeChanged(va, vb, depth+1)
+			if err != nil {
+				return nil, nil, err
+			}
+			before[k], after[k] = x, y
+		default:
+			x, err := rawobj.DecodeExact(va)
+			if err != nil {
+				return nil, nil, err
+			}
+			before[k] = x
+		}
+	}
+	for k, vb := range membersB {
+		if _, both := membersA[k]; both {
+			continue
+		}
+		y, err := rawobj.DecodeExact(vb)
+		if err != nil {
+			return nil, nil, err
+		}
+		after[k] = y
+	}
+	return before, after, nil
+}
+
+// isObject reports whether the JSON value v is an object.
+func isObject(v []byte) bool {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	return len(v) > 0 && v[0] == '{'
 }
 
 // decodeExact decodes JSON into v with numbers kept as json.Number, so

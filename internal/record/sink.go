@@ -35,24 +35,23 @@ type Sink struct {
 	// discards: the output is io.Discard (-q), so that with a recorder
 	// and no limit there is nothing to print.
 	discards bool
-	// observer, if set, is handed every record the stream shows, filled
-	// again by observed (--timeline: with health and changes whatever the
-	// run prints); observedRecord is reused for each.
+	// observer, if set, is handed every record the stream shows,
+	// completed by observed (--timeline: with health and changes whatever
+	// the run prints); observedRecord is reused for each.
 	observer       Observer
 	observed       *Stage
 	observedRecord printer.Record
 }
 
-// Observer is handed the records a stream shows (ObserveWith): rec filled
-// by the observer's stage, obj the delta's object (nil for a deletion
+// Observer is handed the records a stream shows (ObserveWith): rec
+// completed by the observer's stage, obj the delta's object (nil for a deletion
 // without a final state). It is called from the Sink's goroutine.
 type Observer interface {
 	Observe(rec *printer.Record, obj *rawobj.Object)
 }
 
 // ObserveWith hands o every record the Sink prints (or would print, with
-// -q), filled by stage: the deltas the run's filters keep, described as
-// stage describes them.
+// -q): the deltas the run's filters keep, completed by stage (Complete).
 func (s *Sink) ObserveWith(stage *Stage, o Observer) { s.observed, s.observer = stage, o }
 
 // RecordTo has every delta handed to the Sink recorded by r, stamped with
@@ -91,7 +90,7 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 			continue
 		}
 		if s.observer != nil {
-			if err := s.observe(t, &b.Items[i], now); err != nil {
+			if err := s.observe(t, &b.Items[i]); err != nil {
 				return false, err
 			}
 		}
@@ -106,10 +105,12 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 	return false, nil
 }
 
-// observe hands the observer the record of it, a delta the stream shows.
-func (s *Sink) observe(t informer.Target, it *informer.Item, now time.Time) error {
-	keep, err := s.observed.Fill(&s.observedRecord, t, it, now)
-	if err != nil || !keep {
+// observe hands the observer the record of it, a delta the stream shows:
+// the printed record, completed by the observer's stage with what it
+// lacks (health, changes), so that nothing is computed twice.
+func (s *Sink) observe(t informer.Target, it *informer.Item) error {
+	s.observedRecord = s.record
+	if err := s.observed.Complete(&s.observedRecord, t, it); err != nil {
 		return err
 	}
 	s.observer.Observe(&s.observedRecord, it.Object)

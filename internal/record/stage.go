@@ -202,6 +202,27 @@ func (s *Stage) fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 	return true, nil
 }
 
+// Complete adds to rec, the record another Stage's Fill kept of it (a
+// delta of an informer watching t), what this Stage gives and rec lacks:
+// health when this Stage judges, changes when it diffs. A Secret is
+// redacted as this Stage says; both stages must agree on it.
+func (s *Stage) Complete(rec *printer.Record, t informer.Target, it *informer.Item) error {
+	if t.Role == informer.RoleEvents {
+		return nil // an Event has no health, and its changes say nothing
+	}
+	if rec.Health == nil && s.judge != nil {
+		rec.Health = s.healthOf(it)
+	}
+	if rec.Changes == nil && s.diff.show && s.diff.applies(it) {
+		changes, err := s.diff.compute(it.Old, it.Object, isSecret(t) && !s.showSecretData)
+		if err != nil {
+			return err
+		}
+		rec.Changes = changes
+	}
+	return nil
+}
+
 // columnsFor is cols in the printer's form, converted once for all the
 // rows that share them.
 func (s *Stage) columnsFor(cols []rawobj.Column) []printer.Column {

@@ -67,6 +67,10 @@ type Player struct {
 	// replay can play (the roots).
 	began    time.Time
 	recorded []informer.Target
+	// collections are every collection the recordings watched, roots,
+	// --tree's scouts and owned types alike (not Events), without names:
+	// where a replay's tree looks for what the roots own.
+	collections []informer.Target
 	// initial are the recordings' leading initial lists.
 	initial []*line
 	// clock is the recording's time.
@@ -180,7 +184,7 @@ func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
 // recorded (once each).
 func (p *Player) addRoots(name string, h *recording.Header) error {
 	for _, t := range h.Targets {
-		if t.Role != informer.RoleRoot.String() {
+		if t.Role == informer.RoleEvents.String() {
 			continue
 		}
 		gv, err := schema.ParseGroupVersion(t.APIVersion)
@@ -191,11 +195,21 @@ func (p *Player) addRoots(name string, h *recording.Header) error {
 			Context: t.Context, Resource: gv.WithResource(t.Resource), Kind: gv.WithKind(t.Kind),
 			Namespace: t.Namespace, Name: t.Name,
 		}
-		if !slices.ContainsFunc(p.recorded, func(o informer.Target) bool { return o.ID() == target.ID() }) {
-			p.recorded = append(p.recorded, target)
+		if t.Role == informer.RoleRoot.String() {
+			p.recorded = addTarget(p.recorded, target)
 		}
+		target.Name = ""
+		p.collections = addTarget(p.collections, target)
 	}
 	return nil
+}
+
+// addTarget adds t to ts unless it holds it already.
+func addTarget(ts []informer.Target, t informer.Target) []informer.Target {
+	if slices.ContainsFunc(ts, func(o informer.Target) bool { return o.ID() == t.ID() }) {
+		return ts
+	}
+	return append(ts, t)
 }
 
 // next is the next line to play, of all the recordings: the earliest of
@@ -300,7 +314,7 @@ func (p *Player) feedsOf(l *line) []*feed {
 		// With a selector, a record is the feed's when its object is
 		// selected, or was: a change that unselects it is, as on a
 		// server's watch, the feed's deletion of it.
-		if !p.selects(l.object) && !p.selects(f.state.get(l.key())) {
+		if !p.selectsFor(f, l.object) && !p.selectsFor(f, f.state.get(l.key())) {
 			continue
 		}
 		out = append(out, f)
@@ -315,6 +329,13 @@ func (p *Player) selects(obj *rawobj.Object) bool {
 		return true
 	}
 	return obj != nil && p.selector.Matches(labelsOf(obj))
+}
+
+// selectsFor reports whether f's informer keeps obj: the selector applies
+// to the roots only, as on a server (the objects a tree finds are watched
+// unfiltered).
+func (p *Player) selectsFor(f *feed, obj *rawobj.Object) bool {
+	return f.target.Role.Unfiltered() || p.selects(obj)
 }
 
 // labelsOf are obj's labels.
@@ -479,7 +500,7 @@ func (p *Player) relist(ctx context.Context, f *feed, batch []*line) {
 	}
 	vanished := 0
 	for _, l := range batch {
-		if f.apply(l, p.selects(l.object)) {
+		if f.apply(l, p.selectsFor(f, l.object)) {
 			vanished++
 		}
 	}
@@ -517,7 +538,7 @@ func (p *Player) feedOne(ctx context.Context, f *feed, l *line) {
 		f.state.remove(key)
 		p.send(ctx, f, w, watch.Event{Type: watch.Deleted, Object: obj}, pending{time: l.Time, key: key})
 	case typeAdded, typeUpdated:
-		if !p.selects(obj) {
+		if !p.selectsFor(f, obj) {
 			// It leaves the selection: the server's watch says Deleted.
 			f.state.remove(key)
 			p.send(ctx, f, w, watch.Event{Type: watch.Deleted, Object: obj}, pending{time: l.Time, key: key})

@@ -20,8 +20,8 @@ type Given struct {
 	// ServerOnly are the names of the given flags that only mean
 	// something to a server (--resource-version, --chunk-size, …).
 	ServerOnly []string
-	// Record, Tree and Events: --record, --tree, --events.
-	Record, Tree, Events bool
+	// Record and Events: --record, --events.
+	Record, Events bool
 }
 
 // ValidateWith checks what a replay cannot do with the other flags given.
@@ -34,8 +34,6 @@ func (f *Flags) ValidateWith(g Given) error {
 		return fmt.Errorf("%s asks a server, and --replay plays a recording: drop one of them (--context picks contexts of the recording)", g.ServerOnly[0])
 	case g.Record:
 		return errors.New("--record cannot be used with --replay: the recording is already one")
-	case g.Tree:
-		return errors.New("--tree is not replayed yet: replay the recording without --tree (its records carry their owners)")
 	case g.Events:
 		return errors.New("--events is not replayed yet: the recorded Events are records of kind Event, replayed as such when the run watched them as a type")
 	}
@@ -140,24 +138,54 @@ func (p *Player) Contexts() []string {
 	return out
 }
 
-// Engine picks the recorded collections of args in namespace ("": all)
-// and contexts (none: all), with the objects selector keeps ("": all),
-// and returns the engine that plays them, its informers added.
-func (p *Player) Engine(args []Arg, namespace string, contexts []string, selector string, warn io.Writer) (*informer.Engine, []informer.Target, error) {
-	ts, err := Pick(p.recorded, args, namespace, contexts, p.names())
+// Selection is what a replay plays of its recordings.
+type Selection struct {
+	// Args are the types and names given; Namespace ("": all) and
+	// Contexts (none: all) narrow them; Selector keeps the roots' objects
+	// it selects ("": all).
+	Args      []Arg
+	Namespace string
+	Contexts  []string
+	Selector  string
+	// Tree also plays, as owned types, every collection the recordings
+	// watched (of the contexts), for --tree to find what the roots own:
+	// their informers are there from the start, where a live tree's
+	// scouts find them first.
+	Tree bool
+	// Configure, if not nil, completes the engine's Config (--tree's
+	// indexers).
+	Configure func(*informer.Config)
+}
+
+// Engine picks the recorded collections of sel and returns the engine that
+// plays them, its informers added, and its targets.
+func (p *Player) Engine(sel Selection, warn io.Writer) (*informer.Engine, []informer.Target, error) {
+	ts, err := Pick(p.recorded, sel.Args, sel.Namespace, sel.Contexts, p.names())
 	if err != nil {
 		return nil, nil, err
 	}
-	var sel labels.Selector
-	if selector != "" {
-		if sel, err = labels.Parse(selector); err != nil {
-			return nil, nil, fmt.Errorf("invalid --selector %q: %w", selector, err)
+	var selector labels.Selector
+	if sel.Selector != "" {
+		if selector, err = labels.Parse(sel.Selector); err != nil {
+			return nil, nil, fmt.Errorf("invalid --selector %q: %w", sel.Selector, err)
 		}
 	}
-	if err := p.Select(ts, sel); err != nil {
+	if sel.Tree {
+		for _, c := range p.collections {
+			if len(sel.Contexts) == 0 || slices.Contains(sel.Contexts, c.Context) {
+				c.Role = informer.RoleOwned
+				ts = append(ts, c)
+			}
+		}
+	}
+	if err := p.Select(ts, selector); err != nil {
 		return nil, nil, err
 	}
-	engine := informer.New(informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff}, warn)
+	cfg := informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff}
+	if sel.Configure != nil {
+		sel.Configure(&cfg)
+	}
+	engine := informer.New(cfg, warn)
 	for _, t := range ts {
 		if _, err := engine.Add(t); err != nil {
 			return nil, nil, err

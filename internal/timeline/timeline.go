@@ -17,6 +17,7 @@
 package timeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -249,6 +250,9 @@ func (t *Timeline) rejudge(l *lane, now time.Time) {
 // controllerUID is the UID of obj's controller, or of its first owner
 // when none is the controller; "" without owners.
 func controllerUID(obj *rawobj.Object) string {
+	if !bytes.Contains(obj.JSON, []byte(`"ownerReferences"`)) {
+		return "" // most objects: no need to scan their metadata
+	}
 	refs, err := obj.OwnerReferences()
 	if err != nil || len(refs) == 0 {
 		return ""

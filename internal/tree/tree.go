@@ -118,6 +118,13 @@ func KeepListed(t informer.Target) bool {
 	return t.Role == informer.RoleRoot || t.Role == informer.RoleScout
 }
 
+// KeepListedFromStart is KeepListed for a tree whose owned types are
+// watched from the start, without scouts (a replay, where every recorded
+// type is known): roots and owned informers remember their initial lists.
+func KeepListedFromStart(t informer.Target) bool {
+	return t.Role == informer.RoleRoot || t.Role == informer.RoleOwned
+}
+
 // key is how the tree knows an object: its cluster's context and its UID.
 // Two contexts may reach the same server: the same object is then a
 // member of each cluster's tree.
@@ -281,7 +288,12 @@ func (t *Tree) listed(inf *informer.Informer, uid types.UID) bool {
 	if KeepListed(target) {
 		return inf.Listed(string(uid))
 	}
-	scout := t.owned[scoutID(target)]
+	scout, promoted := t.owned[scoutID(target)]
+	if !promoted {
+		// An owned type watched from the start (KeepListedFromStart):
+		// its own initial list says.
+		return inf.Listed(string(uid))
+	}
 	return scout != nil && scout.Listed(string(uid))
 }
 
