@@ -31,6 +31,8 @@ const RefreshEvery = 5 * time.Second
 // previous page or this one, never half of one. live says that the stream
 // goes on.
 func (t *Timeline) Write(live bool) error {
+	t.writing.Lock()
+	defer t.writing.Unlock()
 	data, err := t.data(live)
 	if err != nil {
 		return err

@@ -18,8 +18,6 @@ package timeline
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"os"
 	"slices"
 	"sync"
@@ -46,11 +44,14 @@ type Timeline struct {
 	command string
 	now     func() time.Time
 
+	// writing serializes Writes (the refresh's and the last): each uses
+	// buf, and renames its own file over the page. Taken before mu.
+	writing sync.Mutex
+
 	mu sync.Mutex
 	// lanes are the objects seen, in the order first seen; byUID finds an
-	// object's lane by context and UID, byName by context, kind, namespace
-	// and name (its latest lane: a deletion without a final state, an
-	// Event whose subject has no UID).
+	// object's lane by context and UID, byName the lanes made without a
+	// UID by context, kind, namespace and name (byNameOnly).
 	lanes  []*lane
 	byUID  map[uidKey]int
 	byName map[nameKey]int
@@ -60,6 +61,9 @@ type Timeline struct {
 	contexts   []string
 	// judge re-judges the objects whose verdict changes with time alone.
 	judge *health.Judge
+	// buf is the last data document written, reused for the next; Write
+	// holds writing while it uses it.
+	buf []byte
 	// dirty: something was observed since the last Write.
 	dirty bool
 	// created: the file did not exist before the run (ToTimeline);
@@ -201,32 +205,52 @@ func (t *Timeline) observeEvent(rec *printer.Record) {
 	l.Events = append(l.Events, event{Time: rec.Time.UnixMilli(), Type: e.Type, Reason: e.Reason, Message: e.Message, Count: e.Count})
 }
 
-// laneOf is the lane of an object, made when first seen: found by UID, or,
-// without one, by name.
+// laneOf is the lane of an object, made when first seen: found by UID,
+// or, without one, by name (the latest lane of that name).
 func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string) *lane {
-	nk := nameKey{context: context, kind: kind, namespace: namespace, name: name}
 	if uid != "" {
 		if i, ok := t.byUID[uidKey{context, uid}]; ok {
 			return t.lanes[i]
 		}
-		// The lane of an Event's subject seen before the subject itself
-		// had no UID yet.
-		if i, ok := t.byName[nk]; ok && t.lanes[i].UID == "" {
-			t.lanes[i].UID = uid
-			t.byUID[uidKey{context, uid}] = i
-			return t.lanes[i]
+		// The lane of an Event's subject made before the subject was
+		// seen, without a UID: the subject's now.
+		if len(t.byName) > 0 {
+			nk := nameKey{context: context, kind: kind, namespace: namespace, name: name}
+			if i, ok := t.byName[nk]; ok && t.lanes[i].UID == "" {
+				delete(t.byName, nk)
+				t.lanes[i].UID = uid
+				t.byUID[uidKey{context, uid}] = i
+				return t.lanes[i]
+			}
 		}
-	} else if i, ok := t.byName[nk]; ok {
+	} else if i := t.byNameOnly(context, kind, namespace, name); i >= 0 {
 		return t.lanes[i]
 	}
 	l := &lane{Context: context, APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name, UID: uid, Parent: -1}
 	t.lanes = append(t.lanes, l)
 	i := len(t.lanes) - 1
-	t.byName[nk] = i
 	if uid != "" {
 		t.byUID[uidKey{context, uid}] = i
+	} else {
+		t.byName[nameKey{context: context, kind: kind, namespace: namespace, name: name}] = i
 	}
 	return l
+}
+
+// byNameOnly is the index of the latest lane of an object known by name
+// only (a deletion without a final state, an Event naming no UID), -1 for
+// none: rare, so the lanes with a UID are searched from the latest back
+// rather than indexed by name.
+func (t *Timeline) byNameOnly(context, kind, namespace, name string) int {
+	if i, ok := t.byName[nameKey{context: context, kind: kind, namespace: namespace, name: name}]; ok {
+		return i
+	}
+	for i := len(t.lanes) - 1; i >= 0; i-- {
+		if l := t.lanes[i]; l.Name == name && l.Namespace == namespace && l.Kind == kind && l.Context == context {
+			return i
+		}
+	}
+	return -1
 }
 
 // rejudge adds to l the change of health that came with time alone by now,
@@ -327,13 +351,8 @@ func (t *Timeline) data(live bool) ([]byte, error) {
 		}
 	}
 	breakCycles(t.lanes)
-	// encoding/json escapes <, > and & (\u003c…) and U+2028/U+2029: the
-	// document cannot end the script element it sits in.
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("--timeline: encoding the page's data: %w", err)
-	}
-	return b, nil
+	t.buf = appendDocument(t.buf[:0], &doc)
+	return t.buf, nil
 }
 
 // breakCycles cuts any owner chain that loops (ownerReferences a server

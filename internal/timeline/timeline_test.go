@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -267,5 +268,41 @@ func TestAPodThatCannotBeScheduledFailsWithTimeAlone(t *testing.T) {
 	}
 	if doc.End != now.UnixMilli() {
 		t.Fatalf("the page spans to when the stream ended (%d), got %d", now.UnixMilli(), doc.End)
+	}
+}
+
+func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
+	doc := &document{
+		Version: Version, Title: "t", Command: "kubectl deltas '<x>' & \u2028", Generated: "g", Live: true, Start: 1, End: 2,
+		Contexts: []string{"a", "b"},
+		Lanes: []*lane{{
+			Context: "a", APIVersion: "v1", Kind: "Pod", Namespace: "n", Name: "</script><b>", UID: "u", Parent: -1,
+			Marks: []mark{
+				{Time: 5, Type: "Replaced", Initial: true, Health: "Current"},
+				{Time: 6, Type: "Updated", Manager: "m\x01", Operation: "Update", Health: "Failed", Reason: "R", Message: "bad\n<img>",
+					Changes: [][2]string{{"replace", `~ a: "<" → "\u2029"`}}},
+				{Time: 7, Type: "Deleted", Unknown: true},
+			},
+			Events: []event{{Time: 6, Type: "Warning", Reason: "X", Message: "<script>alert(1)</script>", Count: 3}},
+			Health: [][4]any{{int64(8), "Failed", "PodUnschedulable", "Pod could not be scheduled"}},
+		}, {Kind: "Node", Name: "n1", Parent: 0, Marks: []mark{}, Events: []event{}}},
+	}
+	got := appendDocument(nil, doc)
+	want, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if err := json.Unmarshal(got, &a); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal(want, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("appendDocument:\n%s\nencoding/json:\n%s", got, want)
+	}
+	if bytes.ContainsAny(got, "<\u2028\u2029") {
+		t.Fatalf("the document holds what could end its script element: %s", got)
 	}
 }
