@@ -392,7 +392,7 @@ func TestReplayTree(t *testing.T) {
 	createCM(t, ns, "stranger", nil, map[string]string{"k": "1"})
 
 	path := filepath.Join(t.TempDir(), "tree.jsonl.zst")
-	live := start(t, "cm/root", "-n", ns, "--tree", "--diff", "--record="+path)
+	live := start(t, "cm/root", "-n", ns, "--tree", "--events", "--diff", "--record="+path)
 	initial := []string{
 		"Replaced: configmap root",
 		"Replaced: configmap child (configmap root)",
@@ -411,6 +411,18 @@ func TestReplayTree(t *testing.T) {
 	}
 	updateCM(t, ns, "child", "k", "2")
 	wait(`  ~ data.k: "1" → "2"`)
+	// An Event about a member, and one about an object outside the tree.
+	for _, about := range []*metav1.ObjectMeta{&child.ObjectMeta, {Name: "stranger", Namespace: ns, UID: "not-in-the-tree"}} {
+		if _, err := testEnv.client.CoreV1().Events(ns).Create(bg, &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{GenerateName: about.Name + "."},
+			InvolvedObject: corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: about.Name, UID: about.UID},
+			Type:           corev1.EventTypeNormal, Reason: "Checked", Message: "looked at " + about.Name, Count: 1,
+			FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now(), Source: corev1.EventSource{Component: "e2e"},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait("Event: configmap child Normal Checked: looked at child")
 	createOwned("child2", &root.ObjectMeta)
 	wait("Added: configmap child2 (configmap root)")
 	createCM(t, ns, "stranger2", nil, nil)
@@ -420,7 +432,7 @@ func TestReplayTree(t *testing.T) {
 	wait("Deleted: secret grandchild (configmap root → configmap child)")
 	live.stop()
 
-	replayed := run(t, time.Minute, "cm/root", "-n", ns, "--tree", "--diff", "--replay="+path)
+	replayed := run(t, time.Minute, "cm/root", "-n", ns, "--tree", "--events", "--diff", "--replay="+path)
 	got := strings.Split(strings.TrimSuffix(replayed.stdout, "\n"), "\n")
 	if replayed.code != 0 || len(got) != len(live.seen) {
 		t.Fatalf("replay --tree: exit %d, stderr %q\n%s\nwant what was printed live:\n%s", replayed.code, replayed.stderr, replayed.stdout, strings.Join(live.seen, "\n"))
@@ -440,9 +452,26 @@ func TestReplayTree(t *testing.T) {
 		}
 	}
 
+	// A recording made without --events has none to replay.
+	r0 := run(t, time.Minute, "cm", "-n", ns, "--events", "--replay="+recordOnly(t, ns))
+	if r0.code != 1 || !strings.Contains(r0.stderr, "holds no Events") {
+		t.Errorf("replay --events of a recording without Events: exit %d, stderr %q", r0.code, r0.stderr)
+	}
+
 	// Without a name or a selector there is nothing to follow.
 	r := run(t, time.Minute, "cm", "--tree", "--replay="+path)
 	if r.code != 1 || !strings.Contains(r.stderr, "--tree follows what given objects own") {
 		t.Errorf("replay cm --tree: exit %d, stderr %q", r.code, r.stderr)
 	}
+}
+
+// recordOnly records the ConfigMaps of ns, a snapshot, and returns the
+// recording.
+func recordOnly(t *testing.T, ns string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cms.jsonl")
+	if r := run(t, time.Minute, "cm", "-n", ns, "--until-synced", "-q", "--record="+path); r.code != 0 {
+		t.Fatalf("recording: exit %d, stderr %q", r.code, r.stderr)
+	}
+	return path
 }

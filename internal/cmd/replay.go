@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
@@ -27,7 +28,7 @@ func (o *DeltasOptions) validateReplay() error {
 			serverOnly = append(serverOnly, f.flag)
 		}
 	}
-	if err := o.Replay.ValidateWith(replay.Given{ServerOnly: serverOnly, Record: o.Records.Record != "", Events: o.Targets.Events}); err != nil {
+	if err := o.Replay.ValidateWith(replay.Given{ServerOnly: serverOnly, Record: o.Records.Record != ""}); err != nil {
 		return err
 	}
 	if o.Targets.Tree && (len(o.resourceArgs) == 0 || o.resourceArgs[0].Name == "") && o.ListWatch.LabelSelector == "" {
@@ -65,7 +66,7 @@ func (o *DeltasOptions) replayEngine() (*informer.Engine, error) {
 	}
 	sel := replay.Selection{
 		Args: args, Namespace: o.replayNamespace(), Contexts: o.Clusters.Contexts, Selector: o.ListWatch.LabelSelector,
-		Tree: o.Targets.Tree, Configure: func(cfg *informer.Config) {
+		Tree: o.Targets.Tree, Events: o.Targets.Events, Configure: func(cfg *informer.Config) {
 			if o.Targets.Tree {
 				cfg.Indexers, cfg.KeepListed = tree.Indexers(), tree.KeepListedFromStart
 			}
@@ -74,6 +75,14 @@ func (o *DeltasOptions) replayEngine() (*informer.Engine, error) {
 	engine, ts, err := o.player.Engine(sel, o.ErrOut)
 	if err != nil {
 		return nil, err
+	}
+	if o.Targets.Events {
+		o.join = events.NewJoin(engine, o.player.Now)
+		for _, t := range o.player.Events() {
+			if err := o.join.Watch(t); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if m, ok := o.printer.(interface{ SetMultiType(bool) }); ok {
 		m.SetMultiType(o.Targets.Tree || targets.DistinctResources(ts) > 1)

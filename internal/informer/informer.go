@@ -156,6 +156,8 @@ type Informer struct {
 	errLock sync.Mutex
 	lastErr error
 
+	// dropped is Config.Dropped.
+	dropped func(t Target, key string, listed bool)
 	// keepsListed: the informer remembers the UIDs of its initial list
 	// (Config.KeepListed). Set at construction, read-only after.
 	keepsListed bool
@@ -268,6 +270,7 @@ func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), hea
 		target:      t,
 		store:       cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, indexers),
 		keepsListed: cfg.KeepListed != nil && cfg.KeepListed(t),
+		dropped:     cfg.Dropped,
 	}
 	resumeFrom := cfg.ResumeFrom
 	if cfg.Resume != nil {
@@ -424,6 +427,7 @@ func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) 
 				return nil, err
 			}
 			if !exists && inf.admission != nil && !inf.admission.Admit(obj, initial) {
+				inf.drop(it.Key, d.Type == cache.Replaced)
 				continue
 			}
 			if initial && d.Type == cache.Replaced && inf.keepsListed {
@@ -466,6 +470,7 @@ func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) 
 				it.Old = old.(*rawobj.Object)
 			} else if inf.admission != nil {
 				// Never admitted: nothing was shown to delete.
+				inf.drop(it.Key, it.Tombstone)
 				continue
 			}
 			if err := inf.store.Delete(d.Object); err != nil {
@@ -477,6 +482,14 @@ func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) 
 		items = append(items, it)
 	}
 	return items, nil
+}
+
+// drop tells Config.Dropped of a delta of key kept out; listed: it came
+// with a list.
+func (inf *Informer) drop(key string, listed bool) {
+	if inf.dropped != nil {
+		inf.dropped(inf.target, key, listed)
+	}
 }
 
 // withColumns gives an object that came as a Table row without the
@@ -563,6 +576,12 @@ type Config struct {
 	// its roots and scouts, to tell the objects that existed when the
 	// stream started from those that came after.
 	KeepListed func(Target) bool
+	// Dropped, if set, is told of each delta an informer's Admission kept
+	// out, which is never handed out: its target, its key, and whether it
+	// came with a list (an initial list or a relist). A replay accounts
+	// with it for what it fed. Called under the FIFO's lock: it must not
+	// block, nor call the informer.
+	Dropped func(t Target, key string, listed bool)
 	// Clock is the time source of the reflectors, the outage warnings and
 	// Run's timeout. Defaults to the real clock.
 	Clock clock.Clock

@@ -4,7 +4,10 @@
 // with the recording's changes; the Reflector, DeltaFIFO, Store and the
 // engine's sinks then do what they do live: --diff is computed from the
 // recorded objects, --where, --health, --until and every output format
-// apply as on a live stream.
+// apply as on a live stream. --tree plays every recorded collection as an
+// owned type from the start (Selection.Tree); --events plays the recorded
+// Events to the run's join, whose Admission turns some away: the engine
+// says so (Config.Dropped) and the Player owes them no more.
 //
 // Order. A live stream merges its collections as their deltas arrive; the
 // informers of a replay run concurrently, and the recording's order must
@@ -70,7 +73,11 @@ type Player struct {
 	// collections are every collection the recordings watched, roots,
 	// --tree's scouts and owned types alike (not Events), without names:
 	// where a replay's tree looks for what the roots own.
-	collections []informer.Target
+	// eventCollections are the Events --events watched.
+	collections, eventCollections []informer.Target
+	// events are the Events collections of the run (Selection.Events),
+	// which the run's join watches (Events).
+	events []informer.Target
 	// initial are the recordings' leading initial lists.
 	initial []*line
 	// clock is the recording's time.
@@ -184,9 +191,6 @@ func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
 // recorded (once each).
 func (p *Player) addRoots(name string, h *recording.Header) error {
 	for _, t := range h.Targets {
-		if t.Role == informer.RoleEvents.String() {
-			continue
-		}
 		gv, err := schema.ParseGroupVersion(t.APIVersion)
 		if err != nil {
 			return fmt.Errorf("%s:1: apiVersion %q: %w", name, t.APIVersion, err)
@@ -194,6 +198,11 @@ func (p *Player) addRoots(name string, h *recording.Header) error {
 		target := informer.Target{
 			Context: t.Context, Resource: gv.WithResource(t.Resource), Kind: gv.WithKind(t.Kind),
 			Namespace: t.Namespace, Name: t.Name,
+		}
+		if t.Role == informer.RoleEvents.String() {
+			target.Role = informer.RoleEvents
+			p.eventCollections = addTarget(p.eventCollections, target)
+			continue
 		}
 		if t.Role == informer.RoleRoot.String() {
 			p.recorded = addTarget(p.recorded, target)
@@ -609,6 +618,37 @@ func (p *Player) advance(t time.Time) {
 		p.clock.SetTime(t)
 	}
 }
+
+// dropped is the engine's Config.Dropped: a delta fed to f that the
+// informer's Admission kept out (--events' Events whose subject is not
+// shown) is owed no more. Its entry is the first of its key, or, for a
+// delta of a list, the first of a list.
+func (p *Player) dropped(t informer.Target, key string, listed bool) {
+	f := p.byID[t.ID()]
+	if f == nil {
+		return
+	}
+	if listed {
+		key = ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := slices.IndexFunc(f.expected, func(d pending) bool { return d.key == key })
+	if i < 0 {
+		return
+	}
+	f.expected = slices.Delete(f.expected, i, i+1)
+	if key != "" {
+		if f.inflight[key]--; f.inflight[key] <= 0 {
+			delete(f.inflight, key)
+		}
+	}
+	p.cond.Broadcast()
+}
+
+// Events are the Events collections the run's --events watches (with
+// Selection.Events), each to be watched by its join.
+func (p *Player) Events() []informer.Target { return p.events }
 
 // NewListerWatcher is the engine's ListerWatcher factory: t's collection
 // in the recording. t must be one of Select's targets.

@@ -15,13 +15,13 @@ import (
 )
 
 // Given are the flags of other groups that a replay must refuse: each
-// asks a server, or is not replayed yet.
+// asks a server, or writes a recording.
 type Given struct {
 	// ServerOnly are the names of the given flags that only mean
 	// something to a server (--resource-version, --chunk-size, …).
 	ServerOnly []string
-	// Record and Events: --record, --events.
-	Record, Events bool
+	// Record: --record.
+	Record bool
 }
 
 // ValidateWith checks what a replay cannot do with the other flags given.
@@ -34,8 +34,6 @@ func (f *Flags) ValidateWith(g Given) error {
 		return fmt.Errorf("%s asks a server, and --replay plays a recording: drop one of them (--context picks contexts of the recording)", g.ServerOnly[0])
 	case g.Record:
 		return errors.New("--record cannot be used with --replay: the recording is already one")
-	case g.Events:
-		return errors.New("--events is not replayed yet: the recorded Events are records of kind Event, replayed as such when the run watched them as a type")
 	}
 	return nil
 }
@@ -152,6 +150,10 @@ type Selection struct {
 	// their informers are there from the start, where a live tree's
 	// scouts find them first.
 	Tree bool
+	// Events also plays the recorded Events (--events), for the run's
+	// join to watch (Player.Events): a recording made with --events holds
+	// those it showed.
+	Events bool
 	// Configure, if not nil, completes the engine's Config (--tree's
 	// indexers).
 	Configure func(*informer.Config)
@@ -178,10 +180,22 @@ func (p *Player) Engine(sel Selection, warn io.Writer) (*informer.Engine, []info
 			}
 		}
 	}
-	if err := p.Select(ts, selector); err != nil {
+	p.events = nil
+	if sel.Events {
+		for _, c := range p.eventCollections {
+			if (len(sel.Contexts) == 0 || slices.Contains(sel.Contexts, c.Context)) &&
+				(sel.Namespace == "" || c.Namespace == "" || c.Namespace == sel.Namespace) {
+				p.events = append(p.events, c)
+			}
+		}
+		if len(p.events) == 0 {
+			return nil, nil, fmt.Errorf("--events: the recording %s holds no Events %s: record with --events to replay them", p.names(), where(sel.Namespace, sel.Contexts))
+		}
+	}
+	if err := p.Select(append(slices.Clone(ts), p.events...), selector); err != nil {
 		return nil, nil, err
 	}
-	cfg := informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff}
+	cfg := informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff, Dropped: p.dropped}
 	if sel.Configure != nil {
 		sel.Configure(&cfg)
 	}
