@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,12 @@ func TestHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	createCM(t, ns, "settings", nil, nil)
+	// A custom resource without status: nothing in it says.
+	if _, err := widgets.Create(bg, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "e2e.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "bare"},
+	}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	t.Run("json", func(t *testing.T) {
 		r := run(t, time.Minute, "widgets,cm", "-n", ns, "-o", "json", "--until-synced")
@@ -50,17 +57,25 @@ func TestHealth(t *testing.T) {
 			got[rec.Kind+"/"+rec.Name] = rec.Health
 		}
 		want := map[string]map[string]string{
-			"Widget/w1":          {"status": "InProgress", "reason": "Waiting", "message": hostile},
-			"ConfigMap/settings": {"status": "Current", "message": "Resource is always ready"},
+			"Widget/w1":          {"status": "InProgress", "source": "conditions", "reason": "Waiting", "message": hostile},
+			"Widget/bare":        {"status": "Current", "source": "none", "message": "Resource is current"},
+			"ConfigMap/settings": {"status": "Current", "source": "kind", "message": "Resource is always ready"},
 		}
-		if len(got) != 2 || !equalHealth(got["Widget/w1"], want["Widget/w1"]) || !equalHealth(got["ConfigMap/settings"], want["ConfigMap/settings"]) {
+		if len(got) != len(want) {
 			t.Errorf("health %v, want %v", got, want)
+		}
+		for k, w := range want {
+			if !equalHealth(got[k], w) {
+				t.Errorf("%s: health %v, want %v", k, got[k], w)
+			}
 		}
 	})
 
 	t.Run("text", func(t *testing.T) {
-		r := run(t, time.Minute, "widgets", "-n", ns, "--health", "--until-synced")
-		if want := `Replaced: w1 InProgress: waiting \x1b[31mfor\x07 the db` + "\n"; r.code != 0 || r.stdout != want {
+		r := run(t, time.Minute, "widgets/w1", "widgets/bare", "-n", ns, "--health", "--until-synced")
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		slices.Sort(lines) // two informers: in any order
+		if want := "Replaced: bare Current (no status): Resource is current\n" + `Replaced: w1 InProgress: waiting \x1b[31mfor\x07 the db`; r.code != 0 || strings.Join(lines, "\n") != want {
 			t.Errorf("exit %d, stdout %q, want %q; stderr %s", r.code, r.stdout, want, r.stderr)
 		}
 	})

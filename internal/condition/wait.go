@@ -336,9 +336,13 @@ func (w *Waiter) held(o watched) Held {
 	}
 	v := w.healthJudge.At(o.obj, w.now())
 	msg := textsafe.String(v.Message)
-	if v.Reason != "" {
+	switch {
+	case v.Reason != "":
 		h.Health = fmt.Sprintf("%s (%s): %s", v.Status, textsafe.String(v.Reason), msg)
-	} else {
+	case v.Source == health.SourceNone:
+		// Current because nothing says otherwise, which is not done.
+		h.Health = fmt.Sprintf("%s (no status): %s", v.Status, msg)
+	default:
 		h.Health = fmt.Sprintf("%s: %s", v.Status, msg)
 	}
 	return h

@@ -252,7 +252,7 @@ func TestWaiterTimedOutNamesWhatHeld(t *testing.T) {
 		}
 	}
 	want := `timed out waiting for the condition on pods/web in context "staging", pods/db in context "prod"` + "\n" +
-		`  context "prod": pod/db: Current: Resource is current` + "\n" +
+		`  context "prod": pod/db: Current (no status): Resource is current` + "\n" + // no kind: nothing says
 		`  context "staging": pod/web: NotFound: Resource does not exist`
 	if err := w.TimedOut(); err == nil || err.Error() != want {
 		t.Errorf("TimedOut:\n%v\nwant\n%s", err, want)

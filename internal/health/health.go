@@ -59,9 +59,30 @@ func ParseStatus(s string) (Status, error) {
 	return "", fmt.Errorf("one of %s", strings.Join(names, ", "))
 }
 
+// Source is where a verdict came from.
+type Source string
+
+// The sources of a verdict.
+const (
+	// SourceKind: a rule for the object's kind decided (kstatus' rules
+	// for Deployments, Pods, Jobs…, or this package's Pod rules).
+	SourceKind Source = "kind"
+	// SourceConditions: its kind has no rule, and its status or metadata
+	// said: a Ready, Reconciling or Stalled condition, a generation not
+	// yet observed, a deletion.
+	SourceConditions Source = "conditions"
+	// SourceNone: nothing in the object says; kstatus calls it Current by
+	// default (a custom resource without status, or one its controller
+	// has not touched yet): Current, not done.
+	SourceNone Source = "none"
+)
+
 // Health is a verdict on one object.
 type Health struct {
 	Status Status
+	// Source is where the verdict came from; "" for an object that does
+	// not exist or cannot be read.
+	Source Source
 	// Reason is a CamelCase reason when the verdict has one
 	// ("ImagePullBackOff", "PodUnschedulable"), else "".
 	Reason string
@@ -217,7 +238,7 @@ func (j *Judge) judge(o *rawobj.Object, names []string, raw [][]byte, pod bool, 
 	if err != nil {
 		return unknown(err)
 	}
-	h := Health{Status: Status(res.Status), Message: res.Message}
+	h := Health{Status: Status(res.Status), Message: res.Message, Source: sourceOf(u, Status(res.Status))}
 	for _, c := range res.Conditions {
 		if c.Status == "True" && (c.Type == status.ConditionReconciling || c.Type == status.ConditionStalled) {
 			h.Reason = c.Reason
@@ -232,6 +253,31 @@ func (j *Judge) judge(o *rawobj.Object, names []string, raw [][]byte, pod bool, 
 	return h
 }
 
+// sourceOf says where kstatus' verdict st on u came from: its kind's rule;
+// else, if anything in it spoke (a verdict other than the default Current,
+// or a Ready, Reconciling or Stalled condition), its conditions; else
+// nothing.
+func sourceOf(u *unstructured.Unstructured, st Status) Source {
+	if status.GetLegacyConditionsFn(u) != nil {
+		return SourceKind
+	}
+	if st != Current {
+		return SourceConditions
+	}
+	conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conditions {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		switch m["type"] {
+		case "Ready", string(status.ConditionReconciling), string(status.ConditionStalled):
+			return SourceConditions
+		}
+	}
+	return SourceNone
+}
+
 // scheduleWindow applies kstatus' rule for an unschedulable Pod at now:
 // in progress ("PodNotScheduled") until end, failed ("PodUnschedulable")
 // from then on, in kstatus' words.
@@ -240,9 +286,9 @@ func scheduleWindow(h Health, end, now time.Time) Health {
 		return h
 	}
 	if now.Before(end) {
-		return Health{Status: InProgress, Reason: "PodNotScheduled", Message: "Pod has not been scheduled", RecheckAt: end}
+		return Health{Status: InProgress, Source: SourceKind, Reason: "PodNotScheduled", Message: "Pod has not been scheduled", RecheckAt: end}
 	}
-	return Health{Status: Failed, Reason: "PodUnschedulable", Message: "Pod could not be scheduled"}
+	return Health{Status: Failed, Source: SourceKind, Reason: "PodUnschedulable", Message: "Pod could not be scheduled"}
 }
 
 // metadata is the part of o's metadata that kstatus reads, as unstructured
@@ -307,7 +353,7 @@ func podRules(pod map[string]any, h Health) Health {
 			if message != "" {
 				text += ": " + message
 			}
-			return Health{Status: Failed, Reason: reason, Message: text}
+			return Health{Status: Failed, Source: SourceKind, Reason: reason, Message: text}
 		}
 	}
 	return h

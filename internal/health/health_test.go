@@ -364,3 +364,31 @@ func TestJudgeKeepsPodVerdicts(t *testing.T) {
 		t.Errorf("%d verdicts kept, more than %d", len(j.pods), maxPodVerdicts)
 	}
 }
+
+// TestSourceSaysWhereTheVerdictCameFrom: a kind with a rule is judged by
+// it; a custom resource by its conditions when it has them; one without
+// status by nothing at all — Current by default, said so.
+func TestSourceSaysWhereTheVerdictCameFrom(t *testing.T) {
+	j := NewJudge()
+	for _, tc := range []struct {
+		name, json string
+		status     Status
+		source     Source
+	}{
+		{"deployment", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","generation":1},"spec":{"replicas":1},"status":{"observedGeneration":1,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1,"conditions":[{"type":"Available","status":"True"}]}}`, Current, SourceKind},
+		{"configmap", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`, Current, SourceKind},
+		{"custom resource, no status", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":1}}`, Current, SourceNone},
+		{"custom resource, Ready", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"status":{"conditions":[{"type":"Ready","status":"True"}]}}`, Current, SourceConditions},
+		{"custom resource, not Ready", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"status":{"conditions":[{"type":"Ready","status":"False","reason":"Waiting"}]}}`, InProgress, SourceConditions},
+		{"custom resource, being deleted", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","deletionTimestamp":"2026-11-26T10:00:00Z"}}`, Terminating, SourceConditions},
+		{"pod that cannot pull", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"phase":"Pending","containerStatuses":[{"name":"c","state":{"waiting":{"reason":"InvalidImageName"}}}]}}`, Failed, SourceKind},
+	} {
+		o, err := rawobj.Parse([]byte(tc.json), rawobj.ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h := j.Of(o); h.Status != tc.status || h.Source != tc.source {
+			t.Errorf("%s: %s from %q (%s), want %s from %q", tc.name, h.Status, h.Source, h.Message, tc.status, tc.source)
+		}
+	}
+}

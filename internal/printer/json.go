@@ -107,6 +107,10 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	if h := r.Health; h != nil {
 		dst = append(dst, `,"health":{"status":`...)
 		dst = rawobj.AppendString(dst, h.Status)
+		if h.Source != "" {
+			dst = append(dst, `,"source":`...)
+			dst = rawobj.AppendString(dst, h.Source)
+		}
 		if h.Reason != "" {
 			dst = append(dst, `,"reason":`...)
 			dst = rawobj.AppendString(dst, h.Reason)

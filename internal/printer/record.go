@@ -114,6 +114,9 @@ type Event struct {
 // InProgress, Failed, Terminating, Unknown, NotFound).
 type Health struct {
 	Status string
+	// Source is where the verdict came from: kind, conditions or none
+	// (nothing in the object says: Current by default); "" when not said.
+	Source string
 	// Reason is a CamelCase reason, "" when the verdict has none.
 	Reason  string
 	Message string

@@ -143,6 +143,9 @@ func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 		b = append(b, ' ')
 		b = p.startColor(b, c)
 		b = textsafe.Append(b, r.Health.Status)
+		if r.Health.Source == "none" {
+			b = append(b, " (no status)"...)
+		}
 		b = append(b, ':')
 		b = p.endColor(b, c)
 		b = append(b, ' ')

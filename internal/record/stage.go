@@ -259,7 +259,7 @@ func (s *Stage) healthOf(it *informer.Item) *printer.Health {
 	if it.Type != cache.Deleted {
 		h = s.judge.Of(it.Object)
 	}
-	return &printer.Health{Status: string(h.Status), Reason: h.Reason, Message: h.Message, RecheckAt: h.RecheckAt}
+	return &printer.Health{Status: string(h.Status), Source: string(h.Source), Reason: h.Reason, Message: h.Message, RecheckAt: h.RecheckAt}
 }
 
 // Diffs reports whether records carry diffs (--diff).
