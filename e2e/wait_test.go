@@ -148,6 +148,12 @@ func TestUntil(t *testing.T) {
 			{[]string{"cm", "-q"}, "error: --quiet only applies when waiting for a condition"},
 			{[]string{"deployments", "--tree"}, "error: --tree follows what given objects own: name them (deployments/NAME) or select them with -l/--selector"},
 			{[]string{"--all-types", "--tree", "-l", "app=web"}, "error: --tree cannot be used with --all-types"},
+			{[]string{"pods", "--fail-after=-1s", "--fail-when=status=Failed"}, "error: invalid --fail-after -1s: must be 0 (Failed at first sight) or more"},
+			{[]string{"pods", "--fail-after=10s"}, "error: --fail-after says when a transient failure counts as Failed, for status= conditions"},
+			{[]string{"pods", "--fail-after=soon"}, `error: invalid argument "soon" for "--fail-after" flag`},
+			{[]string{"pods", "--stable-for=5s"}, "error: --stable-for says how long --until must hold: add --until=COND"},
+			{[]string{"pods", "--until=delete", "--stable-for=-5s"}, "error: invalid --stable-for -5s"},
+			{[]string{"pods", "--until=delete", "--stable-for=later"}, `error: invalid argument "later" for "--stable-for" flag`},
 		} {
 			r := run(t, time.Minute, tc.args...)
 			if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, tc.want) {

@@ -226,25 +226,11 @@ func explainUnknownType(ctx context.Context, cl *cluster, err error) error {
 }
 
 // checkEventsAccess keeps the Events informers the user may list and
-// watch; for the others, one note each: the stream goes on without their
-// Events.
+// watch (targets.Access.KeepEvents), bounded like resolve.
 func checkEventsAccess(ctx context.Context, cl *cluster, ts []informer.Target) []informer.Target {
 	ctx, cancel := context.WithTimeout(ctx, cl.conn.StartupLimit())
 	defer cancel()
-	access := targets.Access{Client: cl.client, Reviews: cl.reviews, Context: cl.conn.Context, ErrOut: cl.errOut}
-	var kept []informer.Target
-	for _, t := range ts {
-		if err := access.Denied(ctx, t); err != nil {
-			where := "in any namespace"
-			if t.Namespace != "" {
-				where = "in namespace " + t.Namespace
-			}
-			fmt.Fprintf(cl.errOut, "info: %s--events: you may not list and watch events.events.k8s.io %s: no Events from there\n", cl.conn.Prefix(), where)
-			continue
-		}
-		kept = append(kept, t)
-	}
-	return kept
+	return targets.Access{Client: cl.client, Reviews: cl.reviews, Context: cl.conn.Context, ErrOut: cl.errOut}.KeepEvents(ctx, ts, cl.conn.Prefix())
 }
 
 // resolve resolves the cluster's request through discovery, bounded by

@@ -349,6 +349,8 @@ func (o *DeltasOptions) Validate() error {
 		return errors.New("--until-synced cannot be used with --watch-only: there would be nothing to print")
 	case o.Wait.UntilSynced && lw.Resuming():
 		return errors.New("--until-synced cannot be used with --resource-version: a resumed stream has no initial list")
+	case o.Records.FailAfterSet() && !o.Wait.OnHealth():
+		return errors.New("--fail-after says when a transient failure counts as Failed, for status= conditions: add --until=status=… or --fail-when=status=…")
 	case lw.MetadataOnly && (o.Records.AsksHealth() || o.Wait.OnHealth()):
 		return errors.New("--metadata-only objects carry no status to judge their health: drop --metadata-only, or --health and status= conditions")
 	}
@@ -373,7 +375,7 @@ func (o *DeltasOptions) buildOutput() error {
 	if o.page, err = o.newPage(); err != nil {
 		return err
 	}
-	o.waiter = o.Wait.ToWaiter(o.ErrOut, o.ListWatch.MetadataOnly)
+	o.waiter = o.Wait.ToWaiter(o.ErrOut, o.ListWatch.MetadataOnly, o.Records.FailAfter, o.replayClock())
 	opts := printer.Options{
 		ContextWidth:  connection.ContextWidth(o.contextNames),
 		AllNamespaces: o.Targets.AllNamespaces,

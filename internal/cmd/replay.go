@@ -9,30 +9,19 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 )
 
 // validateReplay checks a replay against the other groups' flags: those
 // that only mean something to a server, and what is not replayed yet.
 func (o *DeltasOptions) validateReplay() error {
-	lw := o.ListWatch
-	var serverOnly []string
-	for _, f := range []struct {
-		flag  string
-		given bool
-	}{
-		{"--resource-version", lw.Resuming()}, {"--watch-list", lw.WatchList != "auto"}, {"--chunk-size", lw.ChunkSizeGiven()},
-		{"--resync", lw.Resync > 0}, {"--field-selector", lw.FieldSelector != ""}, {"--all-contexts", o.Clusters.AllContexts},
-	} {
-		if f.given {
-			serverOnly = append(serverOnly, f.flag)
-		}
+	serverOnly := o.ListWatch.ServerOnly()
+	if o.Clusters.AllContexts {
+		serverOnly = append(serverOnly, "--all-contexts")
 	}
-	if err := o.Replay.ValidateWith(replay.Given{ServerOnly: serverOnly, Record: o.Records.Record != ""}); err != nil {
+	named := len(o.resourceArgs) > 0 && o.resourceArgs[0].Name != ""
+	given := replay.Given{ServerOnly: serverOnly, Record: o.Records.Record != "", Tree: o.Targets.Tree && !named && o.ListWatch.LabelSelector == ""}
+	if err := o.Replay.ValidateWith(given); err != nil {
 		return err
-	}
-	if o.Targets.Tree && (len(o.resourceArgs) == 0 || o.resourceArgs[0].Name == "") && o.ListWatch.LabelSelector == "" {
-		return errors.New("--tree follows what given objects own: name them (TYPE/NAME) or select them with -l/--selector")
 	}
 	for _, a := range o.resourceArgs {
 		if a.Name != "" && o.Targets.AllNamespaces {
@@ -66,11 +55,7 @@ func (o *DeltasOptions) replayEngine() (*informer.Engine, error) {
 	}
 	sel := replay.Selection{
 		Args: args, Namespace: o.replayNamespace(), Contexts: o.Clusters.Contexts, Selector: o.ListWatch.LabelSelector,
-		Tree: o.Targets.Tree, Events: o.Targets.Events, Configure: func(cfg *informer.Config) {
-			if o.Targets.Tree {
-				cfg.Indexers, cfg.KeepListed = tree.Indexers(), tree.KeepListedFromStart
-			}
-		},
+		Tree: o.Targets.Tree, Events: o.Targets.Events,
 	}
 	engine, ts, err := o.player.Engine(sel, o.ErrOut)
 	if err != nil {

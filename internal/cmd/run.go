@@ -243,10 +243,7 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	}
 	var sink informer.Sink = printing
 	if o.waiter.Active() {
-		runOpts.Check = o.waiter.Check
-		if o.waiter.OnHealth() {
-			runOpts.CheckEvery = time.Second // an unschedulable Pod fails with time alone
-		}
+		runOpts.Check, runOpts.CheckEvery = o.waiter.Check, o.waiter.CheckEvery()
 		sink = o.waiter.Sink(engine, sink)
 	}
 	if o.join != nil {

@@ -149,6 +149,14 @@ func (c *Condition) IsDelete() bool {
 // under --tree it is a verdict on the root and everything it owns.
 func (c *Condition) IsStatus() bool { return c.kind == kindStatus }
 
+// setFailAfter sets how long a transient failure lasts before a status=
+// condition's judge counts it as Failed.
+func (c *Condition) setFailAfter(d time.Duration) {
+	if c.judge != nil {
+		c.judge.SetFailAfter(d)
+	}
+}
+
 // Judge evaluates the condition at now on obj (nil: it does not exist),
 // whose CEL variables are v. recheckAt, when not zero, is when the verdict
 // on this same object may change: a health that depends on time.

@@ -20,6 +20,9 @@ type Flags struct {
 	Timeout     time.Duration
 	Count       int
 	UntilSynced bool
+	// StableFor is --stable-for: --until holds only once it has held
+	// that long without a break.
+	StableFor time.Duration
 
 	// until, untilAny and failWhen are the conditions parsed by Validate.
 	until, untilAny, failWhen []*Condition
@@ -37,6 +40,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.Timeout, "timeout", f.Timeout, "Exit after this long: 0, or 1 while waiting for an --until condition (0 = run until interrupted).")
 	fs.IntVar(&f.Count, "count", f.Count, "Exit (0) after printing this many deltas (0 = no limit).")
 	fs.BoolVar(&f.UntilSynced, "until-synced", f.UntilSynced, "Print the initial list, then exit (0).")
+	fs.DurationVar(&f.StableFor, "stable-for", f.StableFor, "With --until: exit 0 only once the conditions have held this long without a break (a tree Current for a second that then crash-loops does not pass); --fail-when still trips meanwhile.")
 }
 
 // Validate checks the values and parses the conditions, so that a mistake
@@ -49,6 +53,10 @@ func (f *Flags) Validate() error {
 		return fmt.Errorf("invalid --timeout %s: must be 0 (no limit) or more", f.Timeout)
 	case f.UntilSynced && f.Waits():
 		return errors.New("--until-synced cannot be used with --until, --until-any or --fail-when: use one way to stop")
+	case f.StableFor < 0:
+		return fmt.Errorf("invalid --stable-for %s: must be 0 (as soon as it holds) or more", f.StableFor)
+	case f.StableFor > 0 && len(f.Until) == 0:
+		return errors.New("--stable-for says how long --until must hold: add --until=COND")
 	}
 	var err error
 	if f.until, err = parseAll("--until", f.Until); err != nil {
@@ -70,12 +78,20 @@ func (f *Flags) OnHealth() bool { return onHealth(f.until, f.untilAny, f.failWhe
 
 // ToWaiter returns the Waiter of the conditions, which writes "… condition
 // met" to errOut; metadataOnly says the objects carry no status (its
-// messages then name them without their health). Call it after Validate.
-func (f *Flags) ToWaiter(errOut io.Writer, metadataOnly bool) *Waiter {
+// messages then name them without their health); failAfter is how long a
+// transient failure lasts before it counts as Failed
+// (health.Judge.SetFailAfter); now is the stream's clock (nil: time.Now).
+// Call it after Validate.
+func (f *Flags) ToWaiter(errOut io.Writer, metadataOnly bool, failAfter time.Duration, now func() time.Time) *Waiter {
 	w := NewWaiter(f.until, f.untilAny, f.failWhen, errOut)
 	if metadataOnly {
 		w.SetMetadataOnly()
 	}
+	if now != nil {
+		w.SetNow(now)
+	}
+	w.SetFailAfter(failAfter)
+	w.stableFor = f.StableFor
 	return w
 }
 

@@ -51,6 +51,11 @@ type Waiter struct {
 	healthJudge *health.Judge
 	// now reads the clock, for verdicts that change with time.
 	now func() time.Time
+	// stableFor is how long --until must hold without a break
+	// (--stable-for); holdingSince is when it last began to hold, zero
+	// while it does not.
+	stableFor    time.Duration
+	holdingSince time.Time
 }
 
 // verdict is what a condition said of an object; recheckAt, when not
@@ -79,12 +84,36 @@ func NewWaiter(until, untilAny, failWhen []*Condition, errOut io.Writer) *Waiter
 	}
 }
 
+// SetFailAfter sets how long a transient failure lasts before the
+// waiter's judges count it as Failed (health.Judge.SetFailAfter).
+func (w *Waiter) SetFailAfter(d time.Duration) {
+	w.healthJudge.SetFailAfter(d)
+	for _, conds := range [][]*Condition{w.until, w.untilAny, w.failWhen} {
+		for _, c := range conds {
+			c.setFailAfter(d)
+		}
+	}
+}
+
 // SetNow sets the clock the waiter reads (time.Now by default).
 func (w *Waiter) SetNow(now func() time.Time) { w.now = now }
 
 // SetMetadataOnly says that the objects carry no status to judge: errors
 // name what held a condition up without its health.
 func (w *Waiter) SetMetadataOnly() { w.judge = false }
+
+// CheckEvery is how often the engine should call Check even when no delta
+// comes (informer.RunOptions.CheckEvery), 0 for never: a condition on
+// health may change with time alone, and --stable-for ends with time.
+func (w *Waiter) CheckEvery() time.Duration {
+	switch {
+	case w.stableFor > 0:
+		return min(time.Second, w.stableFor/2)
+	case w.OnHealth():
+		return time.Second
+	}
+	return 0
+}
 
 // OnHealth reports whether a condition is on health (status=…): it needs
 // objects with their status, and its verdict may change with time alone,
@@ -266,12 +295,29 @@ func (w *Waiter) Check() (bool, error) {
 		return false, nil
 	}
 	if held, err := w.holdingUp(objects); err != nil || len(held) > 0 {
+		w.holdingSince = time.Time{}
 		return err != nil, err
+	}
+	if !w.stable() {
+		return false, nil
 	}
 	for _, o := range objects {
 		fmt.Fprintf(w.errOut, "%s condition met\n", o.name)
 	}
 	return true, nil
+}
+
+// stable reports whether --until, which holds now, has held for
+// --stable-for without a break (always without --stable-for).
+func (w *Waiter) stable() bool {
+	if w.stableFor <= 0 {
+		return true
+	}
+	now := w.now()
+	if w.holdingSince.IsZero() {
+		w.holdingSince = now
+	}
+	return now.Sub(w.holdingSince) >= w.stableFor
 }
 
 // holdingUp returns the objects for which some --until does not hold:
@@ -441,6 +487,11 @@ func (w *Waiter) TimedOut() error {
 	if err != nil {
 		e := &TimeoutError{Waited: w.waited(nil)}
 		return fmt.Errorf("%s; %w", e.Error(), err)
+	}
+	if len(held) == 0 && !w.holdingSince.IsZero() {
+		// Met, not yet for long enough.
+		e := &TimeoutError{Waited: w.waited(nil)}
+		return fmt.Errorf("%s: it has held for %s of the %s --stable-for asks", e.Error(), w.now().Sub(w.holdingSince).Round(time.Millisecond), w.stableFor)
 	}
 	blamed := map[string]bool{}
 	for _, o := range held {

@@ -268,6 +268,7 @@ func TestFailedNamesItsReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := NewWaiter(nil, nil, mustConditions(t, "--fail-when", "status=Failed"), &bytes.Buffer{})
+	w.SetFailAfter(0) // --fail-after=0: a pull error fails at first sight
 	sink := w.Sink(fakeStream{engine}, &discard{})
 	pulling := podAt(t, "web-1", time.Now(), `{"phase":"Pending","containerStatuses":[{"name":"c","ready":false,"restartCount":0,"image":"nope","imageID":"",`+
 		`"state":{"waiting":{"reason":"ErrImagePull","message":"pull access denied for nope"}}}]}`)
@@ -278,5 +279,74 @@ func TestFailedNamesItsReason(t *testing.T) {
 	want := "pod/web-1 matched --fail-when=status=Failed: Failed (ErrImagePull): container c: ErrImagePull: pull access denied for nope"
 	if !stop || err == nil || err.Error() != want {
 		t.Errorf("got stop %v, %v\nwant %s", stop, err, want)
+	}
+}
+
+// TestStableFor: --until holds only once it has held for --stable-for
+// without a break, on the waiter's clock; a break starts the window
+// again; a timeout within the window says how long it held.
+func TestStableFor(t *testing.T) {
+	engine := informer.New(informer.Config{NewListerWatcher: func(informer.Target) cache.ListerWatcher { return nil }}, nil)
+	target := pods
+	target.Name = "web"
+	inf, err := engine.Add(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	f := &Flags{Until: []string{"jsonpath={.status.phase}=Running"}, StableFor: 10 * time.Second}
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w := f.ToWaiter(&out, false, 0, func() time.Time { return now })
+	if got := w.CheckEvery(); got != time.Second {
+		t.Errorf("CheckEvery %s, want a second: the window ends with time alone", got)
+	}
+	sink := w.Sink(fakeStream{engine}, &discard{})
+	show := func(phase string) {
+		t.Helper()
+		b := informer.Batch{Informer: inf, Items: []informer.Item{{Type: delta.Updated, Object: pod(t, "web", phase), Key: "ns/web"}}}
+		if _, err := sink.Handle(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(want bool, when string) {
+		t.Helper()
+		if done, err := w.Check(); done != want || err != nil {
+			t.Fatalf("%s: Check = %v, %v; want %v", when, done, err, want)
+		}
+	}
+	show("Running")
+	check(false, "held for 0s")
+	now = now.Add(4 * time.Second)
+	check(false, "held for 4s")
+	if err := w.TimedOut(); err == nil || !strings.Contains(err.Error(), "it has held for 4s of the 10s --stable-for asks") {
+		t.Errorf("a timeout within the window: %v", err)
+	}
+	show("Pending") // a break: crash-looping, say
+	check(false, "broken")
+	now = now.Add(7 * time.Second)
+	show("Running")
+	check(false, "held again for 0s, 11s after it first held")
+	now = now.Add(10 * time.Second)
+	check(true, "held for 10s")
+	if out.String() != "pod/web condition met\n" {
+		t.Errorf("outcome %q", out.String())
+	}
+}
+
+func TestStableForAndFailAfterNeedWhatTheyApplyTo(t *testing.T) {
+	for _, tc := range []struct {
+		f    Flags
+		want string
+	}{
+		{Flags{StableFor: time.Second}, "--stable-for says how long --until must hold: add --until=COND"},
+		{Flags{Until: []string{"delete"}, StableFor: -time.Second}, "invalid --stable-for -1s"},
+		{Flags{FailWhen: []string{"delete"}, StableFor: time.Second}, "--stable-for says how long --until must hold"},
+	} {
+		if err := tc.f.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.f, err, tc.want)
+		}
 	}
 }

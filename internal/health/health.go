@@ -118,7 +118,31 @@ type Judge struct {
 	// kept. It is emptied when it reaches maxPodVerdicts.
 	lock sync.Mutex
 	pods map[podKey]Health
+	// since holds, by Pod UID and container name, when a container was
+	// first seen failing in a transient way (transient), so that the
+	// failure counts only once it has lasted failAfter; a Pod none of
+	// whose containers fails so is forgotten. Guarded by lock; emptied
+	// when it reaches maxPodVerdicts.
+	since     map[string]map[string]failingSince
+	failAfter time.Duration
 }
+
+// failingSince is when a container was first seen failing in a transient
+// way, and how (the reasons of one kind of failure count as one: an image
+// pull alternates ErrImagePull and ImagePullBackOff).
+type failingSince struct {
+	kind string
+	at   time.Time
+}
+
+// DefaultFailAfter is how long a transient failure (transient) must last
+// before it counts as Failed: long enough for a registry's passing
+// trouble, as kapp waits on a failure condition.
+const DefaultFailAfter = 30 * time.Second
+
+// SetFailAfter sets how long a transient failure must last before it
+// counts as Failed (0: at first sight). Call it before the Judge is used.
+func (j *Judge) SetFailAfter(d time.Duration) { j.failAfter = d }
 
 // podKey is everything a verdict on a Pod depends on, but the time: its
 // generation, whether it is being deleted, and what podStatus selects of
@@ -143,8 +167,10 @@ func NewJudge() *Judge {
 			"containerStatuses":     container,
 			"initContainerStatuses": container,
 		},
-		seed: maphash.MakeSeed(),
-		pods: map[podKey]Health{},
+		seed:      maphash.MakeSeed(),
+		pods:      map[podKey]Health{},
+		since:     map[string]map[string]failingSince{},
+		failAfter: DefaultFailAfter,
 	}
 }
 
@@ -184,20 +210,25 @@ func (j *Judge) At(o *rawobj.Object, now time.Time) Health {
 		}
 		j.lock.Lock()
 		h, ok := j.pods[key]
+		if ok {
+			// Kept verdicts are never a transient failure's: none of
+			// its containers is failing now.
+			delete(j.since, o.UID)
+		}
 		j.lock.Unlock()
 		if ok {
 			return h
 		}
 	}
 	h := j.judge(o, names, raw, pod, now)
-	if pod && j.pods != nil && h.RecheckAt.IsZero() && h.Reason != "PodUnschedulable" {
+	if pod && j.pods != nil && h.RecheckAt.IsZero() && h.Reason != "PodUnschedulable" && !transient(h.Reason) {
 		j.lock.Lock()
 		if len(j.pods) >= maxPodVerdicts {
 			clear(j.pods)
 		}
 		// Copies: the strings may share the memory of this Pod's JSON,
 		// which the cache would otherwise keep.
-		j.pods[key] = Health{Status: h.Status, Reason: strings.Clone(h.Reason), Message: strings.Clone(h.Message)}
+		j.pods[key] = Health{Status: h.Status, Source: h.Source, Reason: strings.Clone(h.Reason), Message: strings.Clone(h.Message)}
 		j.lock.Unlock()
 	}
 	return h
@@ -247,8 +278,11 @@ func (j *Judge) judge(o *rawobj.Object, names []string, raw [][]byte, pod bool, 
 	if pod {
 		h = scheduleWindow(h, u.GetCreationTimestamp().Add(status.ScheduleWindow), now)
 	}
-	if pod && h.Status == InProgress {
-		h = podRules(u.Object, h)
+	switch {
+	case pod && h.Status == InProgress:
+		h = j.podRules(o.UID, u.Object, h, now)
+	case pod:
+		j.forgetPassed(o.UID, nil) // none of its containers fails now
 	}
 	return h
 }
@@ -317,7 +351,8 @@ func unknown(err error) Health {
 
 // failingWait reports whether a container waiting for reason will not
 // start without a change to the Pod or its surroundings, which kstatus
-// leaves "Pod is in the Pending phase".
+// leaves "Pod is in the Pending phase". Of these, transient ones count
+// only once they have lasted (Judge.SetFailAfter).
 func failingWait(reason string) bool {
 	switch reason {
 	case "ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName",
@@ -327,11 +362,39 @@ func failingWait(reason string) bool {
 	return false
 }
 
+// transient reports whether a failing wait for reason may pass by itself:
+// an image pull (a registry's passing trouble; krane made it fail at
+// once and reverted that), a container's configuration (a ConfigMap or
+// Secret not created yet). Its kind groups the reasons that alternate.
+func transient(reason string) bool { return transientKind(reason) != "" }
+
+func transientKind(reason string) string {
+	switch reason {
+	case "ErrImagePull", "ImagePullBackOff":
+		return "pull"
+	case "CreateContainerConfigError":
+		return "config"
+	}
+	return ""
+}
+
+// imageMissing reports whether a pull error's message says the image does
+// not exist, which no wait mends (krane's rule).
+func imageMissing(message string) bool {
+	m := strings.ToLower(message)
+	return strings.Contains(m, "not found") || strings.Contains(m, "manifest unknown") || strings.Contains(m, "repository does not exist")
+}
+
 // podRules is what rollout trackers judge on a Pod beyond kstatus: a
 // container (init containers included) waiting for a failingWait, or
 // an init container crash-looping (kstatus looks at regular containers
-// only), makes it Failed with that reason.
-func podRules(pod map[string]any, h Health) Health {
+// only), makes it Failed with that reason — a transient one once it has
+// lasted failAfter (InProgress until then, with the reason, and RecheckAt
+// when it will count), or at once when the image does not exist. uid is
+// the Pod's, now the time of the judgement.
+func (j *Judge) podRules(uid string, pod map[string]any, h Health, now time.Time) Health {
+	failing := map[string]bool{} // containers failing transiently now
+	defer j.forgetPassed(uid, failing)
 	for _, field := range []string{"initContainerStatuses", "containerStatuses"} {
 		statuses, _, _ := unstructured.NestedSlice(pod, "status", field)
 		for _, s := range statuses {
@@ -353,8 +416,56 @@ func podRules(pod map[string]any, h Health) Health {
 			if message != "" {
 				text += ": " + message
 			}
-			return Health{Status: Failed, Source: SourceKind, Reason: reason, Message: text}
+			kind := transientKind(reason)
+			if kind == "" || (kind == "pull" && imageMissing(message)) || j.failAfter <= 0 || uid == "" {
+				return Health{Status: Failed, Source: SourceKind, Reason: reason, Message: text}
+			}
+			failing[name] = true
+			since := j.failingSince(uid, name, kind, now)
+			if !now.Before(since.Add(j.failAfter)) {
+				return Health{Status: Failed, Source: SourceKind, Reason: reason, Message: fmt.Sprintf("%s (for %s)", text, now.Sub(since).Round(time.Second))}
+			}
+			until := since.Add(j.failAfter)
+			return Health{Status: InProgress, Source: SourceKind, Reason: reason, RecheckAt: until,
+				Message: fmt.Sprintf("%s (counts as Failed if it lasts until %s)", text, until.UTC().Format(time.RFC3339))}
 		}
 	}
 	return h
+}
+
+// failingSince is when the container name of Pod uid was first seen
+// failing in a transient way of kind, now if it is the first time.
+func (j *Judge) failingSince(uid, name, kind string, now time.Time) time.Time {
+	j.lock.Lock()
+	defer j.lock.Unlock()
+	pod := j.since[uid]
+	if pod == nil {
+		if len(j.since) >= maxPodVerdicts {
+			clear(j.since)
+		}
+		pod = map[string]failingSince{}
+		j.since[uid] = pod
+	}
+	f, ok := pod[name]
+	if !ok || f.kind != kind || now.Before(f.at) {
+		f = failingSince{kind: kind, at: now}
+		pod[name] = f
+	}
+	return f.at
+}
+
+// forgetPassed forgets when the containers of Pod uid that are not
+// failing transiently now (failing) began to.
+func (j *Judge) forgetPassed(uid string, failing map[string]bool) {
+	j.lock.Lock()
+	defer j.lock.Unlock()
+	pod := j.since[uid]
+	for name := range pod {
+		if !failing[name] {
+			delete(pod, name)
+		}
+	}
+	if len(pod) == 0 {
+		delete(j.since, uid)
+	}
 }

@@ -168,7 +168,7 @@ func TestKstatusOwnCases(t *testing.T) {
 
 // pod is a Pod manifest with the given status, created at created.
 func pod(created time.Time, status string) []byte {
-	return []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"demo","creationTimestamp":"` +
+	return []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"demo","uid":"web-1-uid","creationTimestamp":"` +
 		created.UTC().Format(time.RFC3339) + `"},"spec":{"containers":[{"name":"web","image":"nginx"}]},"status":` + status + `}`)
 }
 
@@ -182,14 +182,12 @@ func TestPodRules(t *testing.T) {
 		reason, inMessage  string
 		recheckAfterCreate time.Duration
 	}{
-		{"image pull back-off", `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"ImagePullBackOff","message":"Back-off pulling image \"nginx:nope\""}}}]}`,
-			Failed, "ImagePullBackOff", `container web: ImagePullBackOff: Back-off pulling image "nginx:nope"`, 0},
-		{"image pull error", `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"ErrImagePull"}}}]}`,
-			Failed, "ErrImagePull", "container web: ErrImagePull", 0},
+		{"image not found", `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"ErrImagePull","message":"failed to pull and unpack image \"docker.io/library/nginx:nope\": docker.io/library/nginx:nope: not found"}}}]}`,
+			Failed, "ErrImagePull", `container web: ErrImagePull: failed to pull`, 0},
+		{"manifest unknown", `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"ImagePullBackOff","message":"Back-off pulling image: manifest unknown"}}}]}`,
+			Failed, "ImagePullBackOff", `manifest unknown`, 0},
 		{"invalid image name", `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"InvalidImageName"}}}]}`,
 			Failed, "InvalidImageName", "", 0},
-		{"config error", `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"CreateContainerConfigError","message":"secret \"db\" not found"}}}]}`,
-			Failed, "CreateContainerConfigError", `secret "db" not found`, 0},
 		{"init container crash-looping", `{"phase":"Pending","initContainerStatuses":[{"name":"migrate","state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}`,
 			Failed, "CrashLoopBackOff", "init container migrate: CrashLoopBackOff", 0},
 		{"init container pulling", `{"phase":"Pending","initContainerStatuses":[{"name":"migrate","state":{"waiting":{"reason":"PodInitializing"}}}]}`,
@@ -223,6 +221,56 @@ func TestPodRules(t *testing.T) {
 	}
 	if got := j.At(o, end); got.Status != Failed || got.Reason != "PodUnschedulable" || !got.RecheckAt.IsZero() {
 		t.Errorf("unschedulable for 15s: %+v, want Failed", got)
+	}
+}
+
+// TestTransientFailuresCountOnceTheyLast: a pull error or a missing
+// ConfigMap is InProgress, reason kept, until it has lasted the dwell
+// (RecheckAt says when); Failed from then on; the dwell starts again once
+// the container got past it; ErrImagePull and ImagePullBackOff are one
+// failure; a dwell of 0 fails at first sight.
+func TestTransientFailuresCountOnceTheyLast(t *testing.T) {
+	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	waiting := func(reason, message string) *rawobj.Object {
+		return judgeableT(t, string(pod(t0, `{"phase":"Pending","containerStatuses":[{"name":"web","state":{"waiting":{"reason":"`+reason+`","message":"`+message+`"}}}]}`)))
+	}
+	running := judgeableT(t, string(pod(t0, `{"phase":"Running","conditions":[{"type":"Ready","status":"True"}],"containerStatuses":[{"name":"web","ready":true,"state":{"running":{}}}]}`)))
+	for _, tc := range []struct{ reason, message string }{
+		{"ErrImagePull", "rpc error: connection reset by peer"},
+		{"CreateContainerConfigError", "configmap settings not found"},
+	} {
+		j := NewJudge()
+		o := waiting(tc.reason, tc.message)
+		got := j.At(o, t0)
+		if got.Status != InProgress || got.Reason != tc.reason || !got.RecheckAt.Equal(t0.Add(DefaultFailAfter)) || !strings.Contains(got.Message, "counts as Failed if it lasts until") {
+			t.Errorf("%s at first sight: %+v, want InProgress until %s", tc.reason, got, t0.Add(DefaultFailAfter))
+		}
+		if got := j.At(o, t0.Add(DefaultFailAfter-time.Second)); got.Status != InProgress {
+			t.Errorf("%s before the dwell: %+v", tc.reason, got)
+		}
+		if got := j.At(o, t0.Add(DefaultFailAfter)); got.Status != Failed || got.Reason != tc.reason || !got.RecheckAt.IsZero() {
+			t.Errorf("%s once it lasted: %+v, want Failed", tc.reason, got)
+		}
+		// It passed; a later failure starts its own dwell.
+		if got := j.At(running, t0.Add(time.Minute)); got.Status != Current {
+			t.Errorf("running: %+v", got)
+		}
+		if got := j.At(o, t0.Add(2*time.Minute)); got.Status != InProgress {
+			t.Errorf("%s again after it passed: %+v, want InProgress", tc.reason, got)
+		}
+	}
+
+	// The two reasons of one pull failure are one failure.
+	j := NewJudge()
+	j.At(waiting("ErrImagePull", "timeout"), t0)
+	if got := j.At(waiting("ImagePullBackOff", "Back-off pulling image"), t0.Add(DefaultFailAfter)); got.Status != Failed {
+		t.Errorf("ImagePullBackOff after ErrImagePull for the dwell: %+v, want Failed", got)
+	}
+	// --fail-after=0: at first sight.
+	j = NewJudge()
+	j.SetFailAfter(0)
+	if got := j.At(waiting("ErrImagePull", "timeout"), t0); got.Status != Failed {
+		t.Errorf("a dwell of 0: %+v, want Failed", got)
 	}
 }
 
@@ -293,11 +341,13 @@ func TestPodStatusFields(t *testing.T) {
 		`{"phase":"Running","observedGeneration":1,"conditions":[{"type":"Stalled","status":"True","reason":"Stuck","message":"no way"}]}`,
 		`{"phase":"Succeeded"}`, `{"phase":"Failed"}`, `{}`,
 	}
-	whole := &Judge{} // keeps all of the status
 	for _, st := range statuses {
 		o := judgeableT(t, string(pod(created, st)))
+		// One judge of each for the times of one Pod: a transient
+		// failure's verdict depends on when it was first seen.
+		fast, whole := NewJudge(), &Judge{failAfter: DefaultFailAfter, since: map[string]map[string]failingSince{}} // whole keeps all of the status
 		for _, at := range []time.Time{created.Add(time.Second), created.Add(time.Minute)} {
-			if got, want := NewJudge().At(o, at), whole.At(o, at); got != want {
+			if got, want := fast.At(o, at), whole.At(o, at); got != want {
 				t.Errorf("status %s at %s: %+v, the whole status gives %+v", st, at, got, want)
 			}
 		}

@@ -171,3 +171,21 @@ func withName(fieldSelector, name string) string {
 func (f *ListWatchFlags) ChunkSizeGiven() bool {
 	return f.flags != nil && f.flags.Changed("chunk-size")
 }
+
+// ServerOnly names the given flags that only mean something to a server's
+// lists and watches (which a replay refuses).
+func (f *ListWatchFlags) ServerOnly() []string {
+	var out []string
+	for _, given := range []struct {
+		flag string
+		is   bool
+	}{
+		{"--resource-version", f.Resuming()}, {"--watch-list", f.WatchList != "auto"}, {"--chunk-size", f.ChunkSizeGiven()},
+		{"--resync", f.Resync > 0}, {"--field-selector", f.FieldSelector != ""},
+	} {
+		if given.is {
+			out = append(out, given.flag)
+		}
+	}
+	return out
+}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 )
 
 // Flags are the flags of what a record holds and which are printed: the
@@ -26,6 +28,9 @@ type Flags struct {
 	ShowSecretData bool
 	// Health is --health (HealthSet: whether it was given).
 	Health bool
+	// FailAfter is --fail-after: how long a transient failure lasts
+	// before it counts as Failed (health.Judge.SetFailAfter).
+	FailAfter time.Duration
 	// Record is --record: the recording every record also goes to.
 	Record string
 
@@ -36,7 +41,7 @@ type Flags struct {
 
 // NewFlags returns the flags with their defaults.
 func NewFlags() *Flags {
-	return &Flags{Types: []string{}, Relist: "changed", Status: true, IgnorePaths: []string{}}
+	return &Flags{Types: []string{}, Relist: "changed", Status: true, IgnorePaths: []string{}, FailAfter: health.DefaultFailAfter}
 }
 
 // AddFlags declares the flags on fs.
@@ -52,12 +57,16 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.IgnorePaths, "ignore-path", f.IgnorePaths, "Leave this field out of diffs (repeatable): a JSON pointer (/metadata/labels/x) or a dotted path (metadata.labels.x).")
 	fs.BoolVar(&f.ShowSecretData, "show-secret-data", f.ShowSecretData, "Print the values of Secrets (data, stringData, last-applied-configuration); redacted by default.")
 	fs.StringVar(&f.Record, "record", f.Record, "Also write every record to this file, whatever -o prints and the filters keep (--types, --watch-only, --where, --changed-only): the JSON records of -o json, after a \"Recording\" line naming what was watched. FILE.zst is zstd, FILE.gz gzip, else plain JSON Lines; a killed run loses at most its last second. A FILE that holds a recording goes on where it stopped.")
+	fs.DurationVar(&f.FailAfter, "fail-after", f.FailAfter, "How long an image pull error (ErrImagePull, ImagePullBackOff) or a CreateContainerConfigError must last before the Pod counts as Failed: until then it is InProgress, with the reason (0: Failed at first sight). An image that does not exist fails at once.")
 	fs.BoolVar(&f.Health, "health", f.Health, "Judge each object's health as kstatus does: text lines end with it (\"Updated: replicaset.apps web-7d4 InProgress: Ready: 1/3\"). JSON and YAML records carry it unless --health=false.")
 }
 
 // Validate checks the values that ToStage does not: the relist mode, and
 // the diff options given without a diff.
 func (f *Flags) Validate() error {
+	if f.FailAfter < 0 {
+		return fmt.Errorf("invalid --fail-after %s: must be 0 (Failed at first sight) or more", f.FailAfter)
+	}
 	if f.Relist != "changed" && f.Relist != "all" {
 		return fmt.Errorf("invalid --relist value %q: must be changed or all", f.Relist)
 	}
@@ -87,6 +96,9 @@ func (f *Flags) Judges(byDefault, metadataOnly bool) bool {
 	}
 	return byDefault
 }
+
+// FailAfterSet reports whether --fail-after was given.
+func (f *Flags) FailAfterSet() bool { return f.flags != nil && f.flags.Changed("fail-after") }
 
 // AsksHealth reports whether --health=true was given.
 func (f *Flags) AsksHealth() bool { return f.HealthSet() && f.Health }
@@ -118,6 +130,7 @@ func (f *Flags) ToStage(rows, health bool) (*Stage, error) {
 		ShowSecretData: f.ShowSecretData,
 		Where:          where,
 		Health:         health,
+		FailAfter:      f.FailAfter,
 		Rows:           rows,
 		Diff: DiffOptions{
 			Show:         f.Diff,
@@ -137,6 +150,7 @@ func (f *Flags) ToObserverStage(health bool) (*Stage, error) {
 		ShowSecretData: f.ShowSecretData,
 		RelistAll:      true,
 		Health:         health,
+		FailAfter:      f.FailAfter,
 		Diff: DiffOptions{
 			Show:         true,
 			IgnoreStatus: !f.Status,
@@ -157,6 +171,7 @@ func (f *Flags) ToRecorder(health bool, warn io.Writer) (*Recorder, error) {
 	stage, err := NewStage(Options{
 		ShowSecretData: f.ShowSecretData,
 		Health:         health,
+		FailAfter:      f.FailAfter,
 		Diff: DiffOptions{
 			Show:         f.Diff,
 			IgnoreStatus: !f.Status,

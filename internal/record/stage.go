@@ -36,8 +36,10 @@ type Options struct {
 	// Where keeps only the deltas for which every expression is true
 	// (--where); Secrets are seen redacted.
 	Where []*celexpr.Program
-	// Health judges every object handed out (record.Health).
-	Health bool
+	// Health judges every object handed out (record.Health); FailAfter
+	// is how long a transient failure lasts before it counts as Failed.
+	Health    bool
+	FailAfter time.Duration
 	// Rows gives records the server-side Table row their object came with
 	// (-o wide).
 	Rows bool
@@ -81,6 +83,7 @@ func NewStage(o Options) (*Stage, error) {
 	}
 	if o.Health {
 		s.judge = health.NewJudge()
+		s.judge.SetFailAfter(o.FailAfter)
 	}
 	types := o.Types
 	if len(types) == 0 {
@@ -142,7 +145,7 @@ func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 		// An Event explains an object; it has no health of its own.
 		rec.Event, err = eventOf(it)
 	case s.judge != nil:
-		rec.Health = s.healthOf(it)
+		rec.Health = s.healthOf(it, now)
 	}
 	return keep && err == nil, err
 }
@@ -211,7 +214,7 @@ func (s *Stage) Complete(rec *printer.Record, t informer.Target, it *informer.It
 		return nil // an Event has no health, and its changes say nothing
 	}
 	if rec.Health == nil && s.judge != nil {
-		rec.Health = s.healthOf(it)
+		rec.Health = s.healthOf(it, rec.Time)
 	}
 	if rec.Changes == nil && s.diff.show && s.diff.applies(it) {
 		changes, err := s.diff.compute(it.Old, it.Object, isSecret(t) && !s.showSecretData)
@@ -252,12 +255,12 @@ func eventOf(it *informer.Item) (*printer.Event, error) {
 	}, nil
 }
 
-// healthOf is the health of it's object as handed out: NotFound for a
-// deletion, whatever its final state said.
-func (s *Stage) healthOf(it *informer.Item) *printer.Health {
+// healthOf is the health of it's object as handed out at now (the
+// stream's time): NotFound for a deletion, whatever its final state said.
+func (s *Stage) healthOf(it *informer.Item, now time.Time) *printer.Health {
 	h := health.Gone()
 	if it.Type != cache.Deleted {
-		h = s.judge.Of(it.Object)
+		h = s.judge.At(it.Object, now)
 	}
 	return &printer.Health{Status: string(h.Status), Source: string(h.Source), Reason: h.Reason, Message: h.Message, RecheckAt: h.RecheckAt}
 }

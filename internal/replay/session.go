@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 )
 
 // Given are the flags of other groups that a replay must refuse: each
@@ -20,8 +21,9 @@ type Given struct {
 	// ServerOnly are the names of the given flags that only mean
 	// something to a server (--resource-version, --chunk-size, …).
 	ServerOnly []string
-	// Record: --record.
-	Record bool
+	// Record: --record. Tree: --tree with nothing named or selected to
+	// follow.
+	Record, Tree bool
 }
 
 // ValidateWith checks what a replay cannot do with the other flags given.
@@ -34,6 +36,8 @@ func (f *Flags) ValidateWith(g Given) error {
 		return fmt.Errorf("%s asks a server, and --replay plays a recording: drop one of them (--context picks contexts of the recording)", g.ServerOnly[0])
 	case g.Record:
 		return errors.New("--record cannot be used with --replay: the recording is already one")
+	case g.Tree:
+		return errors.New("--tree follows what given objects own: name them (TYPE/NAME) or select them with -l/--selector")
 	}
 	return nil
 }
@@ -148,15 +152,12 @@ type Selection struct {
 	// Tree also plays, as owned types, every collection the recordings
 	// watched (of the contexts), for --tree to find what the roots own:
 	// their informers are there from the start, where a live tree's
-	// scouts find them first.
+	// scouts find them first, and the engine has the tree's indexers.
 	Tree bool
 	// Events also plays the recorded Events (--events), for the run's
 	// join to watch (Player.Events): a recording made with --events holds
 	// those it showed.
 	Events bool
-	// Configure, if not nil, completes the engine's Config (--tree's
-	// indexers).
-	Configure func(*informer.Config)
 }
 
 // Engine picks the recorded collections of sel and returns the engine that
@@ -196,8 +197,8 @@ func (p *Player) Engine(sel Selection, warn io.Writer) (*informer.Engine, []info
 		return nil, nil, err
 	}
 	cfg := informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff, Dropped: p.dropped}
-	if sel.Configure != nil {
-		sel.Configure(&cfg)
+	if sel.Tree {
+		cfg.Indexers, cfg.KeepListed = tree.Indexers(), tree.KeepListedFromStart
 	}
 	engine := informer.New(cfg, warn)
 	for _, t := range ts {

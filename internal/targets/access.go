@@ -145,6 +145,25 @@ func (a Access) Check(ctx context.Context, targets []informer.Target) ([]informe
 	return kept, nil
 }
 
+// KeepEvents keeps the Events targets (--events) the user may list and
+// watch; for the others, one note each on ErrOut: the stream goes on
+// without their Events. prefix names the cluster in the notes.
+func (a Access) KeepEvents(ctx context.Context, ts []informer.Target, prefix string) []informer.Target {
+	var kept []informer.Target
+	for _, t := range ts {
+		if err := a.Denied(ctx, t); err != nil {
+			where := "in any namespace"
+			if t.Namespace != "" {
+				where = "in namespace " + t.Namespace
+			}
+			fmt.Fprintf(a.ErrOut, "info: %s--events: you may not list and watch events.events.k8s.io %s: no Events from there\n", prefix, where)
+			continue
+		}
+		kept = append(kept, t)
+	}
+	return kept
+}
+
 // Denied returns the Forbidden error of the first of list and watch that
 // the user may not use on t, nil when both are allowed or the server cannot
 // say (the list and watch themselves remain the final word).
