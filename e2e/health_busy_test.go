@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -145,6 +146,48 @@ func TestBusyHealthFailures(t *testing.T) {
 	want := regexp.MustCompile(`(?m)^  pod/stuck-[a-z0-9]+-[a-z0-9]+: Failed \(PodUnschedulable\): Pod could not be scheduled\n    Warning FailedScheduling: .*$`)
 	if res.code != 1 || !strings.HasPrefix(res.stderr, "error: timed out waiting for the condition on deployments/stuck\n") || !want.MatchString(res.stderr) {
 		t.Errorf("timeout: exit %d, stderr %q, want %s", res.code, res.stderr, want)
+	}
+
+	// With -o json the stream ends with the Verdict record: the timed-out
+	// and the failed wait each name the Pod, its path from the
+	// Deployment, its reason and its Warning.
+	for _, tc := range []struct {
+		args    []string
+		code    int
+		outcome string
+	}{
+		{[]string{"--until=status=Current", "--timeout=5s"}, 1, "TimedOut"},
+		{[]string{"--until=status=Current", "--fail-when=status=Failed", "--timeout=90s"}, 2, "Failed"},
+	} {
+		res := runAs(t, kc, 2*time.Minute, append([]string{"deploy/stuck", "-n", ns, "--tree", "-o", "json"}, tc.args...)...)
+		lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+		var v struct {
+			Type, Outcome, Condition string
+			Objects                  []struct {
+				Kind, Name string
+				Health     struct{ Status, Source, Reason string }
+				Path       []struct{ Kind, Name string }
+				Event      *struct{ Type, Reason, Message string }
+			}
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &v); err != nil || res.code != tc.code || v.Type != "Verdict" || v.Outcome != tc.outcome {
+			t.Fatalf("%v: exit %d, last line %s (%v)", tc.args, res.code, lines[len(lines)-1], err)
+		}
+		found := false
+		for _, o := range v.Objects {
+			if o.Kind != "Pod" {
+				continue
+			}
+			found = true
+			if o.Health.Status != "Failed" || o.Health.Reason != "PodUnschedulable" || o.Health.Source != "kind" ||
+				len(o.Path) != 2 || o.Path[0].Kind != "Deployment" || o.Path[0].Name != "stuck" || o.Path[1].Kind != "ReplicaSet" ||
+				o.Event == nil || o.Event.Reason != "FailedScheduling" || o.Event.Type != "Warning" {
+				t.Errorf("%s: the Pod of the Verdict: %+v", tc.outcome, o)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no Pod in the Verdict: %s", tc.outcome, lines[len(lines)-1])
+		}
 	}
 	noFailure(t, c)
 }

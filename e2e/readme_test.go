@@ -245,6 +245,12 @@ func readmeRecipes() []recipe {
 		want:    []string{`^\{"type":"(Added|Replaced)","name":"ready","uid":"[0-9a-f-]{36}"\}$`},
 		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "ready") },
 	}, {
+		cmd:     `kubectl deltas deploy/web -n demo --tree -o json --until=status=Current --fail-when=status=Failed --timeout=5m | jq -c 'select(.type == "Verdict") | {outcome, blockers: [.objects[] | select(.health.status != "Current") | {kind, name, reason: .health.reason, container, event: .event.reason}]}'`,
+		act:     rollWeb,
+		ends:    true,
+		want:    []string{`^\{"outcome":"Met","blockers":\[\]\}$`},
+		cleanup: waitWeb,
+	}, {
 		cmd:  `kubectl deltas cm,secrets -A -o json --watch-only --timeout=10m | jq -r '"\(.time[0:16]) \(.kind)"' | sort | uniq -c`,
 		swap: [2]string{"--timeout=10m", "--timeout=8s"},
 		act:  newConfigMap("counted-again"),

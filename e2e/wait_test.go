@@ -258,3 +258,45 @@ func TestTreeRoots(t *testing.T) {
 		}
 	})
 }
+
+// TestVerdictRecord: with -o json a stream stopped by a condition ends
+// with one Verdict record — Met, TimedOut, Failed — naming the objects;
+// text output keeps stdout as it was.
+func TestVerdictRecord(t *testing.T) {
+	ns := newNamespace(t)
+	createCM(t, ns, "here", nil, nil)
+	last := func(out string) map[string]any {
+		t.Helper()
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		var v map[string]any
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &v); err != nil {
+			t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
+		}
+		return v
+	}
+	r := run(t, time.Minute, "cm/here", "-n", ns, "--until=create", "-o", "json")
+	v := last(r.stdout)
+	objects, _ := v["objects"].([]any)
+	if r.code != 0 || v["type"] != "Verdict" || v["outcome"] != "Met" || v["condition"] != "--until=create" || len(objects) != 1 ||
+		objects[0].(map[string]any)["name"] != "here" || objects[0].(map[string]any)["kind"] != "ConfigMap" {
+		t.Errorf("met: exit %d, verdict %v", r.code, v)
+	}
+	r = run(t, time.Minute, "cm/absent", "-n", ns, "--until=create", "--timeout=2s", "-o", "json")
+	v = last(r.stdout)
+	objects, _ = v["objects"].([]any)
+	if r.code != 1 || v["outcome"] != "TimedOut" || len(objects) != 1 || objects[0].(map[string]any)["name"] != "absent" {
+		t.Errorf("timed out: exit %d, stdout %q", r.code, r.stdout)
+	}
+	r = run(t, time.Minute, "cm/here", "-n", ns, "--fail-when=create", "-o", "json")
+	if v = last(r.stdout); r.code != 2 || v["outcome"] != "Failed" || v["condition"] != "--fail-when=create" {
+		t.Errorf("failed: exit %d, stdout %q", r.code, r.stdout)
+	}
+	r = run(t, time.Minute, "cm/here", "-n", ns, "--until=create")
+	if r.code != 0 || r.stdout != "Replaced: here\n" {
+		t.Errorf("text: exit %d, stdout %q", r.code, r.stdout)
+	}
+	r = run(t, time.Minute, "cm/here", "-n", ns, "--until=create", "-o", "json", "-q")
+	if r.code != 0 || r.stdout != "" {
+		t.Errorf("-q: exit %d, stdout %q", r.code, r.stdout)
+	}
+}

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -267,6 +266,7 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 		return &ExitError{Code: exitInterrupted}
 	case errors.As(err, &failed):
 		condition.Explain([]*condition.Held{&failed.Held}, clientsOf(clusters))
+		o.printVerdict("Failed", "--fail-when="+failed.Condition.String(), []*condition.Held{&failed.Held})
 		return &ExitError{Code: exitConditionFailed, Err: failed}
 	case (errors.Is(err, informer.ErrTimedOut) || errors.Is(err, informer.ErrSourceEnded)) && o.waiter.Active():
 		ended := errors.Is(err, informer.ErrSourceEnded)
@@ -279,6 +279,7 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 				held[i] = &timedOut.Held[i]
 			}
 			condition.Explain(held, clientsOf(clusters))
+			o.printVerdict("TimedOut", o.waiter.Waited(), held)
 		}
 		return err
 	case errors.Is(err, informer.ErrTimedOut) && o.Wait.UntilSynced:
@@ -288,12 +289,22 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 	case err == nil && o.Wait.UntilSynced:
 		return incompleteSnapshot(clusters)
 	}
+	if met, ok := o.waiter.Met(); ok && err == nil {
+		o.printVerdict("Met", o.waiter.Waited(), met)
+	}
 	return err
 }
 
+// printVerdict ends a JSON or YAML stream stopped by a condition with its
+// Verdict record (not with -q: stdout then carries nothing).
+func (o *DeltasOptions) printVerdict(outcome, cond string, held []*condition.Held) {
+	if p, ok := o.printer.(printer.VerdictPrinter); ok && !o.Wait.Quiet {
+		_ = p.PrintVerdict(o.Out, condition.Verdict(outcome, cond, held, o.waiter.Now()))
+	}
+}
+
 // incompleteSnapshot is the error of an --until-synced run that listed
-// every type it could while API groups were down: the user asked for
-// them too; nil when none was.
+// every type it could while API groups were down (targets.Incomplete).
 func incompleteSnapshot(clusters []*cluster) error {
 	var down []string
 	for _, cl := range clusters {
@@ -301,10 +312,7 @@ func incompleteSnapshot(clusters []*cluster) error {
 			down = append(down, cl.conn.Prefix()+gv)
 		}
 	}
-	if len(down) == 0 {
-		return nil
-	}
-	return fmt.Errorf("the snapshot is incomplete: the types of the API groups that are down were not listed: %s (try again once they are back: kubectl get apiservices)", strings.Join(down, "; "))
+	return targets.Incomplete(down)
 }
 
 // clientsOf finds the client of a cluster by its context (the only

@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 )
 
 // ExplainLimit bounds the look-ups that explain a failure or a timeout:
@@ -36,7 +37,29 @@ func Explain(held []*Held, clientOf func(context string) rest.Interface) {
 			continue
 		}
 		if w, found, err := events.LatestWarning(ctx, client, h.Namespace, h.UID); err == nil && found {
-			h.Explained = w.String()
+			h.Explained, h.Warning = w.String(), &w
 		}
 	}
+}
+
+// Verdict is the record that ends a JSON or YAML stream stopped by a
+// condition: outcome (Met, Failed, TimedOut) at now, on condition, for
+// the objects held.
+func Verdict(outcome, condition string, held []*Held, now time.Time) *printer.Verdict {
+	v := &printer.Verdict{Time: now, Outcome: outcome, Condition: condition, Objects: []printer.VerdictObject{}}
+	for _, h := range held {
+		o := printer.VerdictObject{Context: h.Context, APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.ObjectName, UID: h.UID}
+		if hv := h.Verdict; hv != nil {
+			o.Health = &printer.Health{Status: string(hv.Status), Source: string(hv.Source), Reason: hv.Reason, Message: hv.Message}
+			o.Container = hv.Container
+		}
+		for _, p := range h.Path {
+			o.Path = append(o.Path, printer.Owner{APIVersion: p.APIVersion, Kind: p.Kind, Name: p.Name, UID: p.UID})
+		}
+		if w := h.Warning; w != nil {
+			o.Event = &printer.VerdictEvent{Type: "Warning", Reason: w.Reason, Message: w.Message, Count: w.Count, Time: w.Last}
+		}
+		v.Objects = append(v.Objects, o)
+	}
+	return v
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/delta"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
@@ -56,6 +57,11 @@ type Waiter struct {
 	// while it does not.
 	stableFor    time.Duration
 	holdingSince time.Time
+	// met are the objects that met the conditions, once they have.
+	met []watched
+	// byUID indexes the objects of the view by UID, for pathOf; nil when
+	// the view changed since.
+	byUID map[string]watched
 }
 
 // verdict is what a condition said of an object; recheckAt, when not
@@ -94,6 +100,9 @@ func (w *Waiter) SetFailAfter(d time.Duration) {
 		}
 	}
 }
+
+// Now is the waiter's clock: the stream's time.
+func (w *Waiter) Now() time.Time { return w.now() }
 
 // SetNow sets the clock the waiter reads (time.Now by default).
 func (w *Waiter) SetNow(now func() time.Time) { w.now = now }
@@ -153,6 +162,7 @@ func (s viewSink) Handle(b informer.Batch) (bool, error) {
 		return s.Sink.Handle(b)
 	}
 	id := b.Informer.Target().ID()
+	s.w.byUID = nil
 	objects := s.w.view[id]
 	if objects == nil {
 		objects = map[string]*rawobj.Object{}
@@ -284,6 +294,7 @@ func (w *Waiter) Check() (bool, error) {
 			}
 			if ok {
 				fmt.Fprintf(w.errOut, "%s condition met\n", o.name)
+				w.met = []watched{o}
 				return true, nil
 			}
 		}
@@ -304,7 +315,35 @@ func (w *Waiter) Check() (bool, error) {
 	for _, o := range objects {
 		fmt.Fprintf(w.errOut, "%s condition met\n", o.name)
 	}
+	w.met = objects
 	return true, nil
+}
+
+// Met returns the objects that met the conditions, described, and true,
+// once Check has found them met; false otherwise.
+func (w *Waiter) Met() ([]*Held, bool) {
+	if w.met == nil {
+		return nil, false
+	}
+	out := make([]*Held, len(w.met))
+	for i, o := range w.met {
+		h := w.held(o)
+		out[i] = &h
+	}
+	return out, true
+}
+
+// Waited says the --until and --until-any conditions as given, for the
+// Verdict record.
+func (w *Waiter) Waited() string {
+	parts := make([]string, 0, len(w.until)+len(w.untilAny))
+	for _, c := range w.until {
+		parts = append(parts, "--until="+c.String())
+	}
+	for _, c := range w.untilAny {
+		parts = append(parts, "--until-any="+c.String())
+	}
+	return strings.Join(parts, " ")
 }
 
 // stable reports whether --until, which holds now, has held for
@@ -373,14 +412,16 @@ func (w *Waiter) failed() (bool, error) {
 // held describes o for messages, with its health when there is status to
 // judge.
 func (w *Waiter) held(o watched) Held {
-	h := Held{Name: o.name, Context: o.context}
+	h := Held{Name: o.name, Context: o.context, APIVersion: o.target.Kind.GroupVersion().String(), Kind: o.target.Kind.Kind, ObjectName: o.vars.Name}
 	if o.obj != nil {
 		h.Namespace, h.UID = o.obj.Namespace, o.obj.UID
+		h.Path = w.pathOf(o.obj)
 	}
 	if !w.judge {
 		return h
 	}
 	v := w.healthJudge.At(o.obj, w.now())
+	h.Verdict = &v
 	msg := textsafe.String(v.Message)
 	switch {
 	case v.Reason != "":
@@ -393,6 +434,44 @@ func (w *Waiter) held(o watched) Held {
 	}
 	return h
 }
+
+// pathOf is the chain of controllers of obj, from the first that the
+// waiter sees as a root object down to obj's own, through the objects the
+// stream has shown (--tree's members); nil for a root.
+func (w *Waiter) pathOf(obj *rawobj.Object) []Owner {
+	if w.byUID == nil {
+		w.byUID = map[string]watched{}
+		for _, o := range w.objects(false) {
+			if o.obj != nil {
+				w.byUID[o.obj.UID] = o
+			}
+		}
+	}
+	byUID := w.byUID
+	var path []Owner
+	for cur := obj; cur != nil && len(path) < 16; {
+		refs, err := cur.OwnerReferences()
+		if err != nil {
+			break
+		}
+		var next *rawobj.Object
+		for _, r := range refs {
+			if o, ok := byUID[string(r.UID)]; ok && r.Controller != nil && *r.Controller {
+				path = append([]Owner{{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID)}}, path...)
+				next = o.obj
+				if isRoot(o.target) {
+					return path
+				}
+				break
+			}
+		}
+		cur = next
+	}
+	return path
+}
+
+// Owner is a link of a Held object's owner path.
+type Owner struct{ APIVersion, Kind, Name, UID string }
 
 // Held is an object a condition held, or did not hold, for: what messages
 // say of it.
@@ -407,8 +486,17 @@ type Held struct {
 	// scheduled"), control characters escaped; "" when not judged.
 	Health string
 	// Explained is more that was found about it (its latest Warning
-	// event), a line, added by whoever could look it up.
+	// event), a line, added by whoever could look it up; Warning is that
+	// event.
 	Explained string
+	Warning   *events.Warning
+
+	// For the Verdict record: its apiVersion, kind and name; its health
+	// (nil when not judged); its controllers from the waited-on object
+	// down (Path).
+	APIVersion, Kind, ObjectName string
+	Verdict                      *health.Health
+	Path                         []Owner
 }
 
 // lines appends what is said of h to b: its name and health, and its

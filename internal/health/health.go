@@ -83,6 +83,9 @@ type Health struct {
 	// Source is where the verdict came from; "" for an object that does
 	// not exist or cannot be read.
 	Source Source
+	// Container is the container whose state decided the verdict (a
+	// Pod's, by this package's rules), "" when none did.
+	Container string
 	// Reason is a CamelCase reason when the verdict has one
 	// ("ImagePullBackOff", "PodUnschedulable"), else "".
 	Reason string
@@ -228,7 +231,7 @@ func (j *Judge) At(o *rawobj.Object, now time.Time) Health {
 		}
 		// Copies: the strings may share the memory of this Pod's JSON,
 		// which the cache would otherwise keep.
-		j.pods[key] = Health{Status: h.Status, Source: h.Source, Reason: strings.Clone(h.Reason), Message: strings.Clone(h.Message)}
+		j.pods[key] = Health{Status: h.Status, Source: h.Source, Container: strings.Clone(h.Container), Reason: strings.Clone(h.Reason), Message: strings.Clone(h.Message)}
 		j.lock.Unlock()
 	}
 	return h
@@ -418,15 +421,15 @@ func (j *Judge) podRules(uid string, pod map[string]any, h Health, now time.Time
 			}
 			kind := transientKind(reason)
 			if kind == "" || (kind == "pull" && imageMissing(message)) || j.failAfter <= 0 || uid == "" {
-				return Health{Status: Failed, Source: SourceKind, Reason: reason, Message: text}
+				return Health{Status: Failed, Source: SourceKind, Container: name, Reason: reason, Message: text}
 			}
 			failing[name] = true
 			since := j.failingSince(uid, name, kind, now)
 			if !now.Before(since.Add(j.failAfter)) {
-				return Health{Status: Failed, Source: SourceKind, Reason: reason, Message: fmt.Sprintf("%s (for %s)", text, now.Sub(since).Round(time.Second))}
+				return Health{Status: Failed, Source: SourceKind, Container: name, Reason: reason, Message: fmt.Sprintf("%s (for %s)", text, now.Sub(since).Round(time.Second))}
 			}
 			until := since.Add(j.failAfter)
-			return Health{Status: InProgress, Source: SourceKind, Reason: reason, RecheckAt: until,
+			return Health{Status: InProgress, Source: SourceKind, Container: name, Reason: reason, RecheckAt: until,
 				Message: fmt.Sprintf("%s (counts as Failed if it lasts until %s)", text, until.UTC().Format(time.RFC3339))}
 		}
 	}

@@ -24,6 +24,45 @@ func (p *jsonPrinter) Print(w io.Writer, r *Record) error {
 	return err
 }
 
+// appendOwners appends owners as a JSON array of {"apiVersion","kind",
+// "name","uid"}.
+func appendOwners(dst []byte, owners []Owner) []byte {
+	dst = append(dst, '[')
+	for i, o := range owners {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"apiVersion":`...)
+		dst = rawobj.AppendString(dst, o.APIVersion)
+		dst = append(dst, `,"kind":`...)
+		dst = rawobj.AppendString(dst, o.Kind)
+		dst = append(dst, `,"name":`...)
+		dst = rawobj.AppendString(dst, o.Name)
+		dst = append(dst, `,"uid":`...)
+		dst = rawobj.AppendString(dst, o.UID)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// appendHealth appends h as {"status","source","reason","message"}
+// (source and reason when not empty).
+func appendHealth(dst []byte, h *Health) []byte {
+	dst = append(dst, `{"status":`...)
+	dst = rawobj.AppendString(dst, h.Status)
+	if h.Source != "" {
+		dst = append(dst, `,"source":`...)
+		dst = rawobj.AppendString(dst, h.Source)
+	}
+	if h.Reason != "" {
+		dst = append(dst, `,"reason":`...)
+		dst = rawobj.AppendString(dst, h.Reason)
+	}
+	dst = append(dst, `,"message":`...)
+	dst = rawobj.AppendString(dst, h.Message)
+	return append(dst, '}')
+}
+
 // AppendJSON appends the record's JSON form (schema v1, documented in the
 // README), without a trailing newline, and returns the extended buffer.
 // Keys come in the documented order:
@@ -79,22 +118,7 @@ func AppendJSON(dst []byte, r *Record) []byte {
 		dst = strconv.AppendInt(dst, int64(r.Coalesced), 10)
 	}
 	if len(r.Owners) > 0 {
-		dst = append(dst, `,"owners":[`...)
-		for i, o := range r.Owners {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"apiVersion":`...)
-			dst = rawobj.AppendString(dst, o.APIVersion)
-			dst = append(dst, `,"kind":`...)
-			dst = rawobj.AppendString(dst, o.Kind)
-			dst = append(dst, `,"name":`...)
-			dst = rawobj.AppendString(dst, o.Name)
-			dst = append(dst, `,"uid":`...)
-			dst = rawobj.AppendString(dst, o.UID)
-			dst = append(dst, '}')
-		}
-		dst = append(dst, ']')
+		dst = appendOwners(append(dst, `,"owners":`...), r.Owners)
 	}
 	if r.Manager != "" {
 		dst = append(dst, `,"manager":`...)
@@ -104,20 +128,8 @@ func AppendJSON(dst []byte, r *Record) []byte {
 		dst = append(dst, `,"operation":`...)
 		dst = rawobj.AppendString(dst, r.Operation)
 	}
-	if h := r.Health; h != nil {
-		dst = append(dst, `,"health":{"status":`...)
-		dst = rawobj.AppendString(dst, h.Status)
-		if h.Source != "" {
-			dst = append(dst, `,"source":`...)
-			dst = rawobj.AppendString(dst, h.Source)
-		}
-		if h.Reason != "" {
-			dst = append(dst, `,"reason":`...)
-			dst = rawobj.AppendString(dst, h.Reason)
-		}
-		dst = append(dst, `,"message":`...)
-		dst = rawobj.AppendString(dst, h.Message)
-		dst = append(dst, '}')
+	if r.Health != nil {
+		dst = appendHealth(append(dst, `,"health":`...), r.Health)
 	}
 	if r.Changes != nil {
 		dst = append(dst, `,"changes":[`...)

@@ -243,3 +243,13 @@ func DistinctResources(targets []informer.Target) int {
 	}
 	return len(set)
 }
+
+// Incomplete is the error of a snapshot (--until-synced) that listed every
+// type it could while the API groups down (each "context: group/version")
+// were: the user asked for them too; nil when none was.
+func Incomplete(down []string) error {
+	if len(down) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the snapshot is incomplete: the types of the API groups that are down were not listed: %s (try again once they are back: kubectl get apiservices)", strings.Join(down, "; "))
+}
