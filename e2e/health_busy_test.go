@@ -148,6 +148,14 @@ func TestBusyHealthFailures(t *testing.T) {
 		t.Errorf("timeout: exit %d, stderr %q, want %s", res.code, res.stderr, want)
 	}
 
+	// Without --tree the explanation looks below the Deployment all the
+	// same: its Pod that cannot be scheduled, and why.
+	res = runAs(t, kc, 2*time.Minute, "deploy/stuck", "-n", ns, "--until=condition=Available", "--timeout=6s")
+	want = regexp.MustCompile(`(?m)^  deployment.apps/stuck: InProgress \(LessAvailable\): .*\n  pod/stuck-[a-z0-9]+-[a-z0-9]+: Failed \(PodUnschedulable\): Pod could not be scheduled\n    Warning FailedScheduling: .*$`)
+	if res.code != 1 || !strings.HasPrefix(res.stderr, "error: timed out waiting for the condition on deployments/stuck\n") || !want.MatchString(res.stderr) {
+		t.Errorf("timeout without --tree: exit %d, stderr %q, want %s", res.code, res.stderr, want)
+	}
+
 	// With -o json the stream ends with the Verdict record: the timed-out
 	// and the failed wait each name the Pod, its path from the
 	// Deployment, its reason and its Warning.

@@ -265,8 +265,8 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 	case errors.Is(err, informer.ErrInterrupted):
 		return &ExitError{Code: exitInterrupted}
 	case errors.As(err, &failed):
-		condition.Explain([]*condition.Held{&failed.Held}, clientsOf(clusters))
-		o.printVerdict("Failed", "--fail-when="+failed.Condition.String(), []*condition.Held{&failed.Held})
+		failed.Explain(clientsOf(clusters), !o.Targets.Tree)
+		o.printVerdict("Failed", "--fail-when="+failed.Condition.String(), failed.All())
 		return &ExitError{Code: exitConditionFailed, Err: failed}
 	case (errors.Is(err, informer.ErrTimedOut) || errors.Is(err, informer.ErrSourceEnded)) && o.waiter.Active():
 		ended := errors.Is(err, informer.ErrSourceEnded)
@@ -274,12 +274,8 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 		var timedOut *condition.TimeoutError
 		if errors.As(err, &timedOut) {
 			timedOut.SourceEnded = ended
-			held := make([]*condition.Held, len(timedOut.Held))
-			for i := range timedOut.Held {
-				held[i] = &timedOut.Held[i]
-			}
-			condition.Explain(held, clientsOf(clusters))
-			o.printVerdict("TimedOut", o.waiter.Waited(), held)
+			timedOut.Explain(clientsOf(clusters), !o.Targets.Tree)
+			o.printVerdict("TimedOut", o.waiter.Waited(), timedOut.Held)
 		}
 		return err
 	case errors.Is(err, informer.ErrTimedOut) && o.Wait.UntilSynced:
@@ -297,7 +293,7 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 
 // printVerdict ends a JSON or YAML stream stopped by a condition with its
 // Verdict record (not with -q: stdout then carries nothing).
-func (o *DeltasOptions) printVerdict(outcome, cond string, held []*condition.Held) {
+func (o *DeltasOptions) printVerdict(outcome, cond string, held []condition.Held) {
 	if p, ok := o.printer.(printer.VerdictPrinter); ok && !o.Wait.Quiet {
 		_ = p.PrintVerdict(o.Out, condition.Verdict(outcome, cond, held, o.waiter.Now()))
 	}

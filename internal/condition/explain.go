@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 )
 
@@ -17,35 +18,72 @@ const (
 	ExplainTimeout = 5 * time.Second
 )
 
-// Explain adds to each held object its latest Warning event, asked once of
-// its cluster's client (clientOf its context; nil: none to ask, as in a
-// replay) with events.LatestWarning. An object without one, or whose
-// look-up failed, stays as it is: the failure is what the user needs to
-// read, not a look-up's error.
-func Explain(held []*Held, clientOf func(context string) rest.Interface) {
+// Explain adds to the objects that held the wait up their latest Warning
+// event and, with findBlockers (the stream did not follow what they own:
+// no --tree), what blocks each workload among them (blockers), with its
+// own Warning, after it.
+func (e *TimeoutError) Explain(clientOf func(context string) rest.Interface, findBlockers bool) {
+	e.Held = explain(e.Held, clientOf, findBlockers, e.judge)
+}
+
+// Explain adds to the object --fail-when held for its latest Warning
+// event and, with findBlockers, what blocks it (see TimeoutError.Explain).
+func (e *FailedError) Explain(clientOf func(context string) rest.Interface, findBlockers bool) {
+	all := explain([]Held{e.Held}, clientOf, findBlockers, e.judge)
+	e.Held, e.Blockers = all[0], all[1:]
+}
+
+// explain looks up, each asked once of its object's cluster (clientOf its
+// context; nil: none to ask, as in a replay), the latest Warning event
+// of the objects held (events.LatestWarning) and, with findBlockers, what
+// blocks the workloads among them: at most ExplainLimit objects in all,
+// within ExplainTimeout. What a look-up cannot find, or fails to, is left
+// as it is: the failure is what the user needs to read, not a look-up's
+// error.
+func explain(held []Held, clientOf func(context string) rest.Interface, findBlockers bool, judge *health.Judge) []Held {
 	ctx, cancel := context.WithTimeout(context.Background(), ExplainTimeout)
 	defer cancel()
-	for i, h := range held {
-		if i == ExplainLimit {
-			break
-		}
-		if h.UID == "" {
-			continue
-		}
+	if judge == nil {
+		judge = health.NewJudge()
+	}
+	out := make([]Held, 0, len(held))
+	for _, h := range held {
 		client := clientOf(h.Context)
-		if client == nil {
+		if len(out) >= ExplainLimit || client == nil {
+			out = append(out, h)
 			continue
 		}
-		if w, found, err := events.LatestWarning(ctx, client, h.Namespace, h.UID); err == nil && found {
-			h.Explained, h.Warning = w.String(), &w
+		warn(ctx, client, &h)
+		out = append(out, h)
+		if !findBlockers {
+			continue
 		}
+		found, err := blockers(ctx, client, &h, judge, ExplainLimit-len(out))
+		if err != nil {
+			continue
+		}
+		for i := range found {
+			warn(ctx, client, &found[i])
+		}
+		out = append(out, found...)
+	}
+	return out
+}
+
+// warn adds to h its latest Warning event, when it has one.
+func warn(ctx context.Context, client rest.Interface, h *Held) {
+	if h.UID == "" {
+		return
+	}
+	if w, found, err := events.LatestWarning(ctx, client, h.Namespace, h.UID); err == nil && found {
+		h.Explained, h.Warning = w.String(), &w
 	}
 }
 
 // Verdict is the record that ends a JSON or YAML stream stopped by a
 // condition: outcome (Met, Failed, TimedOut) at now, on condition, for
 // the objects held.
-func Verdict(outcome, condition string, held []*Held, now time.Time) *printer.Verdict {
+func Verdict(outcome, condition string, held []Held, now time.Time) *printer.Verdict {
 	v := &printer.Verdict{Time: now, Outcome: outcome, Condition: condition, Objects: []printer.VerdictObject{}}
 	for _, h := range held {
 		o := printer.VerdictObject{Context: h.Context, APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.ObjectName, UID: h.UID}

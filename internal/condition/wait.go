@@ -13,7 +13,6 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 // Stream is what a Waiter needs of the stream it waits on.
@@ -321,14 +320,13 @@ func (w *Waiter) Check() (bool, error) {
 
 // Met returns the objects that met the conditions, described, and true,
 // once Check has found them met; false otherwise.
-func (w *Waiter) Met() ([]*Held, bool) {
+func (w *Waiter) Met() ([]Held, bool) {
 	if w.met == nil {
 		return nil, false
 	}
-	out := make([]*Held, len(w.met))
+	out := make([]Held, len(w.met))
 	for i, o := range w.met {
-		h := w.held(o)
-		out[i] = &h
+		out[i] = w.held(o)
 	}
 	return out, true
 }
@@ -402,7 +400,7 @@ func (w *Waiter) failed() (bool, error) {
 				if err != nil {
 					return true, err
 				}
-				return true, &FailedError{Condition: c, Held: w.held(o)}
+				return true, &FailedError{Condition: c, Held: w.held(o), judge: w.healthJudge}
 			}
 		}
 	}
@@ -412,7 +410,7 @@ func (w *Waiter) failed() (bool, error) {
 // held describes o for messages, with its health when there is status to
 // judge.
 func (w *Waiter) held(o watched) Held {
-	h := Held{Name: o.name, Context: o.context, APIVersion: o.target.Kind.GroupVersion().String(), Kind: o.target.Kind.Kind, ObjectName: o.vars.Name}
+	h := Held{Name: o.name, Context: o.context, APIVersion: o.target.Kind.GroupVersion().String(), Kind: o.target.Kind.Kind, ObjectName: o.vars.Name, obj: o.obj}
 	if o.obj != nil {
 		h.Namespace, h.UID = o.obj.Namespace, o.obj.UID
 		h.Path = w.pathOf(o.obj)
@@ -421,17 +419,7 @@ func (w *Waiter) held(o watched) Held {
 		return h
 	}
 	v := w.healthJudge.At(o.obj, w.now())
-	h.Verdict = &v
-	msg := textsafe.String(v.Message)
-	switch {
-	case v.Reason != "":
-		h.Health = fmt.Sprintf("%s (%s): %s", v.Status, textsafe.String(v.Reason), msg)
-	case v.Source == health.SourceNone:
-		// Current because nothing says otherwise, which is not done.
-		h.Health = fmt.Sprintf("%s (no status): %s", v.Status, msg)
-	default:
-		h.Health = fmt.Sprintf("%s: %s", v.Status, msg)
-	}
+	h.Verdict, h.Health = &v, healthText(v)
 	return h
 }
 
@@ -497,6 +485,8 @@ type Held struct {
 	APIVersion, Kind, ObjectName string
 	Verdict                      *health.Health
 	Path                         []Owner
+	// obj is the object, for looking up what blocks it (blockers).
+	obj *rawobj.Object
 }
 
 // lines appends what is said of h to b: its name and health, and its
@@ -525,9 +515,16 @@ func (w *Waiter) allDelete() bool {
 // FailedError is a --fail-when that held.
 type FailedError struct {
 	Condition *Condition
-	// Held is the object it held for.
-	Held Held
+	// Held is the object it held for; Blockers what blocks it, when
+	// looked up (Explain).
+	Held     Held
+	Blockers []Held
+	// judge judges the blockers.
+	judge *health.Judge
 }
+
+// All is the object the condition held for, then what blocks it.
+func (e *FailedError) All() []Held { return append([]Held{e.Held}, e.Blockers...) }
 
 func (e *FailedError) Error() string {
 	var b strings.Builder
@@ -537,6 +534,10 @@ func (e *FailedError) Error() string {
 	}
 	if e.Held.Explained != "" {
 		b.WriteString("\n  " + e.Held.Explained)
+	}
+	for _, h := range e.Blockers {
+		b.WriteString("\n  ")
+		h.lines(&b, "    ")
 	}
 	return b.String()
 }
@@ -549,6 +550,8 @@ type TimeoutError struct {
 	Held   []Held
 	// SourceEnded: not a --timeout, the end of a replayed recording.
 	SourceEnded bool
+	// judge judges the blockers (Explain).
+	judge *health.Judge
 }
 
 func (e *TimeoutError) Error() string {
@@ -590,7 +593,7 @@ func (w *Waiter) TimedOut() error {
 			blamed[contextKey(o.context)] = true
 		}
 	}
-	e := &TimeoutError{Waited: w.waited(blamed)}
+	e := &TimeoutError{Waited: w.waited(blamed), judge: w.healthJudge}
 	for _, o := range held {
 		e.Held = append(e.Held, w.held(o))
 	}
