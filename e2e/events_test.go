@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,19 @@ func TestEvents(t *testing.T) {
 		want := "Replaced: subject\n" + `Event: configmap subject Warning Hostile: pull \x1b]0;owned\x07failed \x1b[2J` + "\n"
 		if r.code != 0 || r.stdout != want || r.stderr != "" {
 			t.Errorf("exit %d, stdout %q, want %q; stderr %q", r.code, r.stdout, want, r.stderr)
+		}
+	})
+
+	t.Run("named object, wide", func(t *testing.T) {
+		r := run(t, time.Minute, "cm/subject", "-n", ns, "--events", "--until-synced", "-o", "wide")
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "TIME") {
+			t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+		// A line about its subject, its DELTA where the rows have theirs.
+		want := regexp.MustCompile(`^\d\d:\d\d:\d\d +Event +configmap/subject Warning Hostile: pull \\x1b\]0;owned\\x07failed \\x1b\[2J$`)
+		if !want.MatchString(lines[2]) || strings.Index(lines[2], "Event") != strings.Index(lines[0], "DELTA") {
+			t.Errorf("the Event's line %q under %q, want %s aligned with DELTA", lines[2], lines[0], want)
 		}
 	})
 

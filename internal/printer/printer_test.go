@@ -1002,3 +1002,29 @@ func FuzzRowCells(f *testing.F) {
 		}
 	})
 }
+
+// TestWideEventsAreLinesAboutTheirSubject: an Event record in -o wide is
+// a line about its subject, its TIME and DELTA in the columns of the rows
+// around it, not a row of the Event table under their header.
+func TestWideEventsAreLinesAboutTheirSubject(t *testing.T) {
+	o := testOptions("wide")
+	records := testRecords()[:1]
+	ev := *records[0]
+	ev.Kind, ev.APIVersion, ev.Name = "Event", "events.k8s.io/v1", "web-1.18eb"
+	ev.Event = &Event{APIVersion: "v1", Kind: "Pod", Namespace: "demo", Name: "web-1", Type: "Warning", Reason: "FailedScheduling", Message: "0/4 nodes \x1b[31mare available", Count: 3}
+	records = append(records, &ev)
+	lines := strings.Split(strings.TrimSuffix(printAll(t, o, records), "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "TIME") {
+		t.Fatalf("lines %q: want a header, a row, the Event's line", lines)
+	}
+	header, event := lines[0], lines[2]
+	if i := strings.Index(header, "DELTA"); i < 0 || strings.Index(event, "Event") != i {
+		t.Errorf("the Event's line does not align with the DELTA column:\n%s\n%s", header, event)
+	}
+	if want := `Event   pod/web-1 Warning FailedScheduling: 0/4 nodes \x1b[31mare available (3 times)`; !strings.Contains(strings.Join(strings.Fields(event)[1:], " "), strings.Join(strings.Fields(want), " ")) {
+		t.Errorf("the Event's line %q, want %q after its time", event, want)
+	}
+	if strings.Contains(event, "events.k8s.io") || strings.Contains(event, "web-1.18eb") {
+		t.Errorf("the Event's line names the Event, not its subject: %q", event)
+	}
+}

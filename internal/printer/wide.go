@@ -2,8 +2,10 @@ package printer
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 
@@ -70,6 +72,9 @@ func newWidePrinter(o Options) *widePrinter {
 func (p *widePrinter) SetMultiType(multi bool) { p.o.MultiType = multi }
 
 func (p *widePrinter) Print(w io.Writer, r *Record) error {
+	if r.Event != nil {
+		return p.printEvent(w, r)
+	}
 	if r.Row != nil && len(r.Row.Columns) > 0 {
 		return p.printRow(w, r)
 	}
@@ -116,6 +121,71 @@ func (p *widePrinter) Print(w io.Writer, r *Record) error {
 	p.lines++
 	b = p.table.appendRow(b, p.cells, p.colors)
 	p.buf = b
+	_, err := w.Write(b)
+	return err
+}
+
+// printEvent writes an Event record (--events) as a line about its
+// subject, not as a row of the Event table under another kind's header:
+// its time and "Event" in the TIME and DELTA columns of the rows around
+// it, then what happened, as text says it:
+//
+//	10:42:07   Event      pod/web-5d4f9-x2x7q Warning FailedScheduling: 0/4 nodes are available: … (3 times)
+func (p *widePrinter) printEvent(w io.Writer, r *Record) error {
+	t := p.table
+	if l := p.rows[p.layout]; l != nil {
+		t = l.table
+	}
+	b := p.buf[:0]
+	col := 0
+	pad := func(cell, color string) {
+		n := utf8.RuneCountInString(cell)
+		if color != "" && p.o.Color {
+			b = append(b, color...)
+			b = append(b, cell...)
+			b = append(b, colorReset...)
+		} else {
+			b = append(b, cell...)
+		}
+		width := n
+		if col < len(t.widths) {
+			width = max(width, t.widths[col])
+		}
+		for range width - n + columnGap {
+			b = append(b, ' ')
+		}
+		col++
+	}
+	if p.o.ContextWidth > 0 {
+		pad(textsafe.String(r.Context), "")
+	}
+	pad(r.Time.In(p.o.Location).Format(p.timeLayout), "")
+	pad("Event", colorFaint)
+	e := r.Event
+	b = appendTypeName(b, &Record{APIVersion: e.APIVersion, Kind: e.Kind})
+	b = append(b, '/')
+	b = appendSubject(b, &Record{Namespace: e.Namespace, Name: e.Name}, p.o.AllNamespaces)
+	b = append(b, ' ')
+	color := ""
+	if e.Type == "Warning" && p.o.Color {
+		color = colorRed
+		b = append(b, color...)
+	}
+	b = textsafe.Append(b, e.Type)
+	b = append(b, ' ')
+	b = textsafe.Append(b, e.Reason)
+	b = append(b, ':')
+	if color != "" {
+		b = append(b, colorReset...)
+	}
+	b = append(b, ' ')
+	b = textsafe.Append(b, e.Message)
+	if e.Count > 1 {
+		b = fmt.Appendf(b, " (%d times)", e.Count)
+	}
+	b = append(b, '\n')
+	p.buf = b
+	p.lines++
 	_, err := w.Write(b)
 	return err
 }
