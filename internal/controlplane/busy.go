@@ -41,6 +41,9 @@ const (
 	// NodeNamePrefix starts the names of the simulated nodes:
 	// kwok-node-0, kwok-node-1, …
 	NodeNamePrefix = "kwok-node-"
+	// CustomStatusAnnotation, set to "custom" on a Pod, makes kwok leave
+	// its status alone: a test writes it (an image pull error, say).
+	CustomStatusAnnotation = "kwok.x-k8s.io/status"
 
 	// probeNamespace holds the probe Pod that proves the scheduler and kwok
 	// work before Start returns; it is deleted again.
@@ -77,7 +80,7 @@ func (cp *ControlPlane) schedulerArgs() []string {
 
 // kwokArgs is kwok's command line: it manages only the nodes annotated
 // KwokNodeAnnotation=KwokNodeValue and plays the shipped fast node and pod
-// stages. Without --server-address or --node-port it serves nothing.
+// stages, except on Pods annotated CustomStatusAnnotation=custom. Without --server-address or --node-port it serves nothing.
 func (cp *ControlPlane) kwokArgs() []string {
 	return slices.Concat([]string{
 		"--kubeconfig=" + cp.adminKubeconfig,
@@ -85,6 +88,8 @@ func (cp *ControlPlane) kwokArgs() []string {
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=" + KwokNodeAnnotation + "=" + KwokNodeValue,
 		"--manage-nodes-with-label-selector=",
+		// A Pod annotated so keeps the status a test writes.
+		"--disregard-status-with-annotation-selector=" + CustomStatusAnnotation + "=custom",
 		"--cidr=10.64.0.1/10",
 		"--node-ip=10.0.0.1",
 		"--node-lease-duration-seconds=40",

@@ -50,7 +50,7 @@ func TestBusyArgs(t *testing.T) {
 		{"kwok", cp.kwokArgs(), []string{
 			"--kubeconfig=/work/admin.kubeconfig", "--config=/bin-dir/kwok-stages.yaml", "--manage-all-nodes=false",
 			"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake", "--manage-nodes-with-label-selector=",
-			"--cidr=10.64.0.1/10", "--node-ip=10.0.0.1", "--node-lease-duration-seconds=40",
+			"--disregard-status-with-annotation-selector=kwok.x-k8s.io/status=custom", "--cidr=10.64.0.1/10", "--node-ip=10.0.0.1", "--node-lease-duration-seconds=40",
 			// The caller's flags come last, so they win over the defaults.
 			"--cidr=10.200.0.1/16",
 		}},

@@ -1,0 +1,143 @@
+//go:build faults
+
+package e2e
+
+// Transient is not terminal, on the busy cluster: Pods whose status the
+// test writes (kwok leaves the status of a Pod annotated
+// kwok.x-k8s.io/status=custom alone), judged as --fail-when and --until
+// judge them.
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
+)
+
+// customPod creates Pod name on a simulated node with the status status
+// (phase, conditions and container statuses), which kwok leaves alone.
+func customPod(t *testing.T, c *cluster, ns, name string, status corev1.PodStatus) {
+	t.Helper()
+	pod, err := c.client.CoreV1().Pods(ns).Create(bg, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{controlplane.CustomStatusAnnotation: "custom"}},
+		Spec:       corev1.PodSpec{NodeName: c.cp.Nodes()[0], Containers: []corev1.Container{{Name: "web", Image: "web:v1"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setPodStatus(t, c, pod, status)
+}
+
+// setPodStatus writes pod's status.
+func setPodStatus(t *testing.T, c *cluster, pod *corev1.Pod, status corev1.PodStatus) {
+	t.Helper()
+	for range 5 {
+		current, err := c.client.CoreV1().Pods(pod.Namespace).Get(bg, pod.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		current.Status = status
+		if _, err = c.client.CoreV1().Pods(pod.Namespace).UpdateStatus(bg, current, metav1.UpdateOptions{}); err == nil {
+			return
+		}
+	}
+	t.Fatalf("could not write the status of %s", pod.Name)
+}
+
+func waiting(reason, message string) corev1.PodStatus {
+	return corev1.PodStatus{
+		Phase:      corev1.PodPending,
+		Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}},
+		ContainerStatuses: []corev1.ContainerStatus{{Name: "web", Image: "web:v1",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}}},
+	}
+}
+
+func running(ready bool, waitingReason string) corev1.PodStatus {
+	st := corev1.ConditionFalse
+	if ready {
+		st = corev1.ConditionTrue
+	}
+	cs := corev1.ContainerStatus{Name: "web", Image: "web:v1", Ready: ready, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}
+	if waitingReason != "" {
+		cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: waitingReason, Message: "back-off 10s restarting failed container"}}
+		cs.RestartCount = 2
+	}
+	return corev1.PodStatus{
+		Phase: corev1.PodRunning, PodIP: "10.64.0.9", HostIP: "10.0.0.1", StartTime: ptrTime(metav1.Now()),
+		Conditions: []corev1.PodCondition{
+			{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}, {Type: corev1.PodInitialized, Status: corev1.ConditionTrue},
+			{Type: corev1.ContainersReady, Status: st}, {Type: corev1.PodReady, Status: st},
+		},
+		ContainerStatuses: []corev1.ContainerStatus{cs},
+	}
+}
+
+func ptrTime(t metav1.Time) *metav1.Time { return &t }
+
+// TestBusyTransientFailures: a Pod in ErrImagePull for 5 s that then runs
+// does not trip --fail-when=status=Failed; a manifest that does not exist
+// trips it at once; a generic pull error trips it after --fail-after;
+// --stable-for catches a Pod that is Ready and then crash-loops.
+func TestBusyTransientFailures(t *testing.T) {
+	c := busyCluster(t)
+	ns := c.namespace(t)
+	kc := c.cp.AdminKubeconfig()
+
+	t.Run("a passing pull error", func(t *testing.T) {
+		customPod(t, c, ns, "passing", waiting("ErrImagePull", "rpc error: code = Unknown desc = connection reset by peer"))
+		s := startAs(t, kc, "pod/passing", "-n", ns, "--until=status=Current", "--fail-when=status=Failed", "--timeout=60s", "--health")
+		s.waitFor(func(l string) bool { return l != "" }, 30*time.Second)
+		time.Sleep(5 * time.Second)
+		pod, err := c.client.CoreV1().Pods(ns).Get(bg, "passing", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		setPodStatus(t, c, pod, running(true, ""))
+		if code := s.waitExit(30 * time.Second); code != 0 {
+			t.Fatalf("exit %d, want 0 (met, not failed); stderr %q; lines %q", code, s.stderr.String(), s.seen)
+		}
+	})
+
+	t.Run("an image that does not exist", func(t *testing.T) {
+		customPod(t, c, ns, "missing", waiting("ErrImagePull", "failed to resolve reference \"web:v9\": manifest unknown"))
+		began := time.Now()
+		res := runAs(t, kc, time.Minute, "pod/missing", "-n", ns, "--fail-when=status=Failed", "--timeout=40s", "-q")
+		if res.code != 2 || time.Since(began) > 20*time.Second {
+			t.Errorf("exit %d after %s, want 2 at once; stderr %q", res.code, time.Since(began).Round(time.Second), res.stderr)
+		}
+	})
+
+	t.Run("a pull error that lasts", func(t *testing.T) {
+		customPod(t, c, ns, "lasting", waiting("ImagePullBackOff", "Back-off pulling image \"web:v1\""))
+		began := time.Now()
+		res := runAs(t, kc, time.Minute, "pod/lasting", "-n", ns, "--fail-when=status=Failed", "--fail-after=3s", "--timeout=40s", "-q")
+		took := time.Since(began)
+		if res.code != 2 || took < 3*time.Second || took > 25*time.Second {
+			t.Errorf("exit %d after %s, want 2 after --fail-after's 3s; stderr %q", res.code, took.Round(100*time.Millisecond), res.stderr)
+		}
+	})
+
+	t.Run("stable for", func(t *testing.T) {
+		customPod(t, c, ns, "blink", running(true, ""))
+		s := startAs(t, kc, "pod/blink", "-n", ns, "--until=status=Current", "--stable-for=8s", "--fail-when=status=Failed", "--timeout=60s")
+		s.waitFor(func(l string) bool { return l != "" }, 30*time.Second)
+		time.Sleep(time.Second)
+		pod, err := c.client.CoreV1().Pods(ns).Get(bg, "blink", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		setPodStatus(t, c, pod, running(false, "CrashLoopBackOff"))
+		if code := s.waitExit(30 * time.Second); code != 2 {
+			t.Fatalf("exit %d, want 2: Current for a second, then crash-looping; stderr %q", code, s.stderr.String())
+		}
+		// Without --stable-for it passed at once.
+		res := runAs(t, kc, time.Minute, "pod/passing", "-n", ns, "--until=status=Current", "--timeout=30s", "-q")
+		if res.code != 0 {
+			t.Errorf("a Ready Pod without --stable-for: exit %d", res.code)
+		}
+	})
+}
