@@ -41,8 +41,9 @@ const (
 	// NodeNamePrefix starts the names of the simulated nodes:
 	// kwok-node-0, kwok-node-1, …
 	NodeNamePrefix = "kwok-node-"
-	// CustomStatusAnnotation, set to "custom" on a Pod, makes kwok leave
-	// its status alone: a test writes it (an image pull error, say).
+	// CustomStatusAnnotation is the annotation that, set to "custom" on a
+	// Pod, makes kwok leave its status alone: a test writes it (an image
+	// pull error, say).
 	CustomStatusAnnotation = "kwok.x-k8s.io/status"
 
 	// probeNamespace holds the probe Pod that proves the scheduler and kwok
