@@ -150,21 +150,9 @@ func fileSize(name string) (int64, error) {
 // data: to long, and its first fifth to fifth. It returns the number of
 // records of long.
 func writeLongRecording(src, long, fifth string) (int, error) {
-	r, err := recording.Open(src, nil)
+	lines, err := readLines(src, -1)
 	if err != nil {
 		return 0, err
-	}
-	defer r.Close()
-	var lines [][]byte
-	for {
-		line, _, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return 0, err
-		}
-		lines = append(lines, append([]byte(nil), line...))
 	}
 	if len(lines) < 2 {
 		return 0, fmt.Errorf("the recording %s has no records", src)
@@ -227,6 +215,28 @@ func writeLongRecording(src, long, fifth string) (int, error) {
 		return 0, err
 	}
 	return written - 1, wf.Flush()
+}
+
+// readLines reads the lines of the recording src (plain, .gz or .zst):
+// all of them, or the first n when n >= 0.
+func readLines(src string, n int) ([][]byte, error) {
+	r, err := recording.Open(src, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var lines [][]byte
+	for n < 0 || len(lines) < n {
+		line, _, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, append([]byte(nil), line...))
+	}
+	return lines, nil
 }
 
 // loadReplayRun reads bench/results/replay.json; nil when there is none.

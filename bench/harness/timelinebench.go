@@ -6,11 +6,9 @@ package main
 // how long headless Chromium takes to draw it (navigation to data-ready).
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +17,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
 
 // timelineDeltas is the size of the stream drawn: issue 34's 50,000.
@@ -78,30 +74,15 @@ func measureTimeline(ctx context.Context, e *env, o options, long, dir string) (
 // firstRecords copies the header and the first n records of the plain
 // recording src to dst, and returns how many it copied.
 func firstRecords(src, dst string, n int) (int, error) {
-	r, err := recording.Open(src, nil)
+	lines, err := readLines(src, n+1) // the header, then n records
 	if err != nil {
 		return 0, err
 	}
-	defer r.Close()
-	f, err := os.Create(dst)
-	if err != nil {
-		return 0, err
+	var b []byte
+	for _, l := range lines {
+		b = append(append(b, l...), '\n')
 	}
-	defer f.Close()
-	w := bufio.NewWriter(f)
-	copied := -1 // the header
-	for copied < n {
-		line, _, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return 0, err
-		}
-		_, _ = w.Write(append(line, '\n'))
-		copied++
-	}
-	return copied, w.Flush()
+	return len(lines) - 1, os.WriteFile(dst, b, 0o644)
 }
 
 // timeToReady opens page in a fresh headless Chromium and returns the

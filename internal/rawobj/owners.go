@@ -106,32 +106,14 @@ func (o *Object) Members(names ...string) ([][]byte, error) {
 // JSON object data, as Object.Members does: the whole of data is
 // validated in one pass, the values are cut out of it.
 func Members(data []byte, names ...string) ([][]byte, error) {
-	s := scanner{data: data}
-	var scratch []byte
 	values := make([][]byte, len(names))
-	empty, err := s.objectStart(1)
-	for !empty && err == nil {
-		var m member
-		if m, scratch, err = s.memberKey(scratch); err != nil {
-			break
-		}
-		start := s.pos
-		if err = s.skipValue(1); err != nil {
-			break
-		}
+	err := EachMember(data, func(key, value []byte) {
 		for i, name := range names {
-			if string(m.key) == name {
-				values[i] = data[start:s.pos]
+			if string(key) == name {
+				values[i] = value
 			}
 		}
-		empty, err = s.memberEnd()
-	}
-	if err == nil {
-		s.skipSpace()
-		if s.pos < len(s.data) {
-			err = s.unexpected()
-		}
-	}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -145,8 +127,9 @@ func Members(data []byte, names ...string) ([][]byte, error) {
 
 // EachMember calls fn with the key and the JSON value of each top-level
 // member of the JSON object data, in order (repeated keys each time);
-// value is cut out of data. The whole of data is validated in one pass.
-func EachMember(data []byte, fn func(key string, value []byte)) error {
+// value is cut out of data, key valid only during the call. The whole of
+// data is validated in one pass.
+func EachMember(data []byte, fn func(key, value []byte)) error {
 	s := scanner{data: data}
 	var scratch []byte
 	empty, err := s.objectStart(1)
@@ -159,7 +142,7 @@ func EachMember(data []byte, fn func(key string, value []byte)) error {
 		if err = s.skipValue(1); err != nil {
 			break
 		}
-		fn(string(m.key), data[start:s.pos])
+		fn(m.key, data[start:s.pos])
 		empty, err = s.memberEnd()
 	}
 	if err == nil {

@@ -26,16 +26,7 @@ func DecodeValue(data []byte) (any, error) {
 // or encoding the value again changes no digit. Numbers share data's
 // memory, as strings without escapes do.
 func DecodeExact(data []byte) (any, error) {
-	d := valueDecoder{scanner: scanner{data: data}, exact: true}
-	v, err := d.value(0, nil)
-	if err != nil {
-		return nil, err
-	}
-	d.skipSpace()
-	if d.pos != len(d.data) {
-		return nil, d.unexpected()
-	}
-	return v, nil
+	return decodeWhole(valueDecoder{scanner: scanner{data: data}, exact: true}, nil)
 }
 
 // Fields selects what DecodeFields keeps of a JSON value: of an object,
@@ -47,7 +38,12 @@ type Fields map[string]Fields
 // DecodeFields is DecodeValue keeping only the fields keep selects (nil
 // keeps everything).
 func DecodeFields(data []byte, keep Fields) (any, error) {
-	d := valueDecoder{scanner: scanner{data: data}}
+	return decodeWhole(valueDecoder{scanner: scanner{data: data}}, keep)
+}
+
+// decodeWhole decodes with d what keep selects of the one value of d's
+// data, which nothing but space may follow.
+func decodeWhole(d valueDecoder, keep Fields) (any, error) {
 	v, err := d.value(0, keep)
 	if err != nil {
 		return nil, err

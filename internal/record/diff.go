@@ -105,10 +105,10 @@ func decodeChanged(a, b []byte, depth int) (any, any, error) {
 		return before, after, err
 	}
 	membersA, membersB := map[string][]byte{}, map[string][]byte{}
-	if err := rawobj.EachMember(a, func(k string, v []byte) { membersA[k] = v }); err != nil {
+	if err := rawobj.EachMember(a, func(k, v []byte) { membersA[string(k)] = v }); err != nil {
 		return nil, nil, err
 	}
-	if err := rawobj.EachMember(b, func(k string, v []byte) { membersB[k] = v }); err != nil {
+	if err := rawobj.EachMember(b, func(k, v []byte) { membersB[string(k)] = v }); err != nil {
 		return nil, nil, err
 	}
 	before, after := map[string]any{}, map[string]any{}
