@@ -12,7 +12,8 @@ import (
 )
 
 // validateReplay checks a replay against the other groups' flags: those
-// that only mean something to a server, and what is not replayed yet.
+// that only mean something to a server, --record, and a --tree with
+// nothing to follow.
 func (o *DeltasOptions) validateReplay() error {
 	serverOnly := o.ListWatch.ServerOnly()
 	if o.Clusters.AllContexts {

@@ -21,8 +21,8 @@ type Given struct {
 	// ServerOnly are the names of the given flags that only mean
 	// something to a server (--resource-version, --chunk-size, …).
 	ServerOnly []string
-	// Record: --record. Tree: --tree with nothing named or selected to
-	// follow.
+	// Record: --record given. Tree: --tree given with nothing named or
+	// selected to follow.
 	Record, Tree bool
 }
 
