@@ -44,10 +44,14 @@ type Sink struct {
 }
 
 // Observer is handed the records a stream shows (ObserveWith): rec
-// completed by the observer's stage, obj the delta's object (nil for a deletion
-// without a final state). It is called from the Sink's goroutine.
+// completed by the observer's stage, obj the delta's object (nil for a
+// deletion without a final state); and, through ObserveHidden, the
+// records of the deltas the run's filters keep from the stream, filled by
+// their health alone (what they change of the health of an object shown
+// is still true). It is called from the Sink's goroutine.
 type Observer interface {
 	Observe(rec *printer.Record, obj *rawobj.Object)
+	ObserveHidden(rec *printer.Record, obj *rawobj.Object)
 }
 
 // ObserveWith hands o every record the Sink prints (or would print, with
@@ -87,6 +91,11 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 			return false, err
 		}
 		if !keep {
+			if s.observer != nil {
+				if err := s.observeHidden(t, &b.Items[i], now); err != nil {
+					return false, err
+				}
+			}
 			continue
 		}
 		if s.observer != nil {
@@ -114,6 +123,19 @@ func (s *Sink) observe(t informer.Target, it *informer.Item) error {
 		return err
 	}
 	s.observer.Observe(&s.observedRecord, it.Object)
+	return nil
+}
+
+// observeHidden hands the observer the record of it, a delta the run's
+// filters keep from the stream, as the observer's stage fills it.
+// Only its health is filled: nothing else of it is drawn.
+func (s *Sink) observeHidden(t informer.Target, it *informer.Item, now time.Time) error {
+	h := s.observed.HealthOf(t, it, now)
+	if h == nil {
+		return nil
+	}
+	s.observedRecord = printer.Record{Type: string(it.Type), Time: now, Context: t.Context, UID: it.Object.UID, Health: h}
+	s.observer.ObserveHidden(&s.observedRecord, it.Object)
 	return nil
 }
 

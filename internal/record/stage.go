@@ -226,6 +226,16 @@ func (s *Stage) Complete(rec *printer.Record, t informer.Target, it *informer.It
 	return nil
 }
 
+// HealthOf is the health of it's object (a delta of an informer watching
+// t) at now, nil when this Stage does not judge, for an Event, and for a
+// deletion.
+func (s *Stage) HealthOf(t informer.Target, it *informer.Item, now time.Time) *printer.Health {
+	if s.judge == nil || t.Role == informer.RoleEvents || it.Object == nil || it.Type == cache.Deleted {
+		return nil
+	}
+	return s.healthOf(it, now)
+}
+
 // columnsFor is cols in the printer's form, converted once for all the
 // rows that share them.
 func (s *Stage) columnsFor(cols []rawobj.Column) []printer.Column {

@@ -192,6 +192,55 @@ func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object) {
 	l.Marks = append(l.Marks, m)
 }
 
+// ObserveHidden takes a record the stream did not show (its filters kept
+// it out): of an object that has a lane, a change of its health is still
+// one, drawn on its band; nothing else of it is drawn.
+func (t *Timeline) ObserveHidden(rec *printer.Record, obj *rawobj.Object) {
+	if rec.Event != nil || rec.UID == "" || rec.Health == nil || rec.Health.Status == "NotFound" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i, ok := t.byUID[uidKey{rec.Context, rec.UID}]
+	if !ok {
+		return
+	}
+	l := t.lanes[i]
+	h := rec.Health
+	if status, reason, message := l.lastHealth(); status == h.Status && reason == h.Reason && message == h.Message {
+		return
+	}
+	l.Health = append(l.Health, [4]any{rec.Time.UnixMilli(), h.Status, h.Reason, h.Message})
+	l.recheck = nil
+	if !h.RecheckAt.IsZero() && obj != nil {
+		l.recheck, l.recheckAt = obj, h.RecheckAt
+	}
+	if rec.Time.After(t.end) {
+		t.end = rec.Time
+	}
+	t.dirty = true
+}
+
+// lastHealth is the latest health drawn on l: of its last mark that has
+// one, or of a later change that came without a shown delta.
+func (l *lane) lastHealth() (status, reason, message string) {
+	var at int64 = -1 << 62
+	for i := len(l.Marks) - 1; i >= 0; i-- {
+		if m := &l.Marks[i]; m.Health != "" {
+			status, reason, message, at = m.Health, m.Reason, m.Message, m.Time
+			break
+		}
+	}
+	if n := len(l.Health); n > 0 {
+		if h := l.Health[n-1]; h[0].(int64) >= at {
+			status, _ = h[1].(string)
+			reason, _ = h[2].(string)
+			message, _ = h[3].(string)
+		}
+	}
+	return status, reason, message
+}
+
 // observeEvent adds an Event record to its subject's lane.
 func (t *Timeline) observeEvent(rec *printer.Record) {
 	e := rec.Event

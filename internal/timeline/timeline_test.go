@@ -306,3 +306,30 @@ func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
 		t.Fatalf("the document holds what could end its script element: %s", got)
 	}
 }
+
+// TestHiddenDeltasStillMoveTheHealth: a change the stream's filters kept
+// out (--changed-only, say) of an object shown still changes its health
+// band, once per change of health; of an object never shown, nothing.
+func TestHiddenDeltasStillMoveTheHealth(t *testing.T) {
+	tl := New(filepath.Join(t.TempDir(), "t.html"), "", func() time.Time { return t0.Add(time.Minute) })
+	shown := record("Added", "Pod", "web-1", "pod-uid", 0)
+	shown.Health = &printer.Health{Status: "InProgress", Reason: "PodPending"}
+	tl.Observe(shown, object(t, "Pod", "web-1", "pod-uid", ""))
+	ready := &printer.Record{Type: "Updated", Time: t0.Add(2 * time.Second), UID: "pod-uid", Health: &printer.Health{Status: "Current", Message: "Pod is Ready"}}
+	tl.ObserveHidden(ready, nil)
+	again := *ready
+	again.Time = t0.Add(3 * time.Second)
+	tl.ObserveHidden(&again, nil) // the same health: nothing new
+	tl.ObserveHidden(&printer.Record{Time: t0, UID: "never-shown", Health: &printer.Health{Status: "Failed"}}, nil)
+	if err := tl.Write(false); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := readDocument(t, tl.Path())
+	if len(doc.Lanes) != 1 || len(doc.Lanes[0].Marks) != 1 {
+		t.Fatalf("a hidden delta makes no lane and no mark: %+v", doc.Lanes)
+	}
+	h := doc.Lanes[0].Health
+	if len(h) != 1 || h[0][0] != float64(t0.Add(2*time.Second).UnixMilli()) || h[0][1] != "Current" {
+		t.Fatalf("the Pod's band turns Current when it did, once: %v", h)
+	}
+}
