@@ -92,9 +92,7 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 		}
 		if !keep {
 			if s.observer != nil {
-				if err := s.observeHidden(t, &b.Items[i], now); err != nil {
-					return false, err
-				}
+				s.observeHidden(t, &b.Items[i], now)
 			}
 			continue
 		}
@@ -129,14 +127,13 @@ func (s *Sink) observe(t informer.Target, it *informer.Item) error {
 // observeHidden hands the observer the record of it, a delta the run's
 // filters keep from the stream, as the observer's stage fills it.
 // Only its health is filled: nothing else of it is drawn.
-func (s *Sink) observeHidden(t informer.Target, it *informer.Item, now time.Time) error {
+func (s *Sink) observeHidden(t informer.Target, it *informer.Item, now time.Time) {
 	h := s.observed.HealthOf(t, it, now)
 	if h == nil {
-		return nil
+		return
 	}
 	s.observedRecord = printer.Record{Type: string(it.Type), Time: now, Context: t.Context, UID: it.Object.UID, Health: h}
 	s.observer.ObserveHidden(&s.observedRecord, it.Object)
-	return nil
 }
 
 // Flush implements informer.Sink.
