@@ -70,12 +70,8 @@ func blockers(ctx context.Context, client rest.Interface, h *Held, judge *health
 			APIVersion: "v1", Kind: "Pod", ObjectName: pod.Name, Verdict: &v, Health: healthText(v),
 			Path: []Owner{{APIVersion: h.APIVersion, Kind: h.Kind, Name: h.ObjectName, UID: h.UID}},
 		}
-		if refs, err := pod.OwnerReferences(); err == nil {
-			for _, r := range refs {
-				if r.Controller != nil && *r.Controller && string(r.UID) != h.UID {
-					b.Path = append(b.Path, Owner{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID)})
-				}
-			}
+		if r, err := pod.Controller(); err == nil && r != nil && string(r.UID) != h.UID {
+			b.Path = append(b.Path, Owner{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID)})
 		}
 		out = append(out, b)
 	}

@@ -437,23 +437,20 @@ func (w *Waiter) pathOf(obj *rawobj.Object) []Owner {
 	}
 	byUID := w.byUID
 	var path []Owner
-	for cur := obj; cur != nil && len(path) < 16; {
-		refs, err := cur.OwnerReferences()
-		if err != nil {
+	for cur := obj; len(path) < 16; {
+		r, err := cur.Controller()
+		if err != nil || r == nil {
 			break
 		}
-		var next *rawobj.Object
-		for _, r := range refs {
-			if o, ok := byUID[string(r.UID)]; ok && r.Controller != nil && *r.Controller {
-				path = append([]Owner{{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID)}}, path...)
-				next = o.obj
-				if isRoot(o.target) {
-					return path
-				}
-				break
-			}
+		o, ok := byUID[string(r.UID)]
+		if !ok {
+			break
 		}
-		cur = next
+		path = append([]Owner{{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID)}}, path...)
+		if isRoot(o.target) {
+			break
+		}
+		cur = o.obj
 	}
 	return path
 }

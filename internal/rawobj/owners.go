@@ -27,6 +27,27 @@ func (o *Object) OwnerReferences() ([]metav1.OwnerReference, error) {
 	return refs, nil
 }
 
+// Controller is the object's owner reference marked controller (the API
+// server allows one), nil when none is.
+func (o *Object) Controller() (*metav1.OwnerReference, error) {
+	refs, err := o.OwnerReferences()
+	if err != nil {
+		return nil, err
+	}
+	return ControllerOf(refs), nil
+}
+
+// ControllerOf is the reference of refs marked controller, nil when none
+// is.
+func ControllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
+	for i := range refs {
+		if refs[i].Controller != nil && *refs[i].Controller {
+			return &refs[i]
+		}
+	}
+	return nil
+}
+
 // metadataMember returns the JSON value of metadata[name] in the object
 // data, nil when there is none. Like encoding/json, the last of repeated
 // members wins.

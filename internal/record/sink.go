@@ -125,8 +125,8 @@ func (s *Sink) observe(t informer.Target, it *informer.Item) error {
 }
 
 // observeHidden hands the observer the record of it, a delta the run's
-// filters keep from the stream, as the observer's stage fills it.
-// Only its health is filled: nothing else of it is drawn.
+// filters keep from the stream: its health only (the observer's stage's
+// HealthOf), nothing else of it is drawn.
 func (s *Sink) observeHidden(t informer.Target, it *informer.Item, now time.Time) {
 	h := s.observed.HealthOf(t, it, now)
 	if h == nil {

@@ -30,11 +30,7 @@ func (g *gate) Handle(b informer.Batch) (bool, error) {
 			d := f.expected[0]
 			p.clock.SetTime(d.time)
 			f.expected = f.expected[1:]
-			if d.key != "" {
-				if f.inflight[d.key]--; f.inflight[d.key] <= 0 {
-					delete(f.inflight, d.key)
-				}
-			}
+			f.landed(d.key)
 			took = true
 		}
 	}

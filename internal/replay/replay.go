@@ -638,12 +638,19 @@ func (p *Player) dropped(t informer.Target, key string, listed bool) {
 		return
 	}
 	f.expected = slices.Delete(f.expected, i, i+1)
-	if key != "" {
-		if f.inflight[key]--; f.inflight[key] <= 0 {
-			delete(f.inflight, key)
-		}
-	}
+	f.landed(key)
 	p.cond.Broadcast()
+}
+
+// landed notes that a delta of key ("" for a list's) fed to f is owed no
+// more: handed out, or kept out. Player.mu is held.
+func (f *feed) landed(key string) {
+	if key == "" {
+		return
+	}
+	if f.inflight[key]--; f.inflight[key] <= 0 {
+		delete(f.inflight, key)
+	}
 }
 
 // Events are the Events collections the run's --events watches (with

@@ -247,10 +247,10 @@ func (t *Timeline) observeEvent(rec *printer.Record) {
 	if e.Kind == "" && e.Name == "" {
 		return // an Event about nothing a lane can show
 	}
-	l := t.laneOf(rec.Context, e.APIVersion, e.Kind, e.Namespace, e.Name, e.UID)
 	if rec.Type == "Deleted" {
 		return // an Event expiring is not something that happened to its subject
 	}
+	l := t.laneOf(rec.Context, e.APIVersion, e.Kind, e.Namespace, e.Name, e.UID)
 	l.Events = append(l.Events, event{Time: rec.Time.UnixMilli(), Type: e.Type, Reason: e.Reason, Message: e.Message, Count: e.Count})
 }
 
@@ -330,10 +330,8 @@ func controllerUID(obj *rawobj.Object) string {
 	if err != nil || len(refs) == 0 {
 		return ""
 	}
-	for _, r := range refs {
-		if r.Controller != nil && *r.Controller {
-			return string(r.UID)
-		}
+	if r := rawobj.ControllerOf(refs); r != nil {
+		return string(r.UID)
 	}
 	return string(refs[0].UID)
 }
