@@ -135,6 +135,7 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 20s)
 	$(GO) test -run='^$$' -fuzz='^FuzzParseListFrom$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 	$(GO) test -run='^$$' -fuzz='^FuzzRowCells$$' -fuzztime=$(FUZZTIME) ./internal/printer/
 	$(GO) test -run='^$$' -fuzz='^FuzzNextEvent$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
+	$(GO) test -run='^$$' -fuzz='^FuzzEachValidMember$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeValue$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 
 .PHONY: lint

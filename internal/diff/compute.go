@@ -17,6 +17,9 @@ type Options struct {
 	// with ParsePath first. Nothing is ignored by default: the caller decides
 	// (kubectl deltas ignores managedFields and resourceVersion).
 	Ignore []string
+	// Ignored, when set, is Ignore parsed once (ParseIgnored) for many
+	// Compute calls; Ignore is not read then.
+	Ignored *Ignored
 	// Redact, when set, is asked about the paths Compute visits, parents
 	// before children (the root is the empty path; siblings in no
 	// particular order); once it returns true for a path, every
@@ -64,9 +67,23 @@ func Compute(oldObj, newObj any, opts Options) []Operation {
 		path:   make([]string, 0, 16),
 		ops:    make([]Operation, 0, 4),
 	}
-	ig := newPathTrie(opts.Ignore)
+	ig := opts.Ignored.trieOr(opts.Ignore)
 	d.diff(oldObj, newObj, ig, false)
 	return d.ops
+}
+
+// Ignored is a list of ignored paths (Options.Ignore) parsed once.
+type Ignored struct{ trie *pathTrie }
+
+// ParseIgnored parses paths as Options.Ignore does.
+func ParseIgnored(paths []string) *Ignored { return &Ignored{trie: newPathTrie(paths)} }
+
+// trieOr is i's trie, or, when i is nil, paths parsed.
+func (i *Ignored) trieOr(paths []string) *pathTrie {
+	if i != nil {
+		return i.trie
+	}
+	return newPathTrie(paths)
 }
 
 // differ holds the state of one Compute call.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
@@ -33,8 +34,11 @@ func alwaysIgnoredPaths() []string {
 type differ struct {
 	show        bool
 	changedOnly bool
-	// ignore are the paths left out of diffs.
-	ignore []string
+	// ignore are the paths left out of diffs; ignoreSegs the same, as
+	// segments.
+	ignore     []string
+	ignoreSegs [][]string
+	ignored    *diff.Ignored
 }
 
 // newDiffer builds the ignore list: the defaults, metadata.generation with
@@ -53,6 +57,14 @@ func newDiffer(o DiffOptions) (*differ, error) {
 		}
 		d.ignore = append(d.ignore, p)
 	}
+	for _, p := range d.ignore {
+		segs, err := diff.ParsePath(p)
+		if err != nil {
+			return nil, fmt.Errorf("invalid ignored path %q: %w", p, err)
+		}
+		d.ignoreSegs = append(d.ignoreSegs, segs)
+	}
+	d.ignored = diff.ParseIgnored(d.ignore)
 	return d, nil
 }
 
@@ -74,29 +86,90 @@ func (d *differ) applies(it *informer.Item) bool {
 // compute returns the changes from old to obj; a Secret's values are
 // reported as changed without them.
 func (d *differ) compute(old, obj *rawobj.Object, secret bool) ([]diff.Operation, error) {
-	before, after, err := decodeChanged(old.JSON, obj.JSON, 0)
+	c := changedDecoder{ignore: d.ignoreSegs}
+	before, after, err := c.decode(old.JSON, obj.JSON)
 	if err != nil {
 		return nil, fmt.Errorf("unable to decode an object for --diff: %w", err)
 	}
-	opts := diff.Options{Ignore: d.ignore}
+	opts := diff.Options{Ignore: d.ignore, Ignored: d.ignored}
 	if secret {
 		opts.Redact = isSecretValuePath
 	}
 	return diff.Compute(before, after, opts), nil
 }
 
-// maxChangedDepth is how deep decodeChanged looks for identical members:
+// maxChangedDepth is how deep changedDecoder looks for identical members:
 // an object's top level, metadata's, spec's and status', and theirs.
 const maxChangedDepth = 3
 
-// decodeChanged decodes what the diff of the JSON values a and b needs:
-// of two objects, only the members whose JSON differs (and, down to
+// changedDecoder decodes what the diff of two JSON values needs: of two
+// objects, only the members whose JSON differs (and, down to
 // maxChangedDepth, only what differs in those that are objects on both
 // sides); a member with the same bytes on both sides holds the same value
-// and makes no change, so it is left out of both. An update changes a few
-// fields of an object: most of it is never decoded.
-func decodeChanged(a, b []byte, depth int) (any, any, error) {
-	if depth >= maxChangedDepth || !isObject(a) || !isObject(b) {
+// and makes no change, so it is left out of both, and so is a member the
+// diff ignores (metadata.managedFields, which differs on every write). An
+// update changes a few fields of an object: most of it is never decoded.
+type changedDecoder struct {
+	// ignore are the diff's ignored paths, as segments.
+	ignore [][]string
+	// path is where decode is, as segments from the root.
+	path []string
+}
+
+// rawMember is one member of a JSON object: its key, in the arena of the
+// members' list, and its value, cut out of the object.
+type rawMember struct {
+	keyStart, keyEnd int
+	value            []byte
+}
+
+// rawMembers are the members of one JSON object, in order.
+type rawMembers struct {
+	arena   []byte
+	members []rawMember
+}
+
+func (m *rawMembers) key(i int) []byte { return m.arena[m.members[i].keyStart:m.members[i].keyEnd] }
+
+// index is the position of key in m, looked for from hint on (members
+// of two versions of an object come in the same order), -1 if absent.
+func (m *rawMembers) index(key []byte, hint int) int {
+	n := len(m.members)
+	for j := range n {
+		i := (hint + j) % n
+		if bytes.Equal(m.key(i), key) {
+			return i
+		}
+	}
+	return -1
+}
+
+func membersOf(data []byte) (rawMembers, error) {
+	m := rawMembers{arena: make([]byte, 0, 96), members: make([]rawMember, 0, 8)}
+	err := rawobj.EachValidMember(data, func(k, v []byte) {
+		start := len(m.arena)
+		m.arena = append(m.arena, k...)
+		m.members = append(m.members, rawMember{keyStart: start, keyEnd: len(m.arena), value: v})
+	})
+	return m, err
+}
+
+// ignored reports whether the member key at c.path is an ignored path.
+func (c *changedDecoder) ignored(key []byte) bool {
+	for _, p := range c.ignore {
+		if len(p) != len(c.path)+1 || p[len(c.path)] != string(key) {
+			continue
+		}
+		if slices.Equal(p[:len(c.path)], c.path) {
+			return true
+		}
+	}
+	return false
+}
+
+// decode decodes the changed parts of a and b (see changedDecoder).
+func (c *changedDecoder) decode(a, b []byte) (any, any, error) {
+	if len(c.path) >= maxChangedDepth || !isObject(a) || !isObject(b) {
 		before, err := rawobj.DecodeExact(a)
 		if err != nil {
 			return nil, nil, err
@@ -104,41 +177,51 @@ func decodeChanged(a, b []byte, depth int) (any, any, error) {
 		after, err := rawobj.DecodeExact(b)
 		return before, after, err
 	}
-	membersA, membersB := map[string][]byte{}, map[string][]byte{}
-	if err := rawobj.EachMember(a, func(k, v []byte) { membersA[string(k)] = v }); err != nil {
+	ma, err := membersOf(a)
+	if err != nil {
 		return nil, nil, err
 	}
-	if err := rawobj.EachMember(b, func(k, v []byte) { membersB[string(k)] = v }); err != nil {
+	mb, err := membersOf(b)
+	if err != nil {
 		return nil, nil, err
 	}
 	before, after := map[string]any{}, map[string]any{}
-	for k, va := range membersA {
-		vb, both := membersB[k]
-		switch {
-		case both && bytes.Equal(va, vb):
-		case both:
-			x, y, err := decodeChanged(va, vb, depth+1)
-			if err != nil {
-				return nil, nil, err
-			}
-			before[k], after[k] = x, y
-		default:
-			x, err := rawobj.DecodeExact(va)
+	matched := make([]bool, len(mb.members))
+	for i, m := range ma.members {
+		key := ma.key(i)
+		j := mb.index(key, i)
+		if j >= 0 {
+			matched[j] = true
+		}
+		if c.ignored(key) || j >= 0 && bytes.Equal(m.value, mb.members[j].value) {
+			continue
+		}
+		k := string(key)
+		if j < 0 {
+			x, err := rawobj.DecodeExact(m.value)
 			if err != nil {
 				return nil, nil, err
 			}
 			before[k] = x
-		}
-	}
-	for k, vb := range membersB {
-		if _, both := membersA[k]; both {
 			continue
 		}
-		y, err := rawobj.DecodeExact(vb)
+		c.path = append(c.path, k)
+		x, y, err := c.decode(m.value, mb.members[j].value)
+		c.path = c.path[:len(c.path)-1]
 		if err != nil {
 			return nil, nil, err
 		}
-		after[k] = y
+		before[k], after[k] = x, y
+	}
+	for j, m := range mb.members {
+		if matched[j] || c.ignored(mb.key(j)) {
+			continue
+		}
+		y, err := rawobj.DecodeExact(m.value)
+		if err != nil {
+			return nil, nil, err
+		}
+		after[string(mb.key(j))] = y
 	}
 	return before, after, nil
 }

@@ -64,12 +64,7 @@ func appendLane(b []byte, l *lane) []byte {
 	b = strconv.AppendInt(b, int64(l.Parent), 10)
 	b = appendKey(b, "marks")
 	b = append(b, '[')
-	for i := range l.Marks {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendMark(b, &l.Marks[i])
-	}
+	b = append(b, l.marks...)
 	b = append(b, ']')
 	b = appendKey(b, "events")
 	b = append(b, '[')

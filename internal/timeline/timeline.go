@@ -85,8 +85,17 @@ type lane struct {
 	Name       string  `json:"name"`
 	UID        string  `json:"uid"`
 	Parent     int     `json:"parent"`
-	Marks      []mark  `json:"marks"`
-	Events     []event `json:"events"`
+	// marks are its deltas, each encoded as the page's data holds it
+	// (appendMark) when observed, joined by commas: a page written again
+	// and again while the run goes on encodes each mark once, and the
+	// collector keeps one slice per lane rather than a mark's strings.
+	marks []byte
+	// markHealth is the health of its latest mark that had one, at
+	// markHealthAt (hasMarkHealth: some mark had one).
+	markHealth    [3]string
+	markHealthAt  int64
+	hasMarkHealth bool
+	Events        []event `json:"events"`
 	// Health are the changes of its health that came with time alone, not
 	// with a delta (an unschedulable Pod fails ScheduleWindow after its
 	// creation): [time, status, reason, message] each.
@@ -189,7 +198,18 @@ func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object) {
 	if len(rec.Changes) > 0 {
 		m.Changes = changesOf(rec.Changes)
 	}
-	l.Marks = append(l.Marks, m)
+	l.addMark(&m)
+}
+
+// addMark adds m to l's marks.
+func (l *lane) addMark(m *mark) {
+	if len(l.marks) > 0 {
+		l.marks = append(l.marks, ',')
+	}
+	l.marks = appendMark(l.marks, m)
+	if m.Health != "" {
+		l.markHealth, l.markHealthAt, l.hasMarkHealth = [3]string{m.Health, m.Reason, m.Message}, m.Time, true
+	}
 }
 
 // ObserveHidden takes a record the stream did not show (its filters kept
@@ -225,11 +245,8 @@ func (t *Timeline) ObserveHidden(rec *printer.Record, obj *rawobj.Object) {
 // one, or of a later change that came without a shown delta.
 func (l *lane) lastHealth() (status, reason, message string) {
 	var at int64 = -1 << 62
-	for i := len(l.Marks) - 1; i >= 0; i-- {
-		if m := &l.Marks[i]; m.Health != "" {
-			status, reason, message, at = m.Health, m.Reason, m.Message, m.Time
-			break
-		}
+	if l.hasMarkHealth {
+		status, reason, message, at = l.markHealth[0], l.markHealth[1], l.markHealth[2], l.markHealthAt
 	}
 	if n := len(l.Health); n > 0 {
 		if h := l.Health[n-1]; h[0].(int64) >= at {

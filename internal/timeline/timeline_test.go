@@ -42,8 +42,28 @@ func record(typ, kind, name, uid string, at time.Duration) *printer.Record {
 	return &printer.Record{Type: typ, Time: t0.Add(at), APIVersion: "apps/v1", Kind: kind, Namespace: "demo", Name: name, UID: uid}
 }
 
+// readLane is a lane as the page's data holds it, marks decoded.
+type readLane struct {
+	lane
+	Marks []mark `json:"marks"`
+}
+
+// readDoc is the page's data document, read back.
+type readDoc struct {
+	document
+	Lanes []*readLane `json:"lanes"`
+}
+
+// withMarks is l with marks added, as Observe adds them.
+func withMarks(l *lane, marks ...mark) *lane {
+	for i := range marks {
+		l.addMark(&marks[i])
+	}
+	return l
+}
+
 // document reads back what Write wrote into path's script element.
-func readDocument(t *testing.T, path string) (document, string) {
+func readDocument(t *testing.T, path string) (readDoc, string) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -54,19 +74,11 @@ func readDocument(t *testing.T, path string) (document, string) {
 		t.Fatalf("the page is not the embedded page around its data:\n%s", raw)
 	}
 	data := raw[len(before) : len(raw)-len(after)]
-	var doc struct {
-		document
-		Lanes []lane `json:"lanes"`
-	}
+	var doc readDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("the data does not read back: %v\n%s", err, data)
 	}
-	out := doc.document
-	out.Lanes = nil
-	for i := range doc.Lanes {
-		out.Lanes = append(out.Lanes, &doc.Lanes[i])
-	}
-	return out, string(data)
+	return doc, string(data)
 }
 
 func TestObserveNestsByControllerAndKeepsEachDelta(t *testing.T) {
@@ -272,26 +284,29 @@ func TestAPodThatCannotBeScheduledFailsWithTimeAlone(t *testing.T) {
 }
 
 func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
+	marks := []mark{
+		{Time: 5, Type: "Replaced", Initial: true, Health: "Current"},
+		{Time: 6, Type: "Updated", Manager: "m\x01", Operation: "Update", Health: "Failed", Reason: "R", Message: "bad\n<img>",
+			Changes: [][2]string{{"replace", `~ a: "<" → "\u2029"`}}},
+		{Time: 7, Type: "Deleted", Unknown: true},
+	}
+	pod := lane{
+		Context: "a", APIVersion: "v1", Kind: "Pod", Namespace: "n", Name: "</script><b>", UID: "u", Parent: -1,
+		Events: []event{{Time: 6, Type: "Warning", Reason: "X", Message: "<script>alert(1)</script>", Count: 3}},
+		Health: [][4]any{{int64(8), "Failed", "PodUnschedulable", "Pod could not be scheduled"}},
+	}
+	node := lane{Kind: "Node", Name: "n1", Parent: 0, Events: []event{}}
 	doc := &document{
 		Version: Version, Title: "t", Command: "kubectl deltas '<x>' & \u2028", Generated: "g", Live: true, Start: 1, End: 2,
 		Contexts: []string{"a", "b"},
-		Lanes: []*lane{{
-			Context: "a", APIVersion: "v1", Kind: "Pod", Namespace: "n", Name: "</script><b>", UID: "u", Parent: -1,
-			Marks: []mark{
-				{Time: 5, Type: "Replaced", Initial: true, Health: "Current"},
-				{Time: 6, Type: "Updated", Manager: "m\x01", Operation: "Update", Health: "Failed", Reason: "R", Message: "bad\n<img>",
-					Changes: [][2]string{{"replace", `~ a: "<" → "\u2029"`}}},
-				{Time: 7, Type: "Deleted", Unknown: true},
-			},
-			Events: []event{{Time: 6, Type: "Warning", Reason: "X", Message: "<script>alert(1)</script>", Count: 3}},
-			Health: [][4]any{{int64(8), "Failed", "PodUnschedulable", "Pod could not be scheduled"}},
-		}, {Kind: "Node", Name: "n1", Parent: 0, Marks: []mark{}, Events: []event{}}},
+		Lanes:    []*lane{withMarks(&pod, marks...), &node},
 	}
-	got := appendDocument(nil, doc)
-	want, err := json.Marshal(doc)
+	// What encoding/json writes of the same document, marks as a list.
+	want, err := json.Marshal(readDoc{document: *doc, Lanes: []*readLane{{lane: pod, Marks: marks}, {lane: node, Marks: []mark{}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := appendDocument(nil, doc)
 	var a, b any
 	if err := json.Unmarshal(got, &a); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, got)
