@@ -84,6 +84,11 @@ func measureReplay(ctx context.Context, e *env, cl *cluster, o options, root, be
 		return err
 	}
 	res.Measures = append(res.Measures, churned)
+	pageChurned, err := timelineUnderChurn(ctx, e, cl, dir, o.rounds)
+	if err != nil {
+		return err
+	}
+	res.Measures = append(res.Measures, pageChurned)
 
 	long, fifth := filepath.Join(dir, "long.jsonl"), filepath.Join(dir, "fifth.jsonl")
 	if res.Records, err = writeLongRecording(zst, long, fifth); err != nil {
@@ -244,6 +249,9 @@ func loadReplayRun(benchDir string) (*replayRun, error) {
 	return loadResult[replayRun](benchDir, "replay.json")
 }
 
+// isTimelineMeasure: m is one of the timeline's rows.
+func isTimelineMeasure(m abMeasure) bool { return strings.HasPrefix(m.Name, "--timeline") }
+
 // replayMarkdown is the section of RESULTS.md for the recording run.
 func replayMarkdown(r *replayRun) string {
 	if r == nil {
@@ -257,7 +265,7 @@ func replayMarkdown(r *replayRun) string {
 	w("%s; commit `%s`; %s, %d CPUs.\n\n", r.Date, r.Commit, r.Machine.CPU, r.Machine.CPUs)
 	w("| measure | kubectl deltas | compared with | ratio | target | result |\n|---|---|---|---:|---|---|\n")
 	for _, m := range r.Measures {
-		if strings.HasPrefix(m.Name, "--timeline") {
+		if isTimelineMeasure(m) {
 			continue // timelineMarkdown's
 		}
 		ratio, result := abRatio(m)
@@ -284,45 +292,71 @@ func recordUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, roun
 	m := abMeasure{Metric: "cpu", Limit: 1.10,
 		Target: "recording with .zst costs at most 10% more CPU than -o json > file, under churn",
 		Args:   "kubectl deltas cm -q --record=FILE.zst", BaseArgs: "kubectl deltas cm -o json > FILE"}
+	zst := filepath.Join(dir, "churn.jsonl.zst")
+	m, err := sideBySideUnderChurn(ctx, e, cl, dir, rounds, m,
+		fmt.Sprintf("rm -f %s; exec %%s cm -n %s -q --record=%s %%s", zst, benchNamespace, zst),
+		fmt.Sprintf("exec %%s cm -n %s -o json %%s > %s", benchNamespace, filepath.Join(dir, "churn.jsonl")))
+	m.Name = fmt.Sprintf("record under churn (a median of %s)", m.Name)
+	return m, err
+}
+
+// timelineUnderChurn is recordUnderChurn's measure of --timeline: a live
+// stream -o json with the page and one without, side by side.
+func timelineUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, rounds int) (abMeasure, error) {
+	m := abMeasure{Metric: "cpu", Limit: 1.10,
+		Target: "writing the page costs the stream at most 10% more CPU",
+		Args:   "kubectl deltas cm -o json --timeline=PAGE > FILE", BaseArgs: "kubectl deltas cm -o json > FILE"}
+	m, err := sideBySideUnderChurn(ctx, e, cl, dir, rounds, m,
+		fmt.Sprintf("exec %%s cm -n %s -o json --timeline=%s %%s > %s", benchNamespace, filepath.Join(dir, "churn.html"), filepath.Join(dir, "churn-page.jsonl")),
+		fmt.Sprintf("exec %%s cm -n %s -o json %%s > %s", benchNamespace, filepath.Join(dir, "churn.jsonl")))
+	m.Name = fmt.Sprintf("--timeline of a live stream under churn (a median of %s)", m.Name)
+	return m, err
+}
+
+// sideBySideUnderChurn runs, rounds times, the shell commands newCmd and
+// baseCmd side by side (each a format with the plugin's path and its
+// connection flags to fill in), both watching the N ConfigMaps, while
+// they are updated at churnRate for churnFor: the CPU each used during
+// the churn, from /proc. m.Name is set to how many updates were made.
+func sideBySideUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, rounds int, m abMeasure, newCmd, baseCmd string) (abMeasure, error) {
 	plugin := filepath.Join(e.bin, "kubectl-deltas")
-	logf("recording: under churn (one writer, at most %d updates/s for %s), %d rounds", churnRate, churnFor, rounds)
+	conn := "--kubeconfig " + e.kubeconfig
+	logf("recording: %s under churn (one writer, at most %d updates/s for %s), %d rounds", m.Args, churnRate, churnFor, rounds)
 	var counts []int
 	for round := range rounds {
-		zst, plain := filepath.Join(dir, "churn.jsonl.zst"), filepath.Join(dir, "churn.jsonl")
-		_ = os.Remove(zst)
 		start := func(cmd string) (*exec.Cmd, error) {
 			c := commandIn(ctx, e, []string{"sh", "-c", cmd})
 			return c, c.Start()
 		}
-		rec, err := start(fmt.Sprintf("exec %s cm -n %s -q --record=%s --kubeconfig %s", plugin, benchNamespace, zst, e.kubeconfig))
+		withPage, err := start(fmt.Sprintf(newCmd, plugin, conn))
 		if err != nil {
 			return m, err
 		}
-		printer, err := start(fmt.Sprintf("exec %s cm -n %s -o json --kubeconfig %s > %s", plugin, benchNamespace, e.kubeconfig, plain))
+		without, err := start(fmt.Sprintf(baseCmd, plugin, conn))
 		if err != nil {
-			_ = rec.Process.Kill()
+			_ = withPage.Process.Kill()
 			return m, err
 		}
 		time.Sleep(churnSettle + 2*time.Second) // both listed, watching
-		recUsage, printUsage := startUsage(rec.Process.Pid, 0), startUsage(printer.Process.Pid, 0)
+		newUsage, baseUsage := startUsage(withPage.Process.Pid, 0), startUsage(without.Process.Pid, 0)
 		updated, churnErr := churnConfigMaps(ctx, cl, e.n, round)
 		time.Sleep(2 * time.Second) // the last events handled
-		recCPU, _ := recUsage.end()
-		printCPU, _ := printUsage.end()
-		for _, c := range []*exec.Cmd{rec, printer} {
+		newCPU, _ := newUsage.end()
+		baseCPU, _ := baseUsage.end()
+		for _, c := range []*exec.Cmd{withPage, without} {
 			_ = c.Process.Signal(os.Interrupt)
 			_ = c.Wait()
 		}
 		if churnErr != nil {
 			return m, churnErr
 		}
-		logf("  round %d: %d updates; recorder %.0f ms CPU, printer %.0f ms", round+1, updated, recCPU, printCPU)
+		logf("  round %d: %d updates; %.0f ms CPU, without %.0f ms", round+1, updated, newCPU, baseCPU)
 		counts = append(counts, updated)
-		m.New = append(m.New, abSample{CPUMS: recCPU, WallMS: ms(churnFor)})
-		m.Base = append(m.Base, abSample{CPUMS: printCPU, WallMS: ms(churnFor)})
+		m.New = append(m.New, abSample{CPUMS: newCPU, WallMS: ms(churnFor)})
+		m.Base = append(m.Base, abSample{CPUMS: baseCPU, WallMS: ms(churnFor)})
 	}
 	slices.Sort(counts)
-	m.Name = fmt.Sprintf("record under churn (a median of %d ConfigMap updates in %s, one writer)", counts[len(counts)/2], churnFor)
+	m.Name = fmt.Sprintf("%d ConfigMap updates in %s, one writer", counts[len(counts)/2], churnFor)
 	return m, nil
 }
 

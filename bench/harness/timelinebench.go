@@ -140,10 +140,10 @@ func timelineMarkdown(r *replayRun) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("## Timeline page (issue 34)\n\n")
-	w("Written by `make bench` (`make bench-replay` alone) from `bench/results/replay.json`: the stream is a replay of the first %d records of the long recording above (the %d ConfigMaps' initial list, then their updates), with and without `--timeline`, alternating run by run; the page it wrote is then opened from file:// in a fresh headless Chromium (%s) each round, timed from the navigation to the page's `data-ready`; medians.\n\n", t.Deltas, r.N, "Debian's chromium")
+	w("Written by `make bench` (`make bench-replay` alone) from `bench/results/replay.json`: the stream is a replay of the first %d records of the long recording above (the %d ConfigMaps' initial list, then their updates), with and without `--timeline`, alternating run by run; the page it wrote is then opened from file:// in a fresh headless Chromium (%s) each round, timed from the navigation to the page's `data-ready`; medians. The live row runs the stream with and without the page side by side on the control plane while the ConfigMaps are updated, as the recording-under-churn row does: the CPU each used during the churn.\n\n", t.Deltas, r.N, "Debian's chromium")
 	w("| measure | kubectl deltas | compared with | ratio | target | result |\n|---|---|---|---:|---|---|\n")
 	for _, m := range r.Measures {
-		if !strings.HasPrefix(m.Name, "--timeline") {
+		if !isTimelineMeasure(m) {
 			continue
 		}
 		ratio, result := abRatio(m)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
 // MarshalJSON writes the operation with its fields in a fixed order:
@@ -55,6 +57,20 @@ func (o Operation) MarshalJSON() ([]byte, error) {
 
 // writeJSON appends the compact JSON of v without HTML escaping.
 func writeJSON(buf *bytes.Buffer, v any) error {
+	switch v := v.(type) { // the common leaves, as encoding/json writes them
+	case string:
+		buf.Write(rawobj.AppendString(buf.AvailableBuffer(), v))
+		return nil
+	case bool:
+		buf.WriteString(strconv.FormatBool(v))
+		return nil
+	case nil:
+		buf.WriteString("null")
+		return nil
+	case int64:
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), v, 10))
+		return nil
+	}
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {

@@ -126,3 +126,23 @@ func TestOperationUnmarshal(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteJSONLeavesAreEncodingJSONs: the fast paths of writeJSON write
+// what encoding/json (HTML escaping off) writes.
+func TestWriteJSONLeavesAreEncodingJSONs(t *testing.T) {
+	for _, v := range []any{"", "web", "say \"hi\"\n\t<b>&</b>", "\x00\x1f\u2028\u2029", "bad \xff utf-8", "é🙂",
+		true, false, nil, int64(0), int64(-1 << 63), int64(1<<63 - 1)} {
+		var got, want bytes.Buffer
+		if err := writeJSON(&got, v); err != nil {
+			t.Fatal(err)
+		}
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		if w := strings.TrimSuffix(want.String(), "\n"); got.String() != w {
+			t.Errorf("%#v: writeJSON wrote %s, encoding/json %s", v, got.String(), w)
+		}
+	}
+}

@@ -26,12 +26,12 @@ func EachValidMember(data []byte, fn func(key, value []byte)) error {
 		if data[i] != '"' {
 			return errNotValid
 		}
-		end, escaped, err := endOfValidString(data, i)
+		end, err := endOfValidString(data, i)
 		if err != nil {
 			return err
 		}
 		key := data[i+1 : end-1]
-		if escaped {
+		if bytes.IndexByte(key, '\\') >= 0 {
 			s := scanner{data: data, pos: i}
 			if _, err := s.scanString(); err != nil {
 				return err // checked before appendUnescaped, which trusts it
@@ -80,24 +80,21 @@ func skipSpaceAt(data []byte, i int) int {
 }
 
 // endOfValidString is the index just past the string that starts with the
-// quote at data[i], and whether it holds escapes.
-func endOfValidString(data []byte, i int) (end int, escaped bool, err error) {
+// quote at data[i].
+func endOfValidString(data []byte, i int) (int, error) {
 	j := i + 1
 	for {
 		k := bytes.IndexByte(data[j:], '"')
 		if k < 0 {
-			return 0, false, errNotValid
+			return 0, errNotValid
 		}
 		j += k
 		backslashes := 0
 		for b := j - 1; b > i && data[b] == '\\'; b-- {
 			backslashes++
 		}
-		if backslashes > 0 {
-			escaped = true
-		}
 		if backslashes%2 == 0 {
-			return j + 1, escaped || bytes.IndexByte(data[i+1:j], '\\') >= 0, nil
+			return j + 1, nil // not an escaped quote
 		}
 		j++
 	}
@@ -110,7 +107,7 @@ func skipValidValue(data []byte, i int) (int, error) {
 	for i < len(data) {
 		switch data[i] {
 		case '"':
-			end, _, err := endOfValidString(data, i)
+			end, err := endOfValidString(data, i)
 			if err != nil {
 				return 0, err
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
@@ -39,6 +40,8 @@ type differ struct {
 	ignore     []string
 	ignoreSegs [][]string
 	ignored    *diff.Ignored
+	// decoders are changedDecoders, each with its scratch, for compute.
+	decoders sync.Pool
 }
 
 // newDiffer builds the ignore list: the defaults, metadata.generation with
@@ -86,8 +89,12 @@ func (d *differ) applies(it *informer.Item) bool {
 // compute returns the changes from old to obj; a Secret's values are
 // reported as changed without them.
 func (d *differ) compute(old, obj *rawobj.Object, secret bool) ([]diff.Operation, error) {
-	c := changedDecoder{ignore: d.ignoreSegs}
+	c, _ := d.decoders.Get().(*changedDecoder)
+	if c == nil {
+		c = &changedDecoder{ignore: d.ignoreSegs}
+	}
 	before, after, err := c.decode(old.JSON, obj.JSON)
+	d.decoders.Put(c)
 	if err != nil {
 		return nil, fmt.Errorf("unable to decode an object for --diff: %w", err)
 	}
@@ -114,6 +121,9 @@ type changedDecoder struct {
 	ignore [][]string
 	// path is where decode is, as segments from the root.
 	path []string
+	// levels are the members of the two objects at each depth, reused
+	// from one decode to the next.
+	levels [maxChangedDepth][2]rawMembers
 }
 
 // rawMember is one member of a JSON object: its key, in the arena of the
@@ -144,14 +154,15 @@ func (m *rawMembers) index(key []byte, hint int) int {
 	return -1
 }
 
-func membersOf(data []byte) (rawMembers, error) {
-	m := rawMembers{arena: make([]byte, 0, 96), members: make([]rawMember, 0, 8)}
-	err := rawobj.EachValidMember(data, func(k, v []byte) {
+// read makes m the members of the JSON object data, reusing its memory.
+func (m *rawMembers) read(data []byte) error {
+	clear(m.members) // let go of the previous object's values
+	m.arena, m.members = m.arena[:0], m.members[:0]
+	return rawobj.EachValidMember(data, func(k, v []byte) {
 		start := len(m.arena)
 		m.arena = append(m.arena, k...)
 		m.members = append(m.members, rawMember{keyStart: start, keyEnd: len(m.arena), value: v})
 	})
-	return m, err
 }
 
 // ignored reports whether the member key at c.path is an ignored path.
@@ -177,16 +188,21 @@ func (c *changedDecoder) decode(a, b []byte) (any, any, error) {
 		after, err := rawobj.DecodeExact(b)
 		return before, after, err
 	}
-	ma, err := membersOf(a)
-	if err != nil {
+	ma, mb := &c.levels[len(c.path)][0], &c.levels[len(c.path)][1]
+	if err := ma.read(a); err != nil {
 		return nil, nil, err
 	}
-	mb, err := membersOf(b)
-	if err != nil {
+	if err := mb.read(b); err != nil {
 		return nil, nil, err
 	}
 	before, after := map[string]any{}, map[string]any{}
-	matched := make([]bool, len(mb.members))
+	var small [32]bool
+	matched := small[:0]
+	if n := len(mb.members); n <= len(small) {
+		matched = small[:n]
+	} else {
+		matched = make([]bool, n)
+	}
 	for i, m := range ma.members {
 		key := ma.key(i)
 		j := mb.index(key, i)

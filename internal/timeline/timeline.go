@@ -340,7 +340,7 @@ func (t *Timeline) rejudge(l *lane, now time.Time) {
 // controllerUID is the UID of obj's controller, or of its first owner
 // when none is the controller; "" without owners.
 func controllerUID(obj *rawobj.Object) string {
-	if !bytes.Contains(obj.JSON, []byte(`"ownerReferences"`)) {
+	if !bytes.Contains(obj.JSON, []byte("ownerReferences")) {
 		return "" // most objects: no need to scan their metadata
 	}
 	refs, err := obj.OwnerReferences()
