@@ -8,6 +8,8 @@ package e2e
 // judge them.
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,6 +140,50 @@ func TestBusyTransientFailures(t *testing.T) {
 		res := runAs(t, kc, time.Minute, "pod/passing", "-n", ns, "--until=status=Current", "--timeout=30s", "-q")
 		if res.code != 0 {
 			t.Errorf("a Ready Pod without --stable-for: exit %d", res.code)
+		}
+	})
+
+	t.Run("each change of the verdict is a record", func(t *testing.T) {
+		customPod(t, c, ns, "flaky", waiting("ErrImagePull", "rpc error: code = Unknown desc = connection reset by peer"))
+		s := startAs(t, kc, "pod/flaky", "-n", ns, "--until=status=Current", "--timeout=60s", "--health", "-o", "json")
+		verdictLine := func(status string) func(string) bool {
+			return func(l string) bool {
+				return strings.Contains(l, `"type":"Verdict","time"`) && strings.Contains(l, `"outcome":"Pending","status":"`+status+`"`)
+			}
+		}
+		if !s.waitFor(verdictLine("InProgress"), 30*time.Second) {
+			t.Fatalf("no Pending Verdict record with status InProgress; lines %q", s.seen)
+		}
+		pod, err := c.client.CoreV1().Pods(ns).Get(bg, "flaky", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		setPodStatus(t, c, pod, running(false, "CrashLoopBackOff"))
+		if !s.waitFor(verdictLine("Failed"), 30*time.Second) {
+			t.Fatalf("no Pending Verdict record with status Failed; lines %q", s.seen)
+		}
+		var v struct {
+			Objects []struct {
+				Name      string
+				Container string
+				Health    struct{ Status, Reason string }
+			}
+		}
+		if err := json.Unmarshal([]byte(s.seen[len(s.seen)-1]), &v); err != nil || len(v.Objects) != 1 ||
+			v.Objects[0].Name != "flaky" || v.Objects[0].Container != "web" || v.Objects[0].Health.Reason != "CrashLoopBackOff" {
+			t.Fatalf("the Failed record must name the Pod, its container and reason: %v %q", err, s.seen[len(s.seen)-1])
+		}
+		setPodStatus(t, c, pod, running(true, ""))
+		if !s.waitFor(func(l string) bool { return strings.Contains(l, `"outcome":"Met"`) }, 30*time.Second) {
+			t.Fatalf("no Met Verdict; lines %q", s.seen)
+		}
+		if code := s.waitExit(30 * time.Second); code != 0 {
+			t.Fatalf("exit %d, want 0; stderr %q", code, s.stderr.String())
+		}
+		for _, l := range s.seen {
+			if strings.Contains(l, `"status":"Current"`) && strings.Contains(l, `"outcome":"Pending"`) {
+				t.Errorf("the change that ends the run is its outcome, not a Pending record: %q", l)
+			}
 		}
 	})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
@@ -244,6 +245,11 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	if o.waiter.Active() {
 		runOpts.Check, runOpts.CheckEvery = o.waiter.Check, o.waiter.CheckEvery()
 		sink = o.waiter.Sink(engine, sink)
+		if o.Records.AsksHealth() { // a Pending Verdict record at each change; a failed write shows at the next
+			o.waiter.ReportChanges(func(s health.Status, cause []condition.Held) {
+				_ = printing.PrintVerdict(condition.Pending(o.waiter.Waited(), s, cause, o.waiter.Now()))
+			})
+		}
 	}
 	if o.join != nil {
 		sink = o.join.Sink(sink)

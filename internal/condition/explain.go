@@ -84,7 +84,18 @@ func warn(ctx context.Context, client rest.Interface, h *Held) {
 // condition: outcome (Met, Failed, TimedOut) at now, on condition, for
 // the objects held.
 func Verdict(outcome, condition string, held []Held, now time.Time) *printer.Verdict {
-	v := &printer.Verdict{Time: now, Outcome: outcome, Condition: condition, Objects: []printer.VerdictObject{}}
+	return verdictOf(outcome, "", condition, held, now)
+}
+
+// Pending is the Verdict record of a change of the verdict on the objects
+// waited on (Waiter.ReportChanges): their worst health, status, and the
+// objects that have it.
+func Pending(condition string, status health.Status, held []Held, now time.Time) *printer.Verdict {
+	return verdictOf("Pending", string(status), condition, held, now)
+}
+
+func verdictOf(outcome, status, condition string, held []Held, now time.Time) *printer.Verdict {
+	v := &printer.Verdict{Time: now, Outcome: outcome, Status: status, Condition: condition, Objects: []printer.VerdictObject{}}
 	for _, h := range held {
 		o := printer.VerdictObject{Context: h.Context, APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.ObjectName, UID: h.UID}
 		if hv := h.Verdict; hv != nil {

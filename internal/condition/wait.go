@@ -61,6 +61,11 @@ type Waiter struct {
 	// byUID indexes the objects of the view by UID, for pathOf; nil when
 	// the view changed since.
 	byUID map[string]watched
+	// report, when set (ReportChanges), is told the verdict of the
+	// objects waited on each time it changes; reported is the last one
+	// it was told ("" before the first).
+	report   func(status health.Status, cause []Held)
+	reported health.Status
 }
 
 // verdict is what a condition said of an object; recheckAt, when not
@@ -281,6 +286,74 @@ func objectName(t informer.Target, name string) string {
 // every --until holding for every object (at least one, unless every
 // --until is delete), ends it with no error.
 func (w *Waiter) Check() (bool, error) {
+	stop, err := w.check()
+	if !stop && w.report != nil {
+		w.reportChange()
+	}
+	return stop, err
+}
+
+// ReportChanges has Check call report each time the verdict of the
+// objects waited on changes, and once at first: their worst health (every
+// object the stream shows, --tree's members included: Failed, then
+// InProgress, Terminating, Unknown, NotFound, Current), and the objects
+// that have it — at most maxReported, without looking anything up. Not
+// when Check ends the run: its outcome is said then.
+func (w *Waiter) ReportChanges(report func(status health.Status, cause []Held)) {
+	w.report = report
+}
+
+// maxReported bounds the objects a reported change names.
+const maxReported = 10
+
+// worse ranks the health statuses for ReportChanges: higher is worse.
+func worse(s health.Status) int {
+	switch s {
+	case health.Failed:
+		return 5
+	case health.InProgress:
+		return 4
+	case health.Terminating:
+		return 3
+	case health.Unknown:
+		return 2
+	case health.NotFound:
+		return 1
+	}
+	return 0
+}
+
+// reportChange tells report the verdict of the objects waited on, if it
+// changed since it was last told.
+func (w *Waiter) reportChange() {
+	if !w.judge {
+		return // no status to judge
+	}
+	var status health.Status
+	var cause []watched
+	now := w.now()
+	for _, o := range w.objects(false) {
+		s := w.healthJudge.At(o.obj, now).Status
+		switch {
+		case len(cause) == 0 || worse(s) > worse(status):
+			status, cause = s, append(cause[:0], o)
+		case s == status && len(cause) < maxReported:
+			cause = append(cause, o)
+		}
+	}
+	if len(cause) == 0 || status == w.reported {
+		return
+	}
+	w.reported = status
+	held := make([]Held, len(cause))
+	for i, o := range cause {
+		held[i] = w.held(o)
+	}
+	w.report(status, held)
+}
+
+// check is Check without the reporting of changes.
+func (w *Waiter) check() (bool, error) {
 	if stop, err := w.failed(); stop {
 		return true, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/delta"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
@@ -348,5 +349,62 @@ func TestStableForAndFailAfterNeedWhatTheyApplyTo(t *testing.T) {
 		if err := tc.f.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.f, err, tc.want)
 		}
+	}
+}
+
+// TestWaiterReportsChangesOfTheVerdict: with ReportChanges, each change
+// of the worst health of the objects waited on is reported once, naming
+// the objects that have it; not the one that ends the run.
+func TestWaiterReportsChangesOfTheVerdict(t *testing.T) {
+	engine := informer.New(informer.Config{NewListerWatcher: func(informer.Target) cache.ListerWatcher { return nil }}, nil)
+	inf, err := engine.Add(pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWaiter(mustConditions(t, "--until", "status=Current"), nil, nil, &bytes.Buffer{})
+	var reported []string
+	w.ReportChanges(func(status health.Status, cause []Held) {
+		names := make([]string, len(cause))
+		for i, h := range cause {
+			names[i] = h.Name
+			if h.Verdict == nil || h.Verdict.Status != status {
+				t.Errorf("%s is named for %s but judged %+v", h.Name, status, h.Verdict)
+			}
+		}
+		reported = append(reported, string(status)+" "+strings.Join(names, ","))
+	})
+	sink := w.Sink(fakeStream{engine}, &discard{})
+	step := func(stopWanted bool, objs ...*rawobj.Object) {
+		t.Helper()
+		b := informer.Batch{Informer: inf}
+		for _, o := range objs {
+			b.Items = append(b.Items, informer.Item{Type: delta.Updated, Object: o, Key: "ns/" + o.Name})
+		}
+		if _, err := sink.Handle(b); err != nil {
+			t.Fatal(err)
+		}
+		if stop, err := w.Check(); stop != stopWanted || err != nil {
+			t.Fatalf("stop %v, %v; want stop %v (reported %q)", stop, err, stopWanted, reported)
+		}
+	}
+	kindPod := func(name, phase string) *rawobj.Object {
+		status := `{"phase":"` + phase + `"}`
+		if phase == "CrashLoopBackOff" {
+			status = `{"phase":"Running","containerStatuses":[{"name":"c","ready":false,"restartCount":3,"state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}`
+		}
+		o, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"`+name+`","namespace":"ns","uid":"`+name+`","resourceVersion":"1"},"status":`+status+`}`), rawobj.ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	step(false, kindPod("a", "Pending"), kindPod("b", "Succeeded"))
+	step(false, kindPod("a", "Pending"))          // the same verdict: nothing new
+	step(false, kindPod("b", "CrashLoopBackOff")) // b fails: the worst is Failed
+	step(false, kindPod("b", "Succeeded"))        // back to a's InProgress
+	step(true, kindPod("a", "Succeeded"))         // met: the outcome says it, not a report
+	want := []string{"InProgress pod/a", "Failed pod/b", "InProgress pod/a"}
+	if strings.Join(reported, "|") != strings.Join(want, "|") {
+		t.Fatalf("reported %q, want %q", reported, want)
 	}
 }

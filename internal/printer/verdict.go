@@ -16,8 +16,13 @@ import (
 type Verdict struct {
 	Time time.Time
 	// Outcome is Met, Failed (a --fail-when held) or TimedOut (--timeout
-	// ran out, or a replay ended, before the conditions were met).
+	// ran out, or a replay ended, before the conditions were met) for the
+	// record that ends the stream; Pending for one on the way, when the
+	// verdict on the objects waited on changed (--health).
 	Outcome string
+	// Status is, on a Pending record, the worst health of the objects
+	// waited on, which Objects have; "" otherwise.
+	Status string
 	// Condition is the condition as given: "--until=status=Current", or
 	// the --fail-when that held.
 	Condition string
@@ -53,13 +58,17 @@ type VerdictPrinter interface {
 }
 
 // AppendVerdictJSON appends v's JSON form: type, time, outcome,
-// condition, objects (each: [context], apiVersion, kind, namespace, name,
+// [status], condition, objects (each: [context], apiVersion, kind, namespace, name,
 // uid, [health], [path], [container], [event]).
 func AppendVerdictJSON(dst []byte, v *Verdict) []byte {
 	dst = append(dst, `{"type":"Verdict","time":"`...)
 	dst = v.Time.UTC().AppendFormat(dst, time.RFC3339Nano)
 	dst = append(dst, `","outcome":`...)
 	dst = rawobj.AppendString(dst, v.Outcome)
+	if v.Status != "" {
+		dst = append(dst, `,"status":`...)
+		dst = rawobj.AppendString(dst, v.Status)
+	}
 	dst = append(dst, `,"condition":`...)
 	dst = rawobj.AppendString(dst, v.Condition)
 	dst = append(dst, `,"objects":[`...)

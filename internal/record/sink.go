@@ -136,6 +136,20 @@ func (s *Sink) observeHidden(t informer.Target, it *informer.Item, now time.Time
 	s.observer.ObserveHidden(&s.observedRecord, it.Object)
 }
 
+// PrintVerdict prints v after the records printed so far, and flushes:
+// a Verdict record on the way (a Pending one). Printers without Verdict
+// records, and a stream printing nothing, print nothing.
+func (s *Sink) PrintVerdict(v *printer.Verdict) error {
+	p, ok := s.printer.(printer.VerdictPrinter)
+	if !ok || s.discards {
+		return nil
+	}
+	if err := p.PrintVerdict(s.out, v); err != nil {
+		return writeError(err)
+	}
+	return writeError(s.out.Flush())
+}
+
 // Flush implements informer.Sink.
 func (s *Sink) Flush() error {
 	return writeError(s.out.Flush())
