@@ -170,7 +170,7 @@ func TestBusyTransientFailures(t *testing.T) {
 			}
 		}
 		if err := json.Unmarshal([]byte(s.seen[len(s.seen)-1]), &v); err != nil || len(v.Objects) != 1 ||
-			v.Objects[0].Name != "flaky" || v.Objects[0].Container != "web" || v.Objects[0].Health.Reason != "CrashLoopBackOff" {
+			v.Objects[0].Name != "flaky" || v.Objects[0].Container != "web" || v.Objects[0].Health.Reason != "ContainerCrashLooping" {
 			t.Fatalf("the Failed record must name the Pod, its container and reason: %v %q", err, s.seen[len(s.seen)-1])
 		}
 		setPodStatus(t, c, pod, running(true, ""))
@@ -184,6 +184,51 @@ func TestBusyTransientFailures(t *testing.T) {
 			if strings.Contains(l, `"status":"Current"`) && strings.Contains(l, `"outcome":"Pending"`) {
 				t.Errorf("the change that ends the run is its outcome, not a Pending record: %q", l)
 			}
+		}
+	})
+
+	t.Run("a scale-up keeps an unschedulable Pod waiting", func(t *testing.T) {
+		unschedulable := corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: "0/3 nodes are available"}}}
+		customPod(t, c, ns, "scaling", unschedulable)
+		pod, err := c.client.CoreV1().Pods(ns).Get(bg, "scaling", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What the scheduler, then the cluster autoscaler, say of it.
+		event := func(reason, typ string, at time.Time) {
+			t.Helper()
+			ev := &corev1.Event{
+				ObjectMeta:     metav1.ObjectMeta{GenerateName: "scaling.", Namespace: ns},
+				InvolvedObject: corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: ns, Name: "scaling", UID: pod.UID},
+				Reason:         reason, Type: typ, Message: reason + " for the test", Count: 1,
+				FirstTimestamp: metav1.NewTime(at), LastTimestamp: metav1.NewTime(at), Source: corev1.EventSource{Component: "e2e"},
+			}
+			if _, err := c.client.CoreV1().Events(ns).Create(bg, ev, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		event("FailedScheduling", corev1.EventTypeWarning, time.Now())
+		event("TriggeredScaleUp", corev1.EventTypeNormal, time.Now().Add(time.Second))
+		// Past kstatus' 15 s window the Pod would be Failed; the scale-up,
+		// newer than the FailedScheduling, keeps it InProgress for the 30 s
+		// --fail-after.
+		res := runAs(t, kc, time.Minute, "pod/scaling", "-n", ns, "--events", "--until=status=Current", "--fail-when=status=Failed",
+			"--timeout=20s", "--health", "-o", "json")
+		lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+		last := lines[len(lines)-1]
+		if res.code != 1 || !strings.Contains(last, `"outcome":"TimedOut"`) || !strings.Contains(last, `"reason":"TriggeredScaleUp"`) {
+			t.Fatalf("exit %d, want 1 (timed out waiting, not failed), its verdict naming the scale-up; last line %q; stderr %q", res.code, last, res.stderr)
+		}
+		// Without the Events it is Failed once the window passed.
+		res = runAs(t, kc, time.Minute, "pod/scaling", "-n", ns, "--fail-when=status=Failed", "--timeout=30s", "-q")
+		if res.code != 2 || !strings.Contains(res.stderr, "PodUnschedulable") {
+			t.Fatalf("without --events: exit %d, want 2 (PodUnschedulable); stderr %q", res.code, res.stderr)
+		}
+		// With a dwell the scale-up outlived, Failed too.
+		res = runAs(t, kc, time.Minute, "pod/scaling", "-n", ns, "--events", "--fail-when=status=Failed", "--fail-after=1s", "--timeout=30s", "-q")
+		if res.code != 2 || !strings.Contains(res.stderr, "has not brought a node") {
+			t.Fatalf("a scale-up older than --fail-after: exit %d, want 2; stderr %q", res.code, res.stderr)
 		}
 	})
 }

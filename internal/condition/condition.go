@@ -149,6 +149,14 @@ func (c *Condition) IsDelete() bool {
 // under --tree it is a verdict on the root and everything it owns.
 func (c *Condition) IsStatus() bool { return c.kind == kindStatus }
 
+// noteEvent tells c's judge, if it has one, of an Event
+// (health.Judge.NoteEvent).
+func (c *Condition) noteEvent(uid, reason string, last time.Time) {
+	if c.judge != nil {
+		c.judge.NoteEvent(uid, reason, last)
+	}
+}
+
 // setFailAfter sets how long a transient failure lasts before a status=
 // condition's judge counts it as Failed.
 func (c *Condition) setFailAfter(d time.Duration) {

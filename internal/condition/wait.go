@@ -162,7 +162,9 @@ type viewSink struct {
 
 func (s viewSink) Handle(b informer.Batch) (bool, error) {
 	if b.Informer.Target().Role == informer.RoleEvents {
-		// Events explain the objects waited on; no condition is about them.
+		// Events explain the objects waited on; no condition is about
+		// them, but some change their subject's health.
+		s.w.noteEvents(b.Items)
 		return s.Sink.Handle(b)
 	}
 	id := b.Informer.Target().ID()
@@ -184,6 +186,28 @@ func (s viewSink) Handle(b informer.Batch) (bool, error) {
 		}
 	}
 	return s.Sink.Handle(b)
+}
+
+// noteEvents tells the judges of the conditions on health of the Events
+// items (health.Judge.NoteEvent).
+func (w *Waiter) noteEvents(items []informer.Item) {
+	if !w.OnHealth() && w.report == nil {
+		return
+	}
+	for i := range items {
+		if it := &items[i]; it.Object != nil && it.Type != delta.Deleted {
+			e, err := events.Summarize(it.Object.JSON)
+			if err != nil {
+				continue // not an Event this can read: it explains nothing
+			}
+			w.healthJudge.NoteEvent(e.Subject.UID, e.Reason, e.Last)
+			for _, conds := range [][]*Condition{w.until, w.untilAny, w.failWhen} {
+				for _, c := range conds {
+					c.noteEvent(e.Subject.UID, e.Reason, e.Last)
+				}
+			}
+		}
+	}
 }
 
 // forget drops the verdicts on obj, which left the view.

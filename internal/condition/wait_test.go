@@ -408,3 +408,52 @@ func TestWaiterReportsChangesOfTheVerdict(t *testing.T) {
 		t.Fatalf("reported %q, want %q", reported, want)
 	}
 }
+
+// TestWaiterHearsOfScaleUps: an Event the stream shows (--events) that a
+// scale-up was triggered for an unschedulable Pod keeps --fail-when
+// from calling it Failed while the scale-up runs.
+func TestWaiterHearsOfScaleUps(t *testing.T) {
+	now := time.Date(2030, 1, 1, 0, 10, 0, 0, time.UTC)
+	unschedulable, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"ns","uid":"web-uid","resourceVersion":"1","creationTimestamp":"2030-01-01T00:00:00Z"},"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable"}]}}`), rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	event, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"Event","metadata":{"name":"web.1","namespace":"ns","uid":"ev","resourceVersion":"2"},"involvedObject":{"apiVersion":"v1","kind":"Pod","namespace":"ns","name":"web","uid":"web-uid"},"type":"Normal","reason":"TriggeredScaleUp","message":"pod triggered scale-up","lastTimestamp":"2030-01-01T00:09:50Z"}`), rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventsTarget := informer.Target{
+		Resource: schema.GroupVersionResource{Version: "v1", Resource: "events"},
+		Kind:     schema.GroupVersionKind{Version: "v1", Kind: "Event"},
+		Role:     informer.RoleEvents, Namespace: "ns",
+	}
+	for _, withEvent := range []bool{false, true} {
+		engine := informer.New(informer.Config{NewListerWatcher: func(informer.Target) cache.ListerWatcher { return nil }}, nil)
+		podInf, err := engine.Add(pods)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evInf, err := engine.Add(eventsTarget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := NewWaiter(nil, nil, mustConditions(t, "--fail-when", "status=Failed"), &bytes.Buffer{})
+		w.SetNow(func() time.Time { return now })
+		sink := w.Sink(fakeStream{engine}, &discard{})
+		if withEvent {
+			if _, err := sink.Handle(informer.Batch{Informer: evInf, Items: []informer.Item{{Type: delta.Added, Object: event, Key: "ns/web.1"}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := sink.Handle(informer.Batch{Informer: podInf, Items: []informer.Item{{Type: delta.Added, Object: unschedulable, Key: "ns/web"}}}); err != nil {
+			t.Fatal(err)
+		}
+		stop, err := w.Check()
+		if withEvent && (stop || err != nil) {
+			t.Errorf("a scale-up 10s old: stop %v, %v; want it still InProgress", stop, err)
+		}
+		if !withEvent && (!stop || err == nil) {
+			t.Errorf("no scale-up: stop %v, %v; want Failed", stop, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package events
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
@@ -29,6 +30,9 @@ type Summary struct {
 	// Count is how many times it happened: series.count, or the
 	// deprecated count, at least 1.
 	Count int
+	// Last is when it last happened, the latest of its times (zero when
+	// it carries none).
+	Last time.Time
 }
 
 // wireEvent is what Summarize reads of an Event of either API.
@@ -42,8 +46,29 @@ type wireEvent struct {
 	Count          int      `json:"count"`
 	DeprecatedCnt  int      `json:"deprecatedCount"`
 	Series         *struct {
-		Count int `json:"count"`
+		Count            int    `json:"count"`
+		LastObservedTime string `json:"lastObservedTime"`
 	} `json:"series"`
+	// The times of either API.
+	EventTime               string `json:"eventTime"`
+	FirstTimestamp          string `json:"firstTimestamp"`
+	LastTimestamp           string `json:"lastTimestamp"`
+	DeprecatedLastTimestamp string `json:"deprecatedLastTimestamp"`
+}
+
+// last is the latest of e's times.
+func (e *wireEvent) last() time.Time {
+	times := []string{e.EventTime, e.FirstTimestamp, e.LastTimestamp, e.DeprecatedLastTimestamp}
+	if e.Series != nil {
+		times = append(times, e.Series.LastObservedTime)
+	}
+	var latest time.Time
+	for _, s := range times {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && t.After(latest) {
+			latest = t
+		}
+	}
+	return latest
 }
 
 // Summarize reads an Event's JSON, of events.k8s.io/v1 or core/v1.
@@ -52,7 +77,7 @@ func Summarize(event []byte) (Summary, error) {
 	if err := json.Unmarshal(event, &e); err != nil {
 		return Summary{}, fmt.Errorf("reading an event: %w", err)
 	}
-	s := Summary{Type: e.Type, Reason: e.Reason, Message: e.Note, Count: max(e.Count, e.DeprecatedCnt, 1)}
+	s := Summary{Type: e.Type, Reason: e.Reason, Message: e.Note, Count: max(e.Count, e.DeprecatedCnt, 1), Last: e.last()}
 	if s.Message == "" {
 		s.Message = e.Message
 	}

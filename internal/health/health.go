@@ -128,6 +128,63 @@ type Judge struct {
 	// when it reaches maxPodVerdicts.
 	since     map[string]map[string]failingSince
 	failAfter time.Duration
+	// scheduling holds, by Pod UID, the times of the latest scheduling
+	// Events about it that the Judge was told of (NoteEvent): a
+	// scale-up a cluster autoscaler triggered after the Pod's last
+	// FailedScheduling keeps it from counting as unschedulable for
+	// failAfter. Guarded by lock; emptied when it reaches maxPodVerdicts.
+	scheduling map[string]schedulingEvents
+}
+
+// schedulingEvents are the latest times of the scheduling Events about a
+// Pod: FailedScheduling (the scheduler found no node) and
+// TriggeredScaleUp (the cluster autoscaler is adding one).
+type schedulingEvents struct {
+	failed, scaleUp time.Time
+}
+
+// NoteEvent tells the Judge of an Event about the object uid that
+// happened last at last: of a Pod, FailedScheduling and TriggeredScaleUp
+// change how long it may wait to be scheduled (see At); other Events say
+// nothing of health.
+func (j *Judge) NoteEvent(uid, reason string, last time.Time) {
+	if uid == "" || reason != "FailedScheduling" && reason != "TriggeredScaleUp" {
+		return
+	}
+	j.lock.Lock()
+	defer j.lock.Unlock()
+	if j.scheduling == nil || len(j.scheduling) >= maxPodVerdicts {
+		j.scheduling = map[string]schedulingEvents{}
+	}
+	e := j.scheduling[uid]
+	switch {
+	case reason == "FailedScheduling" && last.After(e.failed):
+		e.failed = last
+	case reason == "TriggeredScaleUp" && last.After(e.scaleUp):
+		e.scaleUp = last
+	}
+	j.scheduling[uid] = e
+}
+
+// scalingUp applies the autoscaler's rule to h, the verdict on the
+// unschedulable Pod uid at now: while a scale-up triggered after its last
+// FailedScheduling is younger than failAfter, it is InProgress
+// (TriggeredScaleUp), and Failed again once that has passed.
+func (j *Judge) scalingUp(uid string, h Health, now time.Time) Health {
+	j.lock.Lock()
+	e, ok := j.scheduling[uid]
+	j.lock.Unlock()
+	if !ok || e.scaleUp.IsZero() || !e.scaleUp.After(e.failed) {
+		return h
+	}
+	until := e.scaleUp.Add(j.failAfter)
+	if !now.Before(until) {
+		return Health{Status: Failed, Source: SourceKind, Reason: h.Reason,
+			Message: fmt.Sprintf("%s: the scale-up triggered at %s has not brought a node for it", h.Message, e.scaleUp.UTC().Format(time.RFC3339))}
+	}
+	return Health{Status: InProgress, Source: SourceKind, Reason: "TriggeredScaleUp", RecheckAt: until,
+		Message: fmt.Sprintf("%s yet; a scale-up was triggered at %s (counts as Failed if it is still unschedulable at %s)",
+			h.Message, e.scaleUp.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))}
 }
 
 // failingSince is when a container was first seen failing in a transient
@@ -280,14 +337,35 @@ func (j *Judge) judge(o *rawobj.Object, names []string, raw [][]byte, pod bool, 
 	}
 	if pod {
 		h = scheduleWindow(h, u.GetCreationTimestamp().Add(status.ScheduleWindow), now)
+		if h.Reason == "PodUnschedulable" {
+			h = j.scalingUp(o.UID, h, now)
+		}
 	}
 	switch {
 	case pod && h.Status == InProgress:
 		h = j.podRules(o.UID, u.Object, h, now)
 	case pod:
 		j.forgetPassed(o.UID, nil) // none of its containers fails now
+		if h.Reason == "ContainerCrashLooping" {
+			h.Container = crashLooping(u.Object) // kstatus names it in prose only
+		}
 	}
 	return h
+}
+
+// crashLooping is the first container of pod waiting in CrashLoopBackOff,
+// "" if none is.
+func crashLooping(pod map[string]any) string {
+	statuses, _, _ := unstructured.NestedSlice(pod, "status", "containerStatuses")
+	for _, s := range statuses {
+		if cs, ok := s.(map[string]any); ok {
+			if reason, _, _ := unstructured.NestedString(cs, "state", "waiting", "reason"); reason == "CrashLoopBackOff" {
+				name, _, _ := unstructured.NestedString(cs, "name")
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // sourceOf says where kstatus' verdict st on u came from: its kind's rule;

@@ -209,6 +209,12 @@ func TestPodRules(t *testing.T) {
 		})
 	}
 
+	// kstatus names the crash-looping container in prose only; the
+	// verdict names it too.
+	if got := judge(t, pod(old, `{"phase":"Running","containerStatuses":[{"name":"sidecar","state":{"running":{}}},{"name":"web","state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}`)); got.Container != "web" {
+		t.Errorf("crash-looping: container %q, want web: %+v", got.Container, got)
+	}
+
 	// Unschedulable for less than kstatus' window: in progress until the
 	// window ends, which RecheckAt says; failed from then on, whatever
 	// the wall clock says.
@@ -271,6 +277,42 @@ func TestTransientFailuresCountOnceTheyLast(t *testing.T) {
 	j.SetFailAfter(0)
 	if got := j.At(waiting("ErrImagePull", "timeout"), t0); got.Status != Failed {
 		t.Errorf("a dwell of 0: %+v, want Failed", got)
+	}
+}
+
+// TestAScaleUpKeepsAnUnschedulablePodInProgress: a TriggeredScaleUp newer
+// than the Pod's last FailedScheduling keeps it InProgress for the dwell
+// from the scale-up; an older one, or none, does not.
+func TestAScaleUpKeepsAnUnschedulablePodInProgress(t *testing.T) {
+	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	o := judgeableT(t, string(pod(t0, `{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable"}]}`)))
+	late := t0.Add(time.Minute) // past kstatus' window
+	j := NewJudge()
+	j.NoteEvent(o.UID, "FailedScheduling", t0.Add(time.Second))
+	if got := j.At(o, late); got.Status != Failed || got.Reason != "PodUnschedulable" {
+		t.Fatalf("FailedScheduling alone: %+v, want Failed", got)
+	}
+	scaleUp := t0.Add(50 * time.Second)
+	j.NoteEvent(o.UID, "TriggeredScaleUp", scaleUp)
+	j.NoteEvent(o.UID, "Scheduled", t0.Add(55*time.Second)) // says nothing of it
+	got := j.At(o, late)
+	if got.Status != InProgress || got.Reason != "TriggeredScaleUp" || !got.RecheckAt.Equal(scaleUp.Add(DefaultFailAfter)) ||
+		!strings.Contains(got.Message, "a scale-up was triggered at") {
+		t.Fatalf("while the scale-up runs: %+v, want InProgress until %s", got, scaleUp.Add(DefaultFailAfter))
+	}
+	if got := j.At(o, scaleUp.Add(DefaultFailAfter)); got.Status != Failed || got.Reason != "PodUnschedulable" || !strings.Contains(got.Message, "has not brought a node") {
+		t.Fatalf("once the dwell passed: %+v, want Failed", got)
+	}
+	// The scheduler failed again after the scale-up: it did not help.
+	j.NoteEvent(o.UID, "FailedScheduling", scaleUp.Add(10*time.Second))
+	if got := j.At(o, scaleUp.Add(11*time.Second)); got.Status != Failed {
+		t.Fatalf("FailedScheduling after the scale-up: %+v, want Failed", got)
+	}
+	// Another Pod's scale-up is not this one's.
+	other := NewJudge()
+	other.NoteEvent("someone-else", "TriggeredScaleUp", scaleUp)
+	if got := other.At(o, late); got.Status != Failed {
+		t.Fatalf("another Pod's scale-up: %+v, want Failed", got)
 	}
 }
 

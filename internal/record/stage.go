@@ -142,8 +142,12 @@ func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 	switch {
 	case !keep || err != nil:
 	case t.Role == informer.RoleEvents:
-		// An Event explains an object; it has no health of its own.
-		rec.Event, err = eventOf(it)
+		// An Event explains an object; it has no health of its own, but
+		// may change its subject's (health.Judge.NoteEvent).
+		var last time.Time
+		if rec.Event, last, err = eventOf(it); err == nil && s.judge != nil {
+			s.judge.NoteEvent(rec.Event.UID, rec.Event.Reason, last)
+		}
 	case s.judge != nil:
 		rec.Health = s.healthOf(it, now)
 	}
@@ -211,7 +215,14 @@ func (s *Stage) fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 // redacted as this Stage says; both stages must agree on it.
 func (s *Stage) Complete(rec *printer.Record, t informer.Target, it *informer.Item) error {
 	if t.Role == informer.RoleEvents {
-		return nil // an Event has no health, and its changes say nothing
+		// An Event has no health, and its changes say nothing; it may
+		// change its subject's health.
+		if s.judge != nil && rec.Event != nil && it.Object != nil {
+			if e, err := events.Summarize(it.Object.JSON); err == nil {
+				s.judge.NoteEvent(e.Subject.UID, e.Reason, e.Last)
+			}
+		}
+		return nil
 	}
 	if rec.Health == nil && s.judge != nil {
 		rec.Health = s.healthOf(it, rec.Time)
@@ -250,19 +261,20 @@ func (s *Stage) columnsFor(cols []rawobj.Column) []printer.Column {
 	return out
 }
 
-// eventOf is what human output says of an Event record.
-func eventOf(it *informer.Item) (*printer.Event, error) {
+// eventOf is what human output says of an Event record, and when the
+// Event last happened.
+func eventOf(it *informer.Item) (*printer.Event, time.Time, error) {
 	if it.Object == nil {
-		return &printer.Event{}, nil
+		return &printer.Event{}, time.Time{}, nil
 	}
 	e, err := events.Summarize(it.Object.JSON)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	return &printer.Event{
 		APIVersion: e.Subject.APIVersion, Kind: e.Subject.Kind, Namespace: e.Subject.Namespace, Name: e.Subject.Name, UID: e.Subject.UID,
 		Type: e.Type, Reason: e.Reason, Message: e.Message, Count: e.Count,
-	}, nil
+	}, e.Last, nil
 }
 
 // healthOf is the health of it's object as handed out at now (the
