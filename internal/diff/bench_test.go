@@ -89,3 +89,15 @@ func BenchmarkCompute(b *testing.B) {
 		Compute(oldV, newV, opts)
 	}
 }
+
+// BenchmarkText is the text of one change, as the timeline writes it for
+// every change of a stream.
+func BenchmarkText(b *testing.B) {
+	op := Operation{Op: OpReplace, Path: "/data/churn", Old: "1764169011000000000-41", Value: "1764169031000000000-42"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if op.Text(240) == "" {
+			b.Fatal("no text")
+		}
+	}
+}

@@ -47,19 +47,24 @@ func appendDocument(b []byte, doc *document) []byte {
 	return append(b, "]}"...)
 }
 
+// appendLane appends l; its identity is encoded once (lane.head), its
+// marks as they came (lane.marks): a page rewritten while the stream goes
+// on encodes again only what may have changed.
 func appendLane(b []byte, l *lane) []byte {
-	b = append(b, `{"ctx":`...)
-	b = appendText(b, l.Context)
-	b = appendKey(b, "av")
-	b = appendText(b, l.APIVersion)
-	b = appendKey(b, "kind")
-	b = appendText(b, l.Kind)
-	b = appendKey(b, "ns")
-	b = appendText(b, l.Namespace)
-	b = appendKey(b, "name")
-	b = appendText(b, l.Name)
-	b = appendKey(b, "uid")
-	b = appendText(b, l.UID)
+	if l.head == nil {
+		h := append([]byte(`{"ctx":`), appendText(nil, l.Context)...)
+		h = appendKey(h, "av")
+		h = appendText(h, l.APIVersion)
+		h = appendKey(h, "kind")
+		h = appendText(h, l.Kind)
+		h = appendKey(h, "ns")
+		h = appendText(h, l.Namespace)
+		h = appendKey(h, "name")
+		h = appendText(h, l.Name)
+		h = appendKey(h, "uid")
+		l.head = appendText(h, l.UID)
+	}
+	b = append(b, l.head...)
 	b = appendKey(b, "parent")
 	b = strconv.AppendInt(b, int64(l.Parent), 10)
 	b = appendKey(b, "marks")

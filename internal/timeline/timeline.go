@@ -85,6 +85,10 @@ type lane struct {
 	Name       string  `json:"name"`
 	UID        string  `json:"uid"`
 	Parent     int     `json:"parent"`
+	// head is its identity (context to UID) as the page's data holds it,
+	// encoded when first written; nil until then, and when the UID is
+	// learnt.
+	head []byte
 	// marks are its deltas, each encoded as the page's data holds it
 	// (appendMark) when observed, joined by commas: a page written again
 	// and again while the run goes on encodes each mark once, and the
@@ -284,7 +288,7 @@ func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string
 			nk := nameKey{context: context, kind: kind, namespace: namespace, name: name}
 			if i, ok := t.byName[nk]; ok && t.lanes[i].UID == "" {
 				delete(t.byName, nk)
-				t.lanes[i].UID = uid
+				t.lanes[i].UID, t.lanes[i].head = uid, nil
 				t.byUID[uidKey{context, uid}] = i
 				return t.lanes[i]
 			}
@@ -424,8 +428,9 @@ func (t *Timeline) data(live bool) ([]byte, error) {
 // Parent and must reach a root.
 func breakCycles(lanes []*lane) {
 	state := make([]uint8, len(lanes)) // 0 unseen, 1 on the current path, 2 done
+	var path []int
 	for i := range lanes {
-		var path []int
+		path = path[:0]
 		j := i
 		for j >= 0 && state[j] == 0 {
 			state[j] = 1
