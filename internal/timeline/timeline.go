@@ -78,13 +78,13 @@ type nameKey struct{ context, kind, namespace, name string }
 
 // lane is one object's row: its identity, its owner, what happened to it.
 type lane struct {
-	Context    string  `json:"ctx"`
-	APIVersion string  `json:"av"`
-	Kind       string  `json:"kind"`
-	Namespace  string  `json:"ns"`
-	Name       string  `json:"name"`
-	UID        string  `json:"uid"`
-	Parent     int     `json:"parent"`
+	Context    string `json:"ctx"`
+	APIVersion string `json:"av"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"ns"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+	Parent     int    `json:"parent"`
 	// head is its identity (context to UID) as the page's data holds it,
 	// encoded when first written; nil until then, and when the UID is
 	// learnt.
