@@ -66,6 +66,17 @@ type Waiter struct {
 	// it was told ("" before the first).
 	report   func(status health.Status, cause []Held)
 	reported health.Status
+	// statuses holds reportChange's judgement of each object in the view,
+	// as verdicts holds the conditions': an object leaving the view takes
+	// its own along.
+	statuses map[*rawobj.Object]judged
+}
+
+// judged is a health status and when it may change for the same object
+// (zero: never).
+type judged struct {
+	status    health.Status
+	recheckAt time.Time
 }
 
 // verdict is what a condition said of an object; recheckAt, when not
@@ -176,7 +187,7 @@ func (s viewSink) Handle(b informer.Batch) (bool, error) {
 	}
 	for i := range b.Items {
 		it := &b.Items[i]
-		if old := objects[it.Key]; old != nil && old != it.Object {
+		if old := objects[it.Key]; old != nil && (old != it.Object || it.Type == delta.Deleted) {
 			s.w.forget(old)
 		}
 		if it.Type == delta.Deleted {
@@ -212,6 +223,7 @@ func (w *Waiter) noteEvents(items []informer.Item) {
 
 // forget drops the verdicts on obj, which left the view.
 func (w *Waiter) forget(obj *rawobj.Object) {
+	delete(w.statuses, obj)
 	for _, conds := range [][]*Condition{w.until, w.untilAny, w.failWhen} {
 		for _, c := range conds {
 			delete(w.verdicts, verdictKey{obj, c})
@@ -356,8 +368,19 @@ func (w *Waiter) reportChange() {
 	var status health.Status
 	var cause []watched
 	now := w.now()
+	if w.statuses == nil {
+		w.statuses = map[*rawobj.Object]judged{}
+	}
 	for _, o := range w.objects(false) {
-		s := w.healthJudge.At(o.obj, now).Status
+		j, ok := w.statuses[o.obj]
+		if !ok || o.obj == nil || !j.recheckAt.IsZero() && !now.Before(j.recheckAt) {
+			h := w.healthJudge.At(o.obj, now)
+			j = judged{status: h.Status, recheckAt: h.RecheckAt}
+			if o.obj != nil {
+				w.statuses[o.obj] = j
+			}
+		}
+		s := j.status
 		switch {
 		case len(cause) == 0 || worse(s) > worse(status):
 			status, cause = s, append(cause[:0], o)

@@ -407,6 +407,22 @@ func TestWaiterReportsChangesOfTheVerdict(t *testing.T) {
 	if strings.Join(reported, "|") != strings.Join(want, "|") {
 		t.Fatalf("reported %q, want %q", reported, want)
 	}
+	// Objects that left the view take their judgements along.
+	for _, name := range []string{"a", "b"} {
+		o := kindPod(name, "Succeeded")
+		b := informer.Batch{Informer: inf, Items: []informer.Item{{Type: delta.Updated, Object: o, Key: "ns/" + name}}}
+		if _, err := sink.Handle(b); err != nil {
+			t.Fatal(err)
+		}
+		w.Check()
+		b.Items[0].Type = delta.Deleted
+		if _, err := sink.Handle(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(w.statuses) != 0 || len(w.verdicts) != 0 {
+		t.Fatalf("after every object was deleted the waiter keeps %d judgements and %d verdicts", len(w.statuses), len(w.verdicts))
+	}
 }
 
 // TestWaiterHearsOfScaleUps: an Event the stream shows (--events) that a
