@@ -293,7 +293,7 @@ func recordUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, roun
 		Target: "recording with .zst costs at most 10% more CPU than -o json > file, under churn",
 		Args:   "kubectl deltas cm -q --record=FILE.zst", BaseArgs: "kubectl deltas cm -o json > FILE"}
 	zst := filepath.Join(dir, "churn.jsonl.zst")
-	m, err := sideBySideUnderChurn(ctx, e, cl, dir, rounds, m,
+	m, err := sideBySideUnderChurn(ctx, e, cl, rounds, m,
 		fmt.Sprintf("rm -f %s; exec %%s cm -n %s -q --record=%s %%s", zst, benchNamespace, zst),
 		fmt.Sprintf("exec %%s cm -n %s -o json %%s > %s", benchNamespace, filepath.Join(dir, "churn.jsonl")))
 	m.Name = fmt.Sprintf("record under churn (a median of %s)", m.Name)
@@ -306,7 +306,7 @@ func timelineUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, ro
 	m := abMeasure{Metric: "cpu", Limit: 1.10,
 		Target: "writing the page costs the stream at most 10% more CPU",
 		Args:   "kubectl deltas cm -o json --timeline=PAGE > FILE", BaseArgs: "kubectl deltas cm -o json > FILE"}
-	m, err := sideBySideUnderChurn(ctx, e, cl, dir, rounds, m,
+	m, err := sideBySideUnderChurn(ctx, e, cl, rounds, m,
 		fmt.Sprintf("exec %%s cm -n %s -o json --timeline=%s %%s > %s", benchNamespace, filepath.Join(dir, "churn.html"), filepath.Join(dir, "churn-page.jsonl")),
 		fmt.Sprintf("exec %%s cm -n %s -o json %%s > %s", benchNamespace, filepath.Join(dir, "churn.jsonl")))
 	m.Name = fmt.Sprintf("--timeline of a live stream under churn (a median of %s)", m.Name)
@@ -318,7 +318,7 @@ func timelineUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, ro
 // connection flags to fill in), both watching the N ConfigMaps, while
 // they are updated at churnRate for churnFor: the CPU each used during
 // the churn, from /proc. m.Name is set to how many updates were made.
-func sideBySideUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, rounds int, m abMeasure, newCmd, baseCmd string) (abMeasure, error) {
+func sideBySideUnderChurn(ctx context.Context, e *env, cl *cluster, rounds int, m abMeasure, newCmd, baseCmd string) (abMeasure, error) {
 	plugin := filepath.Join(e.bin, "kubectl-deltas")
 	conn := "--kubeconfig " + e.kubeconfig
 	logf("recording: %s under churn (one writer, at most %d updates/s for %s), %d rounds", m.Args, churnRate, churnFor, rounds)

@@ -414,7 +414,9 @@ func TestWaiterReportsChangesOfTheVerdict(t *testing.T) {
 		if _, err := sink.Handle(b); err != nil {
 			t.Fatal(err)
 		}
-		w.Check()
+		if _, err := w.Check(); err != nil {
+			t.Fatal(err)
+		}
 		b.Items[0].Type = delta.Deleted
 		if _, err := sink.Handle(b); err != nil {
 			t.Fatal(err)

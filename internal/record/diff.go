@@ -197,7 +197,7 @@ func (c *changedDecoder) decode(a, b []byte) (any, any, error) {
 	}
 	before, after := map[string]any{}, map[string]any{}
 	var small [32]bool
-	matched := small[:0]
+	var matched []bool
 	if n := len(mb.members); n <= len(small) {
 		matched = small[:n]
 	} else {
