@@ -45,12 +45,14 @@ type Sink struct {
 
 // Observer is handed the records a stream shows (ObserveWith): rec
 // completed by the observer's stage, obj the delta's object (nil for a
-// deletion without a final state); and, through ObserveHidden, the
+// deletion without a final state), changes, when not nil, what computes
+// the changes rec lacks (Stage.Complete); and, through ObserveHidden, the
 // records of the deltas the run's filters keep from the stream, filled by
 // their health alone (what they change of the health of an object shown
-// is still true). It is called from the Sink's goroutine.
+// is still true). It is called from the Sink's goroutine; rec is reused
+// after the call.
 type Observer interface {
-	Observe(rec *printer.Record, obj *rawobj.Object)
+	Observe(rec *printer.Record, obj *rawobj.Object, changes Changes)
 	ObserveHidden(rec *printer.Record, obj *rawobj.Object)
 }
 
@@ -97,9 +99,7 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 			continue
 		}
 		if s.observer != nil {
-			if err := s.observe(t, &b.Items[i]); err != nil {
-				return false, err
-			}
+			s.observe(t, &b.Items[i])
 		}
 		if err := s.printer.Print(s.out, &s.record); err != nil {
 			return false, writeError(err)
@@ -115,13 +115,9 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 // observe hands the observer the record of it, a delta the stream shows:
 // the printed record, completed by the observer's stage with what it
 // lacks (health, changes), so that nothing is computed twice.
-func (s *Sink) observe(t informer.Target, it *informer.Item) error {
+func (s *Sink) observe(t informer.Target, it *informer.Item) {
 	s.observedRecord = s.record
-	if err := s.observed.Complete(&s.observedRecord, t, it); err != nil {
-		return err
-	}
-	s.observer.Observe(&s.observedRecord, it.Object)
-	return nil
+	s.observer.Observe(&s.observedRecord, it.Object, s.observed.Complete(&s.observedRecord, t, it))
 }
 
 // observeHidden hands the observer the record of it, a delta the run's

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/delta"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
@@ -211,9 +212,12 @@ func (s *Stage) fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 
 // Complete adds to rec, the record another Stage's Fill kept of it (a
 // delta of an informer watching t), what this Stage gives and rec lacks:
-// health when this Stage judges, changes when it diffs. A Secret is
-// redacted as this Stage says; both stages must agree on it.
-func (s *Stage) Complete(rec *printer.Record, t informer.Target, it *informer.Item) error {
+// health when this Stage judges, now; changes when it diffs, as a
+// function that computes them when called (nil when rec has them or
+// there are none to compute), so that an observer that draws them later
+// computes them in one go (the --timeline page, at its next write). A
+// Secret is redacted as this Stage says; both stages must agree on it.
+func (s *Stage) Complete(rec *printer.Record, t informer.Target, it *informer.Item) (later Changes) {
 	if t.Role == informer.RoleEvents {
 		// An Event has no health, and its changes say nothing; it may
 		// change its subject's health.
@@ -227,15 +231,16 @@ func (s *Stage) Complete(rec *printer.Record, t informer.Target, it *informer.It
 	if rec.Health == nil && s.judge != nil {
 		rec.Health = s.healthOf(it, rec.Time)
 	}
-	if rec.Changes == nil && s.diff.show && s.diff.applies(it) {
-		changes, err := s.diff.compute(it.Old, it.Object, isSecret(t) && !s.showSecretData)
-		if err != nil {
-			return err
-		}
-		rec.Changes = changes
+	if rec.Changes != nil || !s.diff.show || !s.diff.applies(it) {
+		return nil
 	}
-	return nil
+	old, obj, secret, d := it.Old, it.Object, isSecret(t) && !s.showSecretData, s.diff
+	return func() ([]diff.Operation, error) { return d.compute(old, obj, secret) }
 }
+
+// Changes computes the changes of a delta (Stage.Complete); it may be
+// called from any goroutine.
+type Changes func() ([]diff.Operation, error)
 
 // HealthOf is the health of it's object (a delta of an informer watching
 // t) at now, nil when this Stage does not judge, for an Event, and for a

@@ -18,7 +18,7 @@ func BenchmarkRefresh10kLanes(b *testing.B) {
 			rec := &printer.Record{Type: "Updated", Time: t0.Add(time.Duration(k) * time.Second), APIVersion: "v1", Kind: "ConfigMap",
 				Namespace: "bench", Name: fmt.Sprintf("cm-%05d", i), UID: fmt.Sprintf("13724929-794f-4b2c-821d-%012d", i),
 				Manager: "bench-writer", Operation: "Update", Health: &printer.Health{Status: "Current", Source: "kind", Message: "Resource is always ready"}}
-			tl.Observe(rec, nil)
+			tl.Observe(rec, nil, nil)
 		}
 	}
 	b.ReportAllocs()

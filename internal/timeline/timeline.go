@@ -27,6 +27,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 )
 
 // Version is the version of the page's data document ("v").
@@ -61,6 +62,10 @@ type Timeline struct {
 	contexts   []string
 	// judge re-judges the objects whose verdict changes with time alone.
 	judge *health.Judge
+	// unsettled are the lanes with marks waiting for their changes,
+	// pending how many marks wait (settle).
+	unsettled []*lane
+	pending   int
 	// buf is the last data document written, reused for the next; Write
 	// holds writing while it uses it.
 	buf []byte
@@ -94,6 +99,9 @@ type lane struct {
 	// and again while the run goes on encodes each mark once, and the
 	// collector keeps one slice per lane rather than a mark's strings.
 	marks []byte
+	// pending are its marks waiting for their changes (settle), after
+	// those in marks.
+	pending []pendingMark
 	// markHealth is the health of its latest mark that had one, at
 	// markHealthAt (hasMarkHealth: some mark had one).
 	markHealth    [3]string
@@ -164,8 +172,11 @@ func (t *Timeline) Path() string { return t.path }
 
 // Observe adds a record the stream shows: a delta of obj (nil for a
 // deletion without a final state) or, for an Event record, an Event about
-// its subject. rec must carry health and changes where they apply.
-func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object) {
+// its subject. rec must carry health where it applies, and its changes
+// unless changes computes them: then they are computed with those of
+// other marks, at the next write or once maxPending wait (settle), in one
+// go rather than one by one as the stream trickles in.
+func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object, changes record.Changes) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.start.IsZero() || rec.Time.Before(t.start) {
@@ -202,18 +213,74 @@ func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object) {
 	if len(rec.Changes) > 0 {
 		m.Changes = changesOf(rec.Changes)
 	}
-	l.addMark(&m)
+	if changes == nil && len(l.pending) == 0 {
+		l.addMark(&m)
+		return
+	}
+	// After the marks waiting for their changes, in order.
+	l.noteHealth(&m)
+	if len(l.pending) == 0 {
+		t.unsettled = append(t.unsettled, l)
+	}
+	l.pending = append(l.pending, pendingMark{mark: m, changes: changes})
+	if t.pending++; t.pending >= maxPending {
+		t.settle()
+	}
+}
+
+// maxPending bounds the marks waiting for their changes (settle): the
+// objects they keep are few, however long a replay.
+const maxPending = 4096
+
+// pendingMark is a mark whose changes are computed when it is settled.
+type pendingMark struct {
+	mark    mark
+	changes record.Changes
+}
+
+// settle computes the changes of the marks waiting for them and adds
+// them to their lanes' marks, in order.
+func (t *Timeline) settle() {
+	for _, l := range t.unsettled {
+		for i := range l.pending {
+			p := &l.pending[i]
+			if p.changes != nil {
+				ops, err := p.changes()
+				switch {
+				case err != nil:
+					p.mark.Changes = [][2]string{{"error", "the changes could not be computed: " + err.Error()}}
+				case len(ops) > 0:
+					p.mark.Changes = changesOf(ops)
+				}
+			}
+			l.encodeMark(&p.mark)
+		}
+		clear(l.pending) // let go of the objects
+		l.pending = l.pending[:0]
+	}
+	clear(t.unsettled)
+	t.unsettled, t.pending = t.unsettled[:0], 0
 }
 
 // addMark adds m to l's marks.
 func (l *lane) addMark(m *mark) {
+	l.noteHealth(m)
+	l.encodeMark(m)
+}
+
+// noteHealth keeps m's health as l's latest mark's, if it has one.
+func (l *lane) noteHealth(m *mark) {
+	if m.Health != "" {
+		l.markHealth, l.markHealthAt, l.hasMarkHealth = [3]string{m.Health, m.Reason, m.Message}, m.Time, true
+	}
+}
+
+// encodeMark appends m to l's encoded marks.
+func (l *lane) encodeMark(m *mark) {
 	if len(l.marks) > 0 {
 		l.marks = append(l.marks, ',')
 	}
 	l.marks = appendMark(l.marks, m)
-	if m.Health != "" {
-		l.markHealth, l.markHealthAt, l.hasMarkHealth = [3]string{m.Health, m.Reason, m.Message}, m.Time, true
-	}
 }
 
 // ObserveHidden takes a record the stream did not show (its filters kept
@@ -390,6 +457,7 @@ func (t *Timeline) data(live bool) ([]byte, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dirty = false
+	t.settle()
 	doc := document{
 		Version: Version, Title: "kubectl deltas", Command: t.command,
 		Generated: time.Now().UTC().Format(time.RFC3339Nano), Live: live,

@@ -3,6 +3,7 @@ package timeline
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 )
 
 var t0 = time.Date(2026, 11, 26, 10, 40, 0, 0, time.UTC)
@@ -38,7 +40,7 @@ func object(t *testing.T, kind, name, uid, owner string) *rawobj.Object {
 	return obj
 }
 
-func record(typ, kind, name, uid string, at time.Duration) *printer.Record {
+func recordOf(typ, kind, name, uid string, at time.Duration) *printer.Record {
 	return &printer.Record{Type: typ, Time: t0.Add(at), APIVersion: "apps/v1", Kind: kind, Namespace: "demo", Name: name, UID: uid}
 }
 
@@ -87,22 +89,22 @@ func TestObserveNestsByControllerAndKeepsEachDelta(t *testing.T) {
 
 	// The Pod comes before its ReplicaSet: its parent is resolved when the
 	// page is written.
-	pod := record("Added", "Pod", "web-1", "pod-uid", time.Second)
+	pod := recordOf("Added", "Pod", "web-1", "pod-uid", time.Second)
 	pod.Health = &printer.Health{Status: "InProgress", Reason: "PodNotReady", Message: "Ready: 0/1"}
-	tl.Observe(pod, object(t, "Pod", "web-1", "pod-uid", "rs-uid"))
-	rs := record("Replaced", "ReplicaSet", "web-5", "rs-uid", 0)
+	tl.Observe(pod, object(t, "Pod", "web-1", "pod-uid", "rs-uid"), nil)
+	rs := recordOf("Replaced", "ReplicaSet", "web-5", "rs-uid", 0)
 	rs.Initial = true
-	tl.Observe(rs, object(t, "ReplicaSet", "web-5", "rs-uid", ""))
-	up := record("Updated", "Pod", "web-1", "pod-uid", 2*time.Second)
+	tl.Observe(rs, object(t, "ReplicaSet", "web-5", "rs-uid", ""), nil)
+	up := recordOf("Updated", "Pod", "web-1", "pod-uid", 2*time.Second)
 	up.Manager, up.Operation = "kubelet", "Update"
 	up.Health = &printer.Health{Status: "Current", Message: "Pod is Ready"}
 	up.Changes = []diff.Operation{{Op: diff.OpReplace, Path: "/status/phase", Old: "Pending", Value: "Running"}}
-	tl.Observe(up, object(t, "Pod", "web-1", "pod-uid", "rs-uid"))
+	tl.Observe(up, object(t, "Pod", "web-1", "pod-uid", "rs-uid"), nil)
 	// A deletion without a final state: no object, no UID; found by name.
-	gone := record("Deleted", "Pod", "web-1", "", 3*time.Second)
+	gone := recordOf("Deleted", "Pod", "web-1", "", 3*time.Second)
 	gone.FinalStateUnknown = true
 	gone.Health = &printer.Health{Status: "NotFound"}
-	tl.Observe(gone, nil)
+	tl.Observe(gone, nil, nil)
 
 	if err := tl.Write(false); err != nil {
 		t.Fatal(err)
@@ -142,14 +144,14 @@ func TestEventsJoinTheirSubjectsLane(t *testing.T) {
 	tl := New(path, "", nil)
 	// The Event comes first, naming its subject with a UID: the subject's
 	// lane is made by it and found again by the subject's own delta.
-	ev := record("Added", "Event", "web-1.abc", "event-uid", time.Second)
+	ev := recordOf("Added", "Event", "web-1.abc", "event-uid", time.Second)
 	ev.Event = &printer.Event{APIVersion: "v1", Kind: "Pod", Namespace: "demo", Name: "web-1", UID: "pod-uid",
 		Type: "Warning", Reason: "FailedScheduling", Message: `0/1 nodes <script>alert(1)</script>`, Count: 2}
-	tl.Observe(ev, nil)
-	tl.Observe(record("Added", "Pod", "web-1", "pod-uid", 2*time.Second), object(t, "Pod", "web-1", "pod-uid", ""))
-	expired := record("Deleted", "Event", "web-1.abc", "event-uid", time.Hour)
+	tl.Observe(ev, nil, nil)
+	tl.Observe(recordOf("Added", "Pod", "web-1", "pod-uid", 2*time.Second), object(t, "Pod", "web-1", "pod-uid", ""), nil)
+	expired := recordOf("Deleted", "Event", "web-1.abc", "event-uid", time.Hour)
 	expired.Event = ev.Event
-	tl.Observe(expired, nil)
+	tl.Observe(expired, nil, nil)
 	if err := tl.Write(true); err != nil {
 		t.Fatal(err)
 	}
@@ -256,10 +258,10 @@ func TestAPodThatCannotBeScheduledFailsWithTimeAlone(t *testing.T) {
 	}
 	now := t0.Add(5 * time.Second)
 	tl := New(filepath.Join(t.TempDir(), "t.html"), "", func() time.Time { return now })
-	rec := record("Added", "Pod", "stuck", "pod-uid", time.Second)
+	rec := recordOf("Added", "Pod", "stuck", "pod-uid", time.Second)
 	rec.APIVersion = "v1"
 	rec.Health = &printer.Health{Status: "InProgress", Reason: "PodNotScheduled", Message: "Pod has not been scheduled", RecheckAt: t0.Add(15 * time.Second)}
-	tl.Observe(rec, obj)
+	tl.Observe(rec, obj, nil)
 
 	if err := tl.Write(true); err != nil {
 		t.Fatal(err)
@@ -327,9 +329,9 @@ func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
 // band, once per change of health; of an object never shown, nothing.
 func TestHiddenDeltasStillMoveTheHealth(t *testing.T) {
 	tl := New(filepath.Join(t.TempDir(), "t.html"), "", func() time.Time { return t0.Add(time.Minute) })
-	shown := record("Added", "Pod", "web-1", "pod-uid", 0)
+	shown := recordOf("Added", "Pod", "web-1", "pod-uid", 0)
 	shown.Health = &printer.Health{Status: "InProgress", Reason: "PodPending"}
-	tl.Observe(shown, object(t, "Pod", "web-1", "pod-uid", ""))
+	tl.Observe(shown, object(t, "Pod", "web-1", "pod-uid", ""), nil)
 	ready := &printer.Record{Type: "Updated", Time: t0.Add(2 * time.Second), UID: "pod-uid", Health: &printer.Health{Status: "Current", Message: "Pod is Ready"}}
 	tl.ObserveHidden(ready, nil)
 	again := *ready
@@ -346,5 +348,55 @@ func TestHiddenDeltasStillMoveTheHealth(t *testing.T) {
 	h := doc.Lanes[0].Health
 	if len(h) != 1 || h[0][0] != float64(t0.Add(2*time.Second).UnixMilli()) || h[0][1] != "Current" {
 		t.Fatalf("the Pod's band turns Current when it did, once: %v", h)
+	}
+}
+
+// TestChangesAreComputedLaterInOrder: changes handed as a function are
+// computed once, at the next write or once maxPending marks wait, and
+// the marks keep their order, those without changes included.
+func TestChangesAreComputedLaterInOrder(t *testing.T) {
+	tl := New(filepath.Join(t.TempDir(), "t.html"), "", nil)
+	calls := 0
+	changes := func(ops ...diff.Operation) record.Changes {
+		return func() ([]diff.Operation, error) {
+			calls++
+			if len(ops) == 0 {
+				return nil, errors.New("broken")
+			}
+			return ops, nil
+		}
+	}
+	tl.Observe(recordOf("Added", "Pod", "web-1", "pod-uid", 0), object(t, "Pod", "web-1", "pod-uid", ""), nil)
+	up := recordOf("Updated", "Pod", "web-1", "pod-uid", time.Second)
+	tl.Observe(up, object(t, "Pod", "web-1", "pod-uid", ""), changes(diff.Operation{Op: diff.OpReplace, Path: "/spec/x", Old: "a", Value: "b"}))
+	tl.Observe(recordOf("Updated", "Pod", "web-1", "pod-uid", 2*time.Second), object(t, "Pod", "web-1", "pod-uid", ""), changes())
+	tl.Observe(recordOf("Deleted", "Pod", "web-1", "pod-uid", 3*time.Second), nil, nil)
+	if calls != 0 {
+		t.Fatalf("changes computed %d times before the page was written", calls)
+	}
+	if err := tl.Write(false); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 {
+		t.Fatalf("changes computed %d times, want once each", calls)
+	}
+	doc, _ := readDocument(t, tl.Path())
+	m := doc.Lanes[0].Marks
+	if len(m) != 4 || m[0].Type != "Added" || m[1].Type != "Updated" || m[2].Type != "Updated" || m[3].Type != "Deleted" {
+		t.Fatalf("marks out of order: %+v", m)
+	}
+	if len(m[1].Changes) != 1 || m[1].Changes[0] != [2]string{"replace", `~ spec.x: "a" → "b"`} {
+		t.Fatalf("the update's changes: %+v", m[1].Changes)
+	}
+	if len(m[2].Changes) != 1 || m[2].Changes[0][0] != "error" || !strings.Contains(m[2].Changes[0][1], "broken") {
+		t.Fatalf("changes that could not be computed must say so: %+v", m[2].Changes)
+	}
+	// A long stream settles by itself, without a write.
+	for i := range maxPending {
+		tl.Observe(recordOf("Updated", "Pod", "web-2", "pod-2", time.Duration(i)*time.Millisecond), object(t, "Pod", "web-2", "pod-2", ""),
+			changes(diff.Operation{Op: diff.OpAdd, Path: "/x", Value: "1"}))
+	}
+	if calls != 2+maxPending || tl.pending != 0 || len(tl.unsettled) != 0 {
+		t.Fatalf("after %d waiting marks: %d computed, %d still waiting", maxPending, calls-2, tl.pending)
 	}
 }
