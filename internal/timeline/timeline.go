@@ -63,9 +63,11 @@ type Timeline struct {
 	// judge re-judges the objects whose verdict changes with time alone.
 	judge *health.Judge
 	// unsettled are the lanes with marks waiting for their changes,
-	// pending how many marks wait (settle).
-	unsettled []*lane
-	pending   int
+	// pending how many marks wait (settle), pendingBytes about how much
+	// of the objects' JSON their changes keep.
+	unsettled    []*lane
+	pending      int
+	pendingBytes int
 	// buf is the last data document written, reused for the next; Write
 	// holds writing while it uses it.
 	buf []byte
@@ -223,14 +225,21 @@ func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object, changes reco
 		t.unsettled = append(t.unsettled, l)
 	}
 	l.pending = append(l.pending, pendingMark{mark: m, changes: changes})
-	if t.pending++; t.pending >= maxPending {
+	if obj != nil {
+		t.pendingBytes += 2 * len(obj.JSON) // the object and, about, the one before it
+	}
+	if t.pending++; t.pending >= maxPending || t.pendingBytes >= maxPendingBytes {
 		t.settle()
 	}
 }
 
-// maxPending bounds the marks waiting for their changes (settle): the
-// objects they keep are few, however long a replay.
-const maxPending = 4096
+// maxPending and maxPendingBytes bound the marks waiting for their
+// changes (settle) and the objects they keep: few, however long a replay
+// and however large its objects.
+const (
+	maxPending      = 4096
+	maxPendingBytes = 16 << 20
+)
 
 // pendingMark is a mark whose changes are computed when it is settled.
 type pendingMark struct {
@@ -259,7 +268,7 @@ func (t *Timeline) settle() {
 		l.pending = l.pending[:0]
 	}
 	clear(t.unsettled)
-	t.unsettled, t.pending = t.unsettled[:0], 0
+	t.unsettled, t.pending, t.pendingBytes = t.unsettled[:0], 0, 0
 }
 
 // addMark adds m to l's marks.

@@ -399,4 +399,17 @@ func TestChangesAreComputedLaterInOrder(t *testing.T) {
 	if calls != 2+maxPending || tl.pending != 0 || len(tl.unsettled) != 0 {
 		t.Fatalf("after %d waiting marks: %d computed, %d still waiting", maxPending, calls-2, tl.pending)
 	}
+	// And so does one of large objects, before they add up.
+	large, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big","namespace":"demo","uid":"big-uid","resourceVersion":"1"},"data":{"x":"`+strings.Repeat("x", 1<<20)+`"}}`), rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := calls
+	for i := range 8 {
+		tl.Observe(recordOf("Updated", "ConfigMap", "big", "big-uid", time.Duration(i)*time.Millisecond), large,
+			changes(diff.Operation{Op: diff.OpAdd, Path: "/x", Value: "1"}))
+	}
+	if calls != before+8 || tl.pending != 0 {
+		t.Fatalf("8 updates of a 1 MiB object: %d computed, %d still waiting", calls-before, tl.pending)
+	}
 }
