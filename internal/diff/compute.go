@@ -78,6 +78,22 @@ type Ignored struct{ trie *pathTrie }
 // ParseIgnored parses paths as Options.Ignore does.
 func ParseIgnored(paths []string) *Ignored { return &Ignored{trie: newPathTrie(paths)} }
 
+// IgnoresMember reports whether the member key of the object at path
+// (segments from the root) is ignored, itself or with a parent.
+func (i *Ignored) IgnoresMember(path []string, key []byte) bool {
+	if i == nil {
+		return false
+	}
+	n := i.trie
+	for _, seg := range path {
+		if n.ignored() {
+			return true
+		}
+		n = n.child(seg)
+	}
+	return n.ignored() || n.child(string(key)).ignored()
+}
+
 // trieOr is i's trie, or, when i is nil, paths parsed.
 func (i *Ignored) trieOr(paths []string) *pathTrie {
 	if i != nil {

@@ -62,13 +62,19 @@ func (e *wireEvent) last() time.Time {
 	if e.Series != nil {
 		times = append(times, e.Series.LastObservedTime)
 	}
-	var latest time.Time
+	return latest(times)
+}
+
+// latest is the latest of times, RFC 3339 texts; those that do not parse
+// (empty ones) are skipped. Zero when none parses.
+func latest(times []string) time.Time {
+	var last time.Time
 	for _, s := range times {
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && t.After(latest) {
-			latest = t
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && t.After(last) {
+			last = t
 		}
 	}
-	return latest
+	return last
 }
 
 // Summarize reads an Event's JSON, of events.k8s.io/v1 or core/v1.

@@ -48,17 +48,11 @@ type coreEvent struct {
 
 // last is when e last happened: the latest of its times.
 func (e *coreEvent) last() time.Time {
-	var latest time.Time
 	times := []string{e.FirstTimestamp, e.LastTimestamp, e.EventTime}
 	if e.Series != nil {
 		times = append(times, e.Series.LastObservedTime)
 	}
-	for _, s := range times {
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && t.After(latest) {
-			latest = t
-		}
-	}
-	return latest
+	return latest(times)
 }
 
 // count is how many times e happened.

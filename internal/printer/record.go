@@ -108,6 +108,9 @@ type Event struct {
 	// Count how many times (at least 1).
 	Type, Reason, Message string
 	Count                 int
+	// Last is when it last happened (zero when it says not); no output
+	// shows it, health rules read it (health.Judge.NoteEvent).
+	Last time.Time
 }
 
 // Health is a verdict on an object (kstatus' statuses: Current,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
@@ -35,11 +34,9 @@ func alwaysIgnoredPaths() []string {
 type differ struct {
 	show        bool
 	changedOnly bool
-	// ignore are the paths left out of diffs; ignoreSegs the same, as
-	// segments.
-	ignore     []string
-	ignoreSegs [][]string
-	ignored    *diff.Ignored
+	// ignore are the paths left out of diffs; ignored the same, parsed.
+	ignore  []string
+	ignored *diff.Ignored
 	// decoders are changedDecoders, each with its scratch, for compute.
 	decoders sync.Pool
 }
@@ -59,13 +56,6 @@ func newDiffer(o DiffOptions) (*differ, error) {
 			return nil, fmt.Errorf("invalid --ignore-path %q: %w; use a JSON pointer (/spec/replicas) or a dotted path (spec.replicas)", p, err)
 		}
 		d.ignore = append(d.ignore, p)
-	}
-	for _, p := range d.ignore {
-		segs, err := diff.ParsePath(p)
-		if err != nil {
-			return nil, fmt.Errorf("invalid ignored path %q: %w", p, err)
-		}
-		d.ignoreSegs = append(d.ignoreSegs, segs)
 	}
 	d.ignored = diff.ParseIgnored(d.ignore)
 	return d, nil
@@ -91,7 +81,7 @@ func (d *differ) applies(it *informer.Item) bool {
 func (d *differ) compute(old, obj *rawobj.Object, secret bool) ([]diff.Operation, error) {
 	c, _ := d.decoders.Get().(*changedDecoder)
 	if c == nil {
-		c = &changedDecoder{ignore: d.ignoreSegs}
+		c = &changedDecoder{ignore: d.ignored}
 	}
 	before, after, err := c.decode(old.JSON, obj.JSON)
 	d.decoders.Put(c)
@@ -117,8 +107,8 @@ const maxChangedDepth = 3
 // diff ignores (metadata.managedFields, which differs on every write). An
 // update changes a few fields of an object: most of it is never decoded.
 type changedDecoder struct {
-	// ignore are the diff's ignored paths, as segments.
-	ignore [][]string
+	// ignore are the diff's ignored paths.
+	ignore *diff.Ignored
 	// path is where decode is, as segments from the root.
 	path []string
 	// levels are the members of the two objects at each depth, reused
@@ -165,18 +155,8 @@ func (m *rawMembers) read(data []byte) error {
 	})
 }
 
-// ignored reports whether the member key at c.path is an ignored path.
-func (c *changedDecoder) ignored(key []byte) bool {
-	for _, p := range c.ignore {
-		if len(p) != len(c.path)+1 || p[len(c.path)] != string(key) {
-			continue
-		}
-		if slices.Equal(p[:len(c.path)], c.path) {
-			return true
-		}
-	}
-	return false
-}
+// ignored reports whether the member key at c.path is ignored.
+func (c *changedDecoder) ignored(key []byte) bool { return c.ignore.IgnoresMember(c.path, key) }
 
 // decode decodes the changed parts of a and b (see changedDecoder).
 func (c *changedDecoder) decode(a, b []byte) (any, any, error) {

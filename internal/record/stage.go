@@ -144,10 +144,9 @@ func (s *Stage) Fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 	case !keep || err != nil:
 	case t.Role == informer.RoleEvents:
 		// An Event explains an object; it has no health of its own, but
-		// may change its subject's (health.Judge.NoteEvent).
-		var last time.Time
-		if rec.Event, last, err = eventOf(it); err == nil && s.judge != nil {
-			s.judge.NoteEvent(rec.Event.UID, rec.Event.Reason, last)
+		// may change its subject's.
+		if rec.Event, err = eventOf(it); err == nil {
+			s.noteEvent(rec.Event)
 		}
 	case s.judge != nil:
 		rec.Health = s.healthOf(it, now)
@@ -221,11 +220,7 @@ func (s *Stage) Complete(rec *printer.Record, t informer.Target, it *informer.It
 	if t.Role == informer.RoleEvents {
 		// An Event has no health, and its changes say nothing; it may
 		// change its subject's health.
-		if s.judge != nil && rec.Event != nil && it.Object != nil {
-			if e, err := events.Summarize(it.Object.JSON); err == nil {
-				s.judge.NoteEvent(e.Subject.UID, e.Reason, e.Last)
-			}
-		}
+		s.noteEvent(rec.Event)
 		return nil
 	}
 	if rec.Health == nil && s.judge != nil {
@@ -266,20 +261,27 @@ func (s *Stage) columnsFor(cols []rawobj.Column) []printer.Column {
 	return out
 }
 
-// eventOf is what human output says of an Event record, and when the
-// Event last happened.
-func eventOf(it *informer.Item) (*printer.Event, time.Time, error) {
+// eventOf is what human output says of an Event record.
+func eventOf(it *informer.Item) (*printer.Event, error) {
 	if it.Object == nil {
-		return &printer.Event{}, time.Time{}, nil
+		return &printer.Event{}, nil
 	}
 	e, err := events.Summarize(it.Object.JSON)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, err
 	}
 	return &printer.Event{
 		APIVersion: e.Subject.APIVersion, Kind: e.Subject.Kind, Namespace: e.Subject.Namespace, Name: e.Subject.Name, UID: e.Subject.UID,
-		Type: e.Type, Reason: e.Reason, Message: e.Message, Count: e.Count,
-	}, e.Last, nil
+		Type: e.Type, Reason: e.Reason, Message: e.Message, Count: e.Count, Last: e.Last,
+	}, nil
+}
+
+// noteEvent tells this Stage's judge, if it has one, of the Event e of
+// an Event record (health.Judge.NoteEvent).
+func (s *Stage) noteEvent(e *printer.Event) {
+	if s.judge != nil && e != nil {
+		s.judge.NoteEvent(e.UID, e.Reason, e.Last)
+	}
 }
 
 // healthOf is the health of it's object as handed out at now (the
