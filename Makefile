@@ -136,6 +136,7 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 20s)
 	$(GO) test -run='^$$' -fuzz='^FuzzRowCells$$' -fuzztime=$(FUZZTIME) ./internal/printer/
 	$(GO) test -run='^$$' -fuzz='^FuzzNextEvent$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 	$(GO) test -run='^$$' -fuzz='^FuzzEachValidMember$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
+	$(GO) test -run='^$$' -fuzz='^FuzzChangeWalker$$' -fuzztime=$(FUZZTIME) ./internal/record/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeValue$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
 
 .PHONY: lint

@@ -679,3 +679,33 @@ func redactSecretValues(path []string) bool {
 	}
 	return false
 }
+
+// TestStepperOrdersLikeCompute walks members in reverse key order, nested,
+// and gets Compute's operations in Compute's order.
+func TestStepperOrdersLikeCompute(t *testing.T) {
+	a := map[string]any{"z": 1.0, "m": map[string]any{"y": "a", "b": "a"}, "a": true, "gone": 1.0}
+	b := map[string]any{"z": 2.0, "m": map[string]any{"y": "b", "b": "b", "c": []any{1.0}}, "a": false, "new": "x"}
+	s := NewStepper(Options{})
+	s.Values("z", 1.0, 2.0)
+	s.Enter("m")
+	s.Added("c", []any{1.0})
+	s.Values("y", "a", "b")
+	s.Values("b", "a", "b")
+	s.Leave()
+	s.Removed("gone", 1.0)
+	s.Added("new", "x")
+	s.Values("a", true, false)
+	got, want := s.Operations(), Compute(a, b, Options{})
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Stepper:\n%+v\nCompute:\n%+v", got, want)
+	}
+	if paths := []string{"/a", "/gone", "/m/b", "/m/c", "/m/y", "/new", "/z"}; len(got) != len(paths) {
+		t.Fatalf("got %d operations, want %d", len(got), len(paths))
+	} else {
+		for i, p := range paths {
+			if got[i].Path != p {
+				t.Errorf("operation %d at %s, want %s", i, got[i].Path, p)
+			}
+		}
+	}
+}

@@ -114,10 +114,57 @@ func checkDiffApply(t *testing.T, oldJSON, newJSON string) {
 		}
 	}
 
+	// A Stepper walked through the two documents, member by member,
+	// ends where Compute does, also ignoring and redacting.
+	if a, ok := oldV.(map[string]any); ok {
+		if b, ok := newV.(map[string]any); ok {
+			for _, opts := range []Options{{}, {Ignore: []string{"a", "/b/c"}}, {Redact: redact}} {
+				s := NewStepper(Options{Ignore: []string{"x"}}) // Reset replaces these
+				s.Reset(opts)
+				stepThrough(s, a, b)
+				if got, want := marshalOps(t, s.Operations()), marshalOps(t, Compute(a, b, opts)); got != want {
+					t.Fatalf("Stepper with %+v:\n%s\nCompute:\n%s", opts, got, want)
+				}
+			}
+		}
+	}
+
 	// Text rendering never spans lines.
 	for _, op := range ops {
 		if s := op.Text(60); strings.ContainsAny(s, "\n\r") {
 			t.Fatalf("Text() = %q spans lines", s)
+		}
+	}
+}
+
+// stepThrough walks a and b as a caller of Stepper does: members that
+// are maps on both sides entered, others that differ handed over; the
+// members in map order, so in no particular order.
+func stepThrough(s *Stepper, a, b map[string]any) {
+	for k, av := range a {
+		if s.Ignores([]byte(k)) {
+			continue
+		}
+		bv, ok := b[k]
+		switch {
+		case !ok:
+			s.Removed(k, av)
+		case reflect.DeepEqual(av, bv):
+		default:
+			am, aIsMap := av.(map[string]any)
+			bm, bIsMap := bv.(map[string]any)
+			if aIsMap && bIsMap {
+				s.Enter(k)
+				stepThrough(s, am, bm)
+				s.Leave()
+				continue
+			}
+			s.Values(k, av, bv)
+		}
+	}
+	for k, bv := range b {
+		if _, ok := a[k]; !ok && !s.Ignores([]byte(k)) {
+			s.Added(k, bv)
 		}
 	}
 }

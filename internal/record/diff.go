@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
@@ -37,8 +38,8 @@ type differ struct {
 	// ignore are the paths left out of diffs; ignored the same, parsed.
 	ignore  []string
 	ignored *diff.Ignored
-	// decoders are changedDecoders, each with its scratch, for compute.
-	decoders sync.Pool
+	// walkers are changeWalkers, each with its scratch, for compute.
+	walkers sync.Pool
 }
 
 // newDiffer builds the ignore list: the defaults, metadata.generation with
@@ -79,41 +80,38 @@ func (d *differ) applies(it *informer.Item) bool {
 // compute returns the changes from old to obj; a Secret's values are
 // reported as changed without them.
 func (d *differ) compute(old, obj *rawobj.Object, secret bool) ([]diff.Operation, error) {
-	c, _ := d.decoders.Get().(*changedDecoder)
-	if c == nil {
-		c = &changedDecoder{ignore: d.ignored}
-	}
-	before, after, err := c.decode(old.JSON, obj.JSON)
-	d.decoders.Put(c)
-	if err != nil {
-		return nil, fmt.Errorf("unable to decode an object for --diff: %w", err)
+	w, _ := d.walkers.Get().(*changeWalker)
+	if w == nil {
+		w = &changeWalker{step: diff.NewStepper(diff.Options{})}
 	}
 	opts := diff.Options{Ignore: d.ignore, Ignored: d.ignored}
 	if secret {
 		opts.Redact = isSecretValuePath
 	}
-	return diff.Compute(before, after, opts), nil
+	w.step.Reset(opts)
+	err := w.walk(old.JSON, obj.JSON)
+	ops := w.step.Operations()
+	w.release()
+	d.walkers.Put(w)
+	if err != nil {
+		return nil, fmt.Errorf("unable to decode an object for --diff: %w", err)
+	}
+	return ops, nil
 }
 
-// maxChangedDepth is how deep changedDecoder looks for identical members:
-// an object's top level, metadata's, spec's and status', and theirs.
-const maxChangedDepth = 3
-
-// changedDecoder decodes what the diff of two JSON values needs: of two
-// objects, only the members whose JSON differs (and, down to
-// maxChangedDepth, only what differs in those that are objects on both
-// sides); a member with the same bytes on both sides holds the same value
-// and makes no change, so it is left out of both, and so is a member the
-// diff ignores (metadata.managedFields, which differs on every write). An
-// update changes a few fields of an object: most of it is never decoded.
-type changedDecoder struct {
-	// ignore are the diff's ignored paths.
-	ignore *diff.Ignored
-	// path is where decode is, as segments from the root.
-	path []string
-	// levels are the members of the two objects at each depth, reused
-	// from one decode to the next.
-	levels [maxChangedDepth][2]rawMembers
+// changeWalker walks two versions of an object's JSON side by side and
+// hands the diff's Stepper what differs: a member with the same bytes on
+// both sides holds the same value and makes no change, so it is skipped
+// undecoded, and so is a member the diff ignores; a member that is an
+// object on both sides is walked into; any other member that differs is
+// decoded, on its side or on both. An update changes a few fields of an
+// object: most of it is never decoded, and no map of its members is made.
+type changeWalker struct {
+	step *diff.Stepper
+	// levels are the members of the two objects at each depth of the
+	// walk, reused from one walk to the next; depth is where it is.
+	levels []*[2]rawMembers
+	depth  int
 }
 
 // rawMember is one member of a JSON object: its key, in the arena of the
@@ -155,27 +153,27 @@ func (m *rawMembers) read(data []byte) error {
 	})
 }
 
-// ignored reports whether the member key at c.path is ignored.
-func (c *changedDecoder) ignored(key []byte) bool { return c.ignore.IgnoresMember(c.path, key) }
-
-// decode decodes the changed parts of a and b (see changedDecoder).
-func (c *changedDecoder) decode(a, b []byte) (any, any, error) {
-	if len(c.path) >= maxChangedDepth || !isObject(a) || !isObject(b) {
-		before, err := rawobj.DecodeExact(a)
-		if err != nil {
-			return nil, nil, err
-		}
-		after, err := rawobj.DecodeExact(b)
-		return before, after, err
+// release lets go of the objects of the last walk.
+func (w *changeWalker) release() {
+	for _, l := range w.levels {
+		clear(l[0].members)
+		clear(l[1].members)
 	}
-	ma, mb := &c.levels[len(c.path)][0], &c.levels[len(c.path)][1]
+}
+
+// walk hands w.step the differences of the JSON objects a and b, at the
+// stepper's place.
+func (w *changeWalker) walk(a, b []byte) error {
+	if w.depth == len(w.levels) {
+		w.levels = append(w.levels, new([2]rawMembers))
+	}
+	ma, mb := &w.levels[w.depth][0], &w.levels[w.depth][1]
 	if err := ma.read(a); err != nil {
-		return nil, nil, err
+		return err
 	}
 	if err := mb.read(b); err != nil {
-		return nil, nil, err
+		return err
 	}
-	before, after := map[string]any{}, map[string]any{}
 	var small [32]bool
 	var matched []bool
 	if n := len(mb.members); n <= len(small) {
@@ -189,37 +187,70 @@ func (c *changedDecoder) decode(a, b []byte) (any, any, error) {
 		if j >= 0 {
 			matched[j] = true
 		}
-		if c.ignored(key) || j >= 0 && bytes.Equal(m.value, mb.members[j].value) {
+		if w.step.Ignores(key) || j >= 0 && bytes.Equal(m.value, mb.members[j].value) {
 			continue
 		}
-		k := string(key)
 		if j < 0 {
 			x, err := rawobj.DecodeExact(m.value)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
-			before[k] = x
+			w.step.Removed(keyString(key), x)
 			continue
 		}
-		c.path = append(c.path, k)
-		x, y, err := c.decode(m.value, mb.members[j].value)
-		c.path = c.path[:len(c.path)-1]
-		if err != nil {
-			return nil, nil, err
+		if err := w.member(keyString(key), m.value, mb.members[j].value); err != nil {
+			return err
 		}
-		before[k], after[k] = x, y
 	}
 	for j, m := range mb.members {
-		if matched[j] || c.ignored(mb.key(j)) {
+		if matched[j] || w.step.Ignores(mb.key(j)) {
 			continue
 		}
 		y, err := rawobj.DecodeExact(m.value)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		after[string(mb.key(j))] = y
+		w.step.Added(keyString(mb.key(j)), y)
 	}
-	return before, after, nil
+	return nil
+}
+
+// keyString is the member key as encoding/json decodes it: a byte that
+// is not UTF-8 becomes U+FFFD (the key's escapes are undone already).
+func keyString(key []byte) string {
+	if utf8.Valid(key) {
+		return string(key)
+	}
+	b := make([]byte, 0, len(key)+8)
+	for len(key) > 0 {
+		r, n := utf8.DecodeRune(key)
+		b = utf8.AppendRune(b, r) // RuneError, U+FFFD, for a byte that is not UTF-8
+		key = key[n:]
+	}
+	return string(b)
+}
+
+// member hands w.step the member key, present on both sides with
+// different bytes: walked into when an object on both, else decoded.
+func (w *changeWalker) member(key string, a, b []byte) error {
+	if isObject(a) && isObject(b) {
+		w.step.Enter(key)
+		w.depth++
+		err := w.walk(a, b)
+		w.depth--
+		w.step.Leave()
+		return err
+	}
+	x, err := rawobj.DecodeExact(a)
+	if err != nil {
+		return err
+	}
+	y, err := rawobj.DecodeExact(b)
+	if err != nil {
+		return err
+	}
+	w.step.Values(key, x, y)
+	return nil
 }
 
 // isObject reports whether the JSON value v is an object.
