@@ -317,7 +317,8 @@ func timelineUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, ro
 // baseCmd side by side (each a format with the plugin's path and its
 // connection flags to fill in), both watching the N ConfigMaps, while
 // they are updated at churnRate for churnFor: the CPU each used during
-// the churn, from /proc. m.Name is set to how many updates were made.
+// the churn, from /proc; which of the two starts first alternates. m.Name
+// is set to how many updates were made.
 func sideBySideUnderChurn(ctx context.Context, e *env, cl *cluster, rounds int, m abMeasure, newCmd, baseCmd string) (abMeasure, error) {
 	plugin := filepath.Join(e.bin, "kubectl-deltas")
 	conn := "--kubeconfig " + e.kubeconfig
@@ -328,14 +329,25 @@ func sideBySideUnderChurn(ctx context.Context, e *env, cl *cluster, rounds int, 
 			c := commandIn(ctx, e, []string{"sh", "-c", cmd})
 			return c, c.Start()
 		}
-		withPage, err := start(fmt.Sprintf(newCmd, plugin, conn))
+		// Which starts first alternates round by round: of two
+		// identical streams side by side, the one started first used
+		// about 7% less CPU during the churn here.
+		cmds := [2]string{fmt.Sprintf(newCmd, plugin, conn), fmt.Sprintf(baseCmd, plugin, conn)}
+		if round%2 == 1 {
+			cmds[0], cmds[1] = cmds[1], cmds[0]
+		}
+		first, err := start(cmds[0])
 		if err != nil {
 			return m, err
 		}
-		without, err := start(fmt.Sprintf(baseCmd, plugin, conn))
+		second, err := start(cmds[1])
 		if err != nil {
-			_ = withPage.Process.Kill()
+			_ = first.Process.Kill()
 			return m, err
+		}
+		withPage, without := first, second
+		if round%2 == 1 {
+			withPage, without = second, first
 		}
 		time.Sleep(churnSettle + 2*time.Second) // both listed, watching
 		newUsage, baseUsage := startUsage(withPage.Process.Pid, 0), startUsage(without.Process.Pid, 0)

@@ -118,7 +118,10 @@ func appendLane(b []byte, l *lane) []byte {
 	return append(b, '}')
 }
 
-func appendMark(b []byte, m *mark) []byte {
+// appendMark appends m; attrs, when not nil, keeps the encoding of the
+// members most marks repeat from the previous one (manager, operation,
+// health).
+func appendMark(b []byte, m *mark, attrs *markAttrs) []byte {
 	b = append(b, `{"t":`...)
 	b = strconv.AppendInt(b, m.Time, 10)
 	b = appendKey(b, "d")
@@ -126,14 +129,10 @@ func appendMark(b []byte, m *mark) []byte {
 	if m.Initial {
 		b = append(b, `,"i":true`...)
 	}
-	for _, f := range [...]struct{ key, value string }{
-		{"by", m.Manager}, {"op", m.Operation}, {"h", m.Health}, {"hr", m.Reason}, {"hm", m.Message},
-	} {
-		if f.value != "" {
-			b = appendKey(b, f.key)
-			b = appendText(b, f.value)
-		}
+	if attrs == nil {
+		attrs = &markAttrs{}
 	}
+	b = attrs.append(b, m)
 	if len(m.Changes) > 0 {
 		b = appendKey(b, "c")
 		b = append(b, '[')
@@ -153,6 +152,33 @@ func appendMark(b []byte, m *mark) []byte {
 		b = append(b, `,"u":true`...)
 	}
 	return append(b, '}')
+}
+
+// markAttrs is the encoding of a mark's by, op, h, hr and hm members,
+// kept for the next mark with the same ones.
+type markAttrs struct {
+	src [5]string
+	enc []byte
+	set bool
+}
+
+// markAttrKeys are the keys of markAttrs.src's members, in order.
+var markAttrKeys = [5]string{"by", "op", "h", "hr", "hm"}
+
+// append appends m's by, op, h, hr and hm members (those not empty).
+func (c *markAttrs) append(b []byte, m *mark) []byte {
+	src := [5]string{m.Manager, m.Operation, m.Health, m.Reason, m.Message}
+	if !c.set || src != c.src {
+		c.enc = c.enc[:0]
+		for i, v := range src {
+			if v != "" {
+				c.enc = appendKey(c.enc, markAttrKeys[i])
+				c.enc = appendText(c.enc, v)
+			}
+		}
+		c.src, c.set = src, true
+	}
+	return append(b, c.enc...)
 }
 
 // appendKey appends ,"key":.

@@ -68,6 +68,8 @@ type Timeline struct {
 	unsettled    []*lane
 	pending      int
 	pendingBytes int
+	// attrs encodes the members marks repeat (appendMark).
+	attrs markAttrs
 	// buf is the last data document written, reused for the next; Write
 	// holds writing while it uses it.
 	buf []byte
@@ -216,7 +218,7 @@ func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object, changes reco
 		m.Changes = changesOf(rec.Changes)
 	}
 	if changes == nil && len(l.pending) == 0 {
-		l.addMark(&m)
+		l.addMark(&m, &t.attrs)
 		return
 	}
 	// After the marks waiting for their changes, in order.
@@ -262,7 +264,7 @@ func (t *Timeline) settle() {
 					p.mark.Changes = changesOf(ops)
 				}
 			}
-			l.encodeMark(&p.mark)
+			l.encodeMark(&p.mark, &t.attrs)
 		}
 		clear(l.pending) // let go of the objects
 		l.pending = l.pending[:0]
@@ -271,10 +273,10 @@ func (t *Timeline) settle() {
 	t.unsettled, t.pending, t.pendingBytes = t.unsettled[:0], 0, 0
 }
 
-// addMark adds m to l's marks.
-func (l *lane) addMark(m *mark) {
+// addMark adds m to l's marks, its members encoded with attrs'.
+func (l *lane) addMark(m *mark, attrs *markAttrs) {
 	l.noteHealth(m)
-	l.encodeMark(m)
+	l.encodeMark(m, attrs)
 }
 
 // noteHealth keeps m's health as l's latest mark's, if it has one.
@@ -284,12 +286,12 @@ func (l *lane) noteHealth(m *mark) {
 	}
 }
 
-// encodeMark appends m to l's encoded marks.
-func (l *lane) encodeMark(m *mark) {
+// encodeMark appends m to l's encoded marks (appendMark).
+func (l *lane) encodeMark(m *mark, attrs *markAttrs) {
 	if len(l.marks) > 0 {
 		l.marks = append(l.marks, ',')
 	}
-	l.marks = appendMark(l.marks, m)
+	l.marks = appendMark(l.marks, m, attrs)
 }
 
 // ObserveHidden takes a record the stream did not show (its filters kept

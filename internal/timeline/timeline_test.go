@@ -56,10 +56,12 @@ type readDoc struct {
 	Lanes []*readLane `json:"lanes"`
 }
 
-// withMarks is l with marks added, as Observe adds them.
+// withMarks is l with marks added, as Observe adds them: the members
+// they repeat encoded once.
 func withMarks(l *lane, marks ...mark) *lane {
+	var attrs markAttrs
 	for i := range marks {
-		l.addMark(&marks[i])
+		l.addMark(&marks[i], &attrs)
 	}
 	return l
 }
@@ -290,7 +292,9 @@ func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
 		{Time: 5, Type: "Replaced", Initial: true, Health: "Current"},
 		{Time: 6, Type: "Updated", Manager: "m\x01", Operation: "Update", Health: "Failed", Reason: "R", Message: "bad\n<img>",
 			Changes: [][2]string{{"replace", `~ a: "<" → "\u2029"`}}},
-		{Time: 7, Type: "Deleted", Unknown: true},
+		{Time: 7, Type: "Updated", Manager: "m\x01", Operation: "Update", Health: "Failed", Reason: "R", Message: "bad\n<img>"},
+		{Time: 8, Type: "Updated", Manager: "m\x01", Operation: "Update", Health: "Failed", Reason: "R"},
+		{Time: 9, Type: "Deleted", Unknown: true},
 	}
 	pod := lane{
 		Context: "a", APIVersion: "v1", Kind: "Pod", Namespace: "n", Name: "</script><b>", UID: "u", Parent: -1,
