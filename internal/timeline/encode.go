@@ -47,12 +47,32 @@ func appendDocument(b []byte, doc *document) []byte {
 	return append(b, "]}"...)
 }
 
+// documentSize is about the size of doc encoded: at least what its marks
+// and lanes' identities take, whose encoding is kept.
+func documentSize(doc *document) int {
+	n := 256 + len(doc.Command)
+	for _, l := range doc.Lanes {
+		n += 64 + len(l.marks)
+		if l.head != nil {
+			n += len(l.head)
+		} else {
+			n += 48 + len(l.Context) + len(l.APIVersion) + len(l.Kind) + len(l.Namespace) + len(l.Name) + len(l.UID)
+		}
+		for _, e := range l.Events {
+			n += 64 + len(e.Reason) + len(e.Message)
+		}
+		n += 96 * len(l.Health)
+	}
+	return n
+}
+
 // appendLane appends l; its identity is encoded once (lane.head), its
 // marks as they came (lane.marks): a page rewritten while the stream goes
 // on encodes again only what may have changed.
 func appendLane(b []byte, l *lane) []byte {
 	if l.head == nil {
-		h := append([]byte(`{"ctx":`), appendText(nil, l.Context)...)
+		h := append(b, `{"ctx":`...) // encoded at the end of b, then kept
+		h = appendText(h, l.Context)
 		h = appendKey(h, "av")
 		h = appendText(h, l.APIVersion)
 		h = appendKey(h, "kind")
@@ -62,9 +82,12 @@ func appendLane(b []byte, l *lane) []byte {
 		h = appendKey(h, "name")
 		h = appendText(h, l.Name)
 		h = appendKey(h, "uid")
-		l.head = appendText(h, l.UID)
+		h = appendText(h, l.UID)
+		l.head = append(make([]byte, 0, len(h)-len(b)), h[len(b):]...)
+		b = h
+	} else {
+		b = append(b, l.head...)
 	}
-	b = append(b, l.head...)
 	b = appendKey(b, "parent")
 	b = strconv.AppendInt(b, int64(l.Parent), 10)
 	b = appendKey(b, "marks")

@@ -498,6 +498,9 @@ func (t *Timeline) data(live bool) ([]byte, error) {
 		}
 	}
 	breakCycles(t.lanes)
+	if need := documentSize(&doc); cap(t.buf) < need {
+		t.buf = make([]byte, 0, need+need/8) // one allocation, not a doubling per lane
+	}
 	t.buf = appendDocument(t.buf[:0], &doc)
 	return t.buf, nil
 }
