@@ -103,20 +103,20 @@ func (s *Stepper) note(key string, start int) {
 }
 
 // Values hands over the member key of the object the walk is in, which
-// differs: old and new decoded (as Compute takes them). Members that are
-// objects on both sides may be entered instead.
-func (s *Stepper) Values(key string, old, new any) {
-	s.member(key, func(ig *pathTrie, red bool) { s.d.diff(old, new, ig, red) })
+// differs: before and after decoded (as Compute takes them). Members
+// that are objects on both sides may be entered instead.
+func (s *Stepper) Values(key string, before, after any) {
+	s.member(key, func(ig *pathTrie, red bool) { s.d.diff(before, after, ig, red) })
 }
 
 // Added hands over the member key that only the new object has.
-func (s *Stepper) Added(key string, new any) {
-	s.member(key, func(ig *pathTrie, red bool) { s.d.add(new, ig, red) })
+func (s *Stepper) Added(key string, value any) {
+	s.member(key, func(ig *pathTrie, red bool) { s.d.add(value, ig, red) })
 }
 
 // Removed hands over the member key that only the old object has.
-func (s *Stepper) Removed(key string, old any) {
-	s.member(key, func(ig *pathTrie, red bool) { s.d.remove(old, ig, red) })
+func (s *Stepper) Removed(key string, value any) {
+	s.member(key, func(ig *pathTrie, red bool) { s.d.remove(value, ig, red) })
 }
 
 // member runs emit at the member key of the object the walk is in, with

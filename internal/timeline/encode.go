@@ -71,20 +71,20 @@ func documentSize(doc *document) int {
 // on encodes again only what may have changed.
 func appendLane(b []byte, l *lane) []byte {
 	if l.head == nil {
-		h := append(b, `{"ctx":`...) // encoded at the end of b, then kept
-		h = appendText(h, l.Context)
-		h = appendKey(h, "av")
-		h = appendText(h, l.APIVersion)
-		h = appendKey(h, "kind")
-		h = appendText(h, l.Kind)
-		h = appendKey(h, "ns")
-		h = appendText(h, l.Namespace)
-		h = appendKey(h, "name")
-		h = appendText(h, l.Name)
-		h = appendKey(h, "uid")
-		h = appendText(h, l.UID)
-		l.head = append(make([]byte, 0, len(h)-len(b)), h[len(b):]...)
-		b = h
+		start := len(b) // encoded at the end of b, then kept
+		b = append(b, `{"ctx":`...)
+		b = appendText(b, l.Context)
+		b = appendKey(b, "av")
+		b = appendText(b, l.APIVersion)
+		b = appendKey(b, "kind")
+		b = appendText(b, l.Kind)
+		b = appendKey(b, "ns")
+		b = appendText(b, l.Namespace)
+		b = appendKey(b, "name")
+		b = appendText(b, l.Name)
+		b = appendKey(b, "uid")
+		b = appendText(b, l.UID)
+		l.head = append(make([]byte, 0, len(b)-start), b[start:]...)
 	} else {
 		b = append(b, l.head...)
 	}
