@@ -78,22 +78,6 @@ type Ignored struct{ trie *pathTrie }
 // ParseIgnored parses paths as Options.Ignore does.
 func ParseIgnored(paths []string) *Ignored { return &Ignored{trie: newPathTrie(paths)} }
 
-// IgnoresMember reports whether the member key of the object at path
-// (segments from the root) is ignored, itself or with a parent.
-func (i *Ignored) IgnoresMember(path []string, key []byte) bool {
-	if i == nil {
-		return false
-	}
-	n := i.trie
-	for _, seg := range path {
-		if n.ignored() {
-			return true
-		}
-		n = n.child(seg)
-	}
-	return n.ignored() || n.child(string(key)).ignored()
-}
-
 // trieOr is i's trie, or, when i is nil, paths parsed.
 func (i *Ignored) trieOr(paths []string) *pathTrie {
 	if i != nil {
@@ -242,7 +226,7 @@ func (d *differ) diffMaps(a, b map[string]any, ig *pathTrie, red bool) {
 		}
 		d.pop()
 		if len(d.ops) > start {
-			runs = append(runs, keyRun{key: k, start: start, end: len(d.ops)})
+			runs = append(runs, keyRun{key: k, start: start - base, end: len(d.ops) - base})
 		}
 	}
 	for k, av := range a {
@@ -254,21 +238,29 @@ func (d *differ) diffMaps(a, b map[string]any, ig *pathTrie, red bool) {
 			visit(k, nil, bv, false, true)
 		}
 	}
-	if len(runs) < 2 {
-		return
-	}
-	slices.SortFunc(runs, func(x, y keyRun) int { return strings.Compare(x.key, y.key) })
-	sorted := make([]Operation, 0, len(d.ops)-base)
-	for _, r := range runs {
-		sorted = append(sorted, d.ops[r.start:r.end]...)
-	}
-	copy(d.ops[base:], sorted)
+	sortRuns(d.ops[base:], runs)
 }
 
-// keyRun locates the operations emitted for one map key: d.ops[start:end].
+// keyRun locates the operations emitted for one map key, as offsets into
+// the operations of its map: ops[start:end].
 type keyRun struct {
 	key        string
 	start, end int
+}
+
+// sortRuns puts the runs of ops, the operations of one map's keys, in
+// key order (runs are offsets into ops and cover it).
+func sortRuns(ops []Operation, runs []keyRun) {
+	compareRuns := func(x, y keyRun) int { return strings.Compare(x.key, y.key) }
+	if len(runs) < 2 || slices.IsSortedFunc(runs, compareRuns) {
+		return
+	}
+	slices.SortFunc(runs, compareRuns)
+	sorted := make([]Operation, 0, len(ops))
+	for _, r := range runs {
+		sorted = append(sorted, ops[r.start:r.end]...)
+	}
+	copy(ops, sorted)
 }
 
 // sortedKeys returns the keys of m, sorted.

@@ -90,29 +90,3 @@ func TestPointerRoundTrip(t *testing.T) {
 		})
 	}
 }
-
-func TestIgnoresMember(t *testing.T) {
-	ig := ParseIgnored([]string{"/metadata/managedFields", "status", "spec.template.metadata"})
-	for _, tc := range []struct {
-		path []string
-		key  string
-		want bool
-	}{
-		{nil, "metadata", false},
-		{nil, "status", true},
-		{[]string{"metadata"}, "managedFields", true},
-		{[]string{"metadata"}, "labels", false},
-		{[]string{"status"}, "phase", true}, // below an ignored parent
-		{[]string{"spec", "template"}, "metadata", true},
-		{[]string{"spec", "template"}, "spec", false},
-		{[]string{"spec"}, "replicas", false},
-	} {
-		if got := ig.IgnoresMember(tc.path, []byte(tc.key)); got != tc.want {
-			t.Errorf("%v %q: %v, want %v", tc.path, tc.key, got, tc.want)
-		}
-	}
-	var none *Ignored
-	if none.IgnoresMember([]string{"a"}, []byte("b")) {
-		t.Error("nothing ignored ignores something")
-	}
-}

@@ -1,7 +1,5 @@
 package diff
 
-import "slices"
-
 // Stepper computes what Compute would, for a caller that walks the two
 // objects itself, member by member, and hands over decoded values only
 // where they differ: a caller holding JSON can skip a member whose bytes
@@ -146,28 +144,4 @@ func (s *Stepper) Operations() []Operation {
 	}
 	s.d.ops = nil
 	return ops
-}
-
-// sortRuns puts the runs of ops (offsets into ops) in key order, as
-// diffMaps puts a map's keys.
-func sortRuns(ops []Operation, runs []keyRun) {
-	if len(runs) < 2 || slices.IsSortedFunc(runs, compareRuns) {
-		return
-	}
-	slices.SortFunc(runs, compareRuns)
-	sorted := make([]Operation, 0, len(ops))
-	for _, r := range runs {
-		sorted = append(sorted, ops[r.start:r.end]...)
-	}
-	copy(ops, sorted)
-}
-
-func compareRuns(x, y keyRun) int {
-	switch {
-	case x.key < y.key:
-		return -1
-	case x.key > y.key:
-		return 1
-	}
-	return 0
 }
