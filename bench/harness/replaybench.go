@@ -332,22 +332,28 @@ func sideBySideUnderChurn(ctx context.Context, e *env, cl *cluster, rounds int, 
 		// Which starts first alternates round by round: of two
 		// identical streams side by side, the one started first used
 		// about 7% less CPU during the churn here.
-		cmds := [2]string{fmt.Sprintf(newCmd, plugin, conn), fmt.Sprintf(baseCmd, plugin, conn)}
-		if round%2 == 1 {
-			cmds[0], cmds[1] = cmds[1], cmds[0]
+		startPair := func(first, second string) (*exec.Cmd, *exec.Cmd, error) {
+			a, err := start(first)
+			if err != nil {
+				return nil, nil, err
+			}
+			b, err := start(second)
+			if err != nil {
+				_ = a.Process.Kill()
+				return nil, nil, err
+			}
+			return a, b, nil
 		}
-		first, err := start(cmds[0])
+		newLine, baseLine := fmt.Sprintf(newCmd, plugin, conn), fmt.Sprintf(baseCmd, plugin, conn)
+		var withPage, without *exec.Cmd
+		var err error
+		if round%2 == 0 {
+			withPage, without, err = startPair(newLine, baseLine)
+		} else {
+			without, withPage, err = startPair(baseLine, newLine)
+		}
 		if err != nil {
 			return m, err
-		}
-		second, err := start(cmds[1])
-		if err != nil {
-			_ = first.Process.Kill()
-			return m, err
-		}
-		withPage, without := first, second
-		if round%2 == 1 {
-			withPage, without = second, first
 		}
 		time.Sleep(churnSettle + 2*time.Second) // both listed, watching
 		newUsage, baseUsage := startUsage(withPage.Process.Pid, 0), startUsage(without.Process.Pid, 0)

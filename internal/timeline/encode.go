@@ -141,9 +141,8 @@ func appendLane(b []byte, l *lane) []byte {
 	return append(b, '}')
 }
 
-// appendMark appends m; attrs, when not nil, keeps the encoding of the
-// members most marks repeat from the previous one (manager, operation,
-// health).
+// appendMark appends m; attrs keeps the encoding of the members most
+// marks repeat from the previous one (manager, operation, health).
 func appendMark(b []byte, m *mark, attrs *markAttrs) []byte {
 	b = append(b, `{"t":`...)
 	b = strconv.AppendInt(b, m.Time, 10)
@@ -151,9 +150,6 @@ func appendMark(b []byte, m *mark, attrs *markAttrs) []byte {
 	b = appendText(b, m.Type)
 	if m.Initial {
 		b = append(b, `,"i":true`...)
-	}
-	if attrs == nil {
-		attrs = &markAttrs{}
 	}
 	b = attrs.append(b, m)
 	if len(m.Changes) > 0 {
@@ -185,17 +181,15 @@ type markAttrs struct {
 	set bool
 }
 
-// markAttrKeys are the keys of markAttrs.src's members, in order.
-var markAttrKeys = [5]string{"by", "op", "h", "hr", "hm"}
-
 // append appends m's by, op, h, hr and hm members (those not empty).
 func (c *markAttrs) append(b []byte, m *mark) []byte {
 	src := [5]string{m.Manager, m.Operation, m.Health, m.Reason, m.Message}
 	if !c.set || src != c.src {
+		keys := [5]string{"by", "op", "h", "hr", "hm"}
 		c.enc = c.enc[:0]
 		for i, v := range src {
 			if v != "" {
-				c.enc = appendKey(c.enc, markAttrKeys[i])
+				c.enc = appendKey(c.enc, keys[i])
 				c.enc = appendText(c.enc, v)
 			}
 		}
