@@ -114,8 +114,11 @@ type changeWalker struct {
 	depth  int
 }
 
-// rawMember is one member of a JSON object: its key, in the arena of the
-// members' list, and its value, cut out of the object.
+// rawMember is one member of a JSON object: its key as encoding/json
+// decodes it (escapes undone, a byte that is not UTF-8 made U+FFFD), in
+// the arena of the members' list, and its value, cut out of the object.
+// Keys are matched decoded: "\xff" and "\xfe" are one key to a decoder,
+// so they are one member to the walk.
 type rawMember struct {
 	keyStart, keyEnd int
 	value            []byte
@@ -148,7 +151,7 @@ func (m *rawMembers) read(data []byte) error {
 	m.arena, m.members = m.arena[:0], m.members[:0]
 	return rawobj.EachValidMember(data, func(k, v []byte) {
 		start := len(m.arena)
-		m.arena = append(m.arena, k...)
+		m.arena = appendKey(m.arena, k)
 		m.members = append(m.members, rawMember{keyStart: start, keyEnd: len(m.arena), value: v})
 	})
 }
@@ -195,10 +198,10 @@ func (w *changeWalker) walk(a, b []byte) error {
 			if err != nil {
 				return err
 			}
-			w.step.Removed(keyString(key), x)
+			w.step.Removed(string(key), x)
 			continue
 		}
-		if err := w.member(keyString(key), m.value, mb.members[j].value); err != nil {
+		if err := w.member(string(key), m.value, mb.members[j].value); err != nil {
 			return err
 		}
 	}
@@ -210,24 +213,23 @@ func (w *changeWalker) walk(a, b []byte) error {
 		if err != nil {
 			return err
 		}
-		w.step.Added(keyString(mb.key(j)), y)
+		w.step.Added(string(mb.key(j)), y)
 	}
 	return nil
 }
 
-// keyString is the member key as encoding/json decodes it: a byte that
-// is not UTF-8 becomes U+FFFD (the key's escapes are undone already).
-func keyString(key []byte) string {
+// appendKey appends the member key, its escapes undone, as encoding/json
+// decodes it: a byte that is not UTF-8 becomes U+FFFD.
+func appendKey(b, key []byte) []byte {
 	if utf8.Valid(key) {
-		return string(key)
+		return append(b, key...)
 	}
-	b := make([]byte, 0, len(key)+8)
 	for len(key) > 0 {
 		r, n := utf8.DecodeRune(key)
 		b = utf8.AppendRune(b, r) // RuneError, U+FFFD, for a byte that is not UTF-8
 		key = key[n:]
 	}
-	return string(b)
+	return b
 }
 
 // member hands w.step the member key, present on both sides with

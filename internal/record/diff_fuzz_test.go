@@ -22,6 +22,8 @@ func FuzzChangeWalker(f *testing.F) {
 		{`{"spec":{"template":{"spec":{"containers":[{"name":"a","image":"x:1"}]}}}}`, `{"spec":{"template":{"spec":{"containers":[{"name":"a","image":"x:2"},{"name":"b"}]}}}}`},
 		{`{"a": {"b" : 1}, "c":{}}`, `{"a":{"b":1},"c":[]}`},
 		{`{"k\u0061":1,"status":{"phase":"A"}}`, `{"ka":2,"status":{"phase":"B"}}`},
+		{"{\"\xff\":\"\"}", "{\"\xfe\":{}}"}, // two keys that are not UTF-8 and decode alike
+		{"{\"a\":{\"\xff\":1},\"v\":\"\xff\"}", "{\"a\":{\"\xfe\":1},\"v\":\"\xfe\"}"},
 	} {
 		f.Add(s[0], s[1])
 	}
