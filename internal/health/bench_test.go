@@ -30,3 +30,17 @@ func BenchmarkOf(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOfConfigMap is health's cost per ConfigMap delta: a kind
+// judged by its kind alone.
+func BenchmarkOfConfigMap(b *testing.B) {
+	o := judgeableT(b, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-00001","namespace":"bench","uid":"0b9c7e2a-1d5e-4f7b-9a51-3c2d2f0e8a11","resourceVersion":"1234","creationTimestamp":"2026-11-26T10:00:00Z"},"data":{"key":"value-00001","other":"0123456789abcdef0123456789abcdef"}}`)
+	j := NewJudge()
+	b.SetBytes(int64(len(o.JSON)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if h := j.Of(o); h.Status != Current {
+			b.Fatal(h)
+		}
+	}
+}

@@ -134,6 +134,10 @@ type Judge struct {
 	// FailedScheduling keeps it from counting as unschedulable for
 	// failAfter. Guarded by lock; emptied when it reaches maxPodVerdicts.
 	scheduling map[string]schedulingEvents
+	// rules holds, by apiVersion and kind, the rule kstatus judges it by
+	// (withoutStatus). Guarded by lock; emptied when it reaches
+	// maxPodVerdicts.
+	rules map[typeKey]kindRule
 }
 
 // schedulingEvents are the latest times of the scheduling Events about a
@@ -229,6 +233,7 @@ func NewJudge() *Judge {
 		},
 		seed:      maphash.MakeSeed(),
 		pods:      map[podKey]Health{},
+		rules:     map[typeKey]kindRule{},
 		since:     map[string]map[string]failingSince{},
 		failAfter: DefaultFailAfter,
 	}
@@ -263,6 +268,11 @@ func (j *Judge) At(o *rawobj.Object, now time.Time) Health {
 	if err != nil {
 		return unknown(err)
 	}
+	if !pod && j.pods != nil && raw[0] == nil && o.DeletionTimestamp == "" {
+		if h, ok := j.withoutStatus(o); ok {
+			return h
+		}
+	}
 	var key podKey
 	if pod && j.pods != nil {
 		if key, err = j.podKey(o, raw[0]); err != nil {
@@ -292,6 +302,68 @@ func (j *Judge) At(o *rawobj.Object, now time.Time) Health {
 		j.lock.Unlock()
 	}
 	return h
+}
+
+// withoutStatus is the verdict on o, which has no status and is not being
+// deleted, when it depends on o's kind alone, and whether it does: with
+// nothing in a status to go by, kstatus' generic checks (deletion,
+// observed generation, Reconciling and Stalled conditions) and its last
+// (a Ready condition) find nothing, so a kind without a rule of its own
+// is Current by default, and a kind whose rule is alwaysReady (ConfigMap,
+// Secret, CronJob) is Current by that rule. Every other rule reads the
+// spec or the generation. The bulk of many streams — ConfigMaps and
+// Secrets — are judged so without kstatus' decoding.
+func (j *Judge) withoutStatus(o *rawobj.Object) (Health, bool) {
+	key := typeKey{o.APIVersion, o.Kind}
+	j.lock.Lock()
+	rule, known := j.rules[key]
+	j.lock.Unlock()
+	if !known {
+		rule = ruleOf(o.APIVersion, o.Kind)
+		j.lock.Lock()
+		if len(j.rules) >= maxPodVerdicts {
+			clear(j.rules)
+		}
+		j.rules[typeKey{strings.Clone(o.APIVersion), strings.Clone(o.Kind)}] = rule
+		j.lock.Unlock()
+	}
+	switch rule {
+	case noRule:
+		return Health{Status: Current, Source: SourceNone, Message: "Resource is current"}, true
+	case alwaysReadyRule:
+		return Health{Status: Current, Source: SourceKind, Message: "Resource is always ready"}, true
+	}
+	return Health{}, false
+}
+
+// typeKey is an object's apiVersion and kind, as sent.
+type typeKey struct{ apiVersion, kind string }
+
+// kindRule is what kstatus judges a kind by, besides its generic checks.
+type kindRule uint8
+
+const (
+	// noRule: kstatus has no rule for the kind.
+	noRule kindRule = iota
+	// alwaysReadyRule: its rule calls any object of the kind Current.
+	alwaysReadyRule
+	// otherRule: its rule reads the object.
+	otherRule
+)
+
+// ruleOf is the rule kstatus judges objects of apiVersion and kind by.
+// The kinds of its alwaysReady rule are named here, as kstatus names them
+// (TestAlwaysReadyKindsAreKstatus' holds the list to kstatus' own).
+func ruleOf(apiVersion, kind string) kindRule {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
+	if status.GetLegacyConditionsFn(u) == nil {
+		return noRule
+	}
+	switch gk := u.GroupVersionKind().GroupKind(); gk.String() {
+	case "ConfigMap", "Secret", "CronJob.batch":
+		return alwaysReadyRule
+	}
+	return otherRule
 }
 
 // podKey is the key of a Pod's verdict; status is its status' JSON.

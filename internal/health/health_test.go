@@ -484,3 +484,92 @@ func TestSourceSaysWhereTheVerdictCameFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestAlwaysReadyKindsAreKstatus: ruleOf names as alwaysReady exactly the
+// kinds kstatus' own table (legacyTypes in core.go of the module version
+// go.mod requires) maps to its alwaysReady rule, and every other kind of
+// that table as one with a rule that reads the object.
+func TestAlwaysReadyKindsAreKstatus(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cli-utils").Output()
+	if err != nil {
+		t.Fatalf("finding the kstatus module: %v", err)
+	}
+	file := filepath.Join(strings.TrimSpace(string(out)), "pkg", "kstatus", "status", "core.go")
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]string{} // "group/Kind" or "Kind" -> the rule's name
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Names) != 1 || vs.Names[0].Name != "legacyTypes" {
+			return true
+		}
+		for _, e := range vs.Values[0].(*ast.CompositeLit).Elts {
+			kv := e.(*ast.KeyValueExpr)
+			key, _ := strconv.Unquote(kv.Key.(*ast.BasicLit).Value)
+			rules[key] = kv.Value.(*ast.Ident).Name
+		}
+		return false
+	})
+	if len(rules) < 10 || rules["ConfigMap"] != "alwaysReady" {
+		t.Fatalf("kstatus' legacyTypes not found as expected in %s: %v", file, rules)
+	}
+	for key, rule := range rules {
+		group, kind, found := strings.Cut(key, "/")
+		apiVersion := "v1"
+		if !found {
+			group, kind = "", key
+		} else {
+			apiVersion = group + "/v1"
+		}
+		want := otherRule
+		if rule == "alwaysReady" {
+			want = alwaysReadyRule
+		}
+		if got := ruleOf(apiVersion, kind); got != want {
+			t.Errorf("%s (%s, kstatus' %s): rule %d, want %d", key, apiVersion, rule, got, want)
+		}
+	}
+	if got := ruleOf("example.com/v1", "Widget"); got != noRule {
+		t.Errorf("a custom kind: rule %d, want none", got)
+	}
+}
+
+// TestObjectsWithoutStatusJudgedByKindAsKstatusDoes: NewJudge's judges an
+// object without status by its kind alone (withoutStatus); on every kind
+// of object, with and without status, spec, generation or deletion, and
+// on malformed apiVersions, it gives what kstatus' whole computation (the
+// zero Judge) gives.
+func TestObjectsWithoutStatusJudgedByKindAsKstatusDoes(t *testing.T) {
+	types := [][2]string{
+		{"v1", "ConfigMap"}, {"v1", "Secret"}, {"batch/v1", "CronJob"}, {"batch/v1beta1", "CronJob"},
+		{"v1", "Service"}, {"v1", "PersistentVolumeClaim"}, {"apps/v1", "Deployment"}, {"apps/v1", "StatefulSet"},
+		{"batch/v1", "Job"}, {"policy/v1", "PodDisruptionBudget"}, {"apiextensions.k8s.io/v1", "CustomResourceDefinition"},
+		{"example.com/v1", "Widget"}, {"example.com/v1", "ConfigMap"}, {"v1", "Namespace"}, {"a/b/c", "Service"}, {"a/v1", "Service"}, {"", "Secret"},
+	}
+	bodies := []string{
+		``, `,"data":{"k":"v"}`, `,"spec":{"type":"LoadBalancer","replicas":2}`, `,"status":{}`, `,"status":null`,
+		`,"status":{"observedGeneration":1}`, `,"status":{"conditions":[{"type":"Ready","status":"False","reason":"Waiting"}]}`,
+		`,"status":{"conditions":[{"type":"Stalled","status":"True","reason":"Stuck"}]}`,
+	}
+	metas := []string{``, `,"generation":3`, `,"deletionTimestamp":"2030-01-01T00:00:00Z"`}
+	fast, whole := NewJudge(), &Judge{}
+	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, ty := range types {
+		for _, body := range bodies {
+			for _, meta := range metas {
+				data := `{"apiVersion":"` + ty[0] + `","kind":"` + ty[1] + `","metadata":{"name":"x"` + meta + `}` + body + `}`
+				o := judgeableT(t, data)
+				for range 2 { // the second time from what the Judge keeps
+					if got, want := fast.At(o, at), whole.At(o, at); got != want {
+						t.Errorf("%s: %+v, kstatus gives %+v", data, got, want)
+					}
+				}
+			}
+		}
+	}
+	if got := fast.At(judgeableT(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`), at); got.Status != Current || got.Source != SourceKind {
+		t.Errorf("a ConfigMap: %+v", got)
+	}
+}
