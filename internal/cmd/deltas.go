@@ -207,6 +207,7 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 		ValidArgsFunction: o.completeArgs,
 	}
 	cmd.SetVersionTemplate(versionTemplate())
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withHabitHint(err) })
 
 	flags := cmd.Flags()
 	// Declared here so that cobra adds no -v shorthand: kubectl users type
@@ -290,6 +291,17 @@ func silenceKlog() {
 		_ = fs.Set(name, value)
 	}
 	klog.SetOutput(io.Discard)
+}
+
+// withHabitHint adds a hint to the error of a flag that kubectl get takes
+// and this command does not, because it does what the flag asks always:
+// -w/--watch.
+func withHabitHint(err error) error {
+	msg := err.Error()
+	if msg == "unknown flag: --watch" || strings.HasPrefix(msg, "unknown flag: --watch=") || strings.HasPrefix(msg, "unknown shorthand flag: 'w' in ") {
+		return fmt.Errorf("%w: kubectl deltas always watches, as kubectl get -w does; drop it (--watch-only skips the initial list, --until-synced lists and exits)", err)
+	}
+	return err
 }
 
 // isUsageError tells cobra's flag and argument errors, which deserve a
