@@ -63,3 +63,38 @@ func TestWideCRDPrinterColumns(t *testing.T) {
 		t.Errorf("json: exit %d, stdout %q", r.code, r.stdout)
 	}
 }
+
+// TestWideInitialListIsOneTable: the initial list of -o wide and of
+// -o custom-columns is laid out as kubectl get lays out a list — one
+// header, every row aligned under it — however its names differ in
+// length; a later row that widens a column gets the header again.
+func TestWideInitialListIsOneTable(t *testing.T) {
+	ns := newNamespace(t)
+	long := "a-configmap-whose-name-is-longer-than-the-rest"
+	for _, name := range []string{"a", long, "settings", "z"} {
+		createCM(t, ns, name, map[string]string{"e2e-table": "yes"}, map[string]string{"k": "v"})
+	}
+	for _, output := range []string{"wide", "custom-columns=DELTA:.type,NAME:.name,RV:.resourceVersion"} {
+		r := run(t, time.Minute, "cm", "-n", ns, "-l", "e2e-table=yes", "-o", output, "--until-synced")
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		if r.code != 0 || len(lines) != 5 || strings.Count(r.stdout, "DELTA") != 1 || !strings.Contains(lines[0], "NAME") {
+			t.Fatalf("-o %s: exit %d, stderr %q, want one header and 4 rows:\n%s", output, r.code, r.stderr, r.stdout)
+		}
+		at := strings.Index(lines[0], "NAME")
+		for _, row := range lines[1:] {
+			if at >= len(row) || row[at] == ' ' || row[at-1] != ' ' {
+				t.Errorf("-o %s: a row's name does not start under NAME:\n%s", output, r.stdout)
+			}
+		}
+	}
+
+	s := start(t, "cm", "-n", ns, "-l", "e2e-table=yes", "-o", "wide")
+	for range 5 {
+		s.next(30 * time.Second) // the header and the list
+	}
+	createCM(t, ns, long+"-and-then-some", map[string]string{"e2e-table": "yes"}, nil)
+	if h, row := s.next(30*time.Second), s.next(30*time.Second); !strings.HasPrefix(h, "TIME") || !strings.Contains(row, long+"-and-then-some") ||
+		strings.Index(h, "DATA") != strings.Index(row, " 0 ")+1 {
+		t.Errorf("a row that widens NAME: %q under %q, want it under its header again", row, h)
+	}
+}

@@ -60,6 +60,16 @@ type Printer interface {
 	Print(w io.Writer, r *Record) error
 }
 
+// Releaser is implemented by printers that may hold records back: the
+// table printers (wide, custom-columns) hold the rows of an initial list
+// until it is all out, so that it is laid out as one table, as kubectl get
+// lays out a list. The caller calls Release whenever no record is waiting
+// and before it ends or writes anything else: Release writes what was
+// held, in order, with a single Write call.
+type Releaser interface {
+	Release(w io.Writer) error
+}
+
 // MultiTyper is implemented by printers whose lines name each object's
 // kind only when several resources are watched (Options.MultiType). The
 // caller, which learns the resources after building the printer, says so

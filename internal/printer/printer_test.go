@@ -125,6 +125,11 @@ func printAll(t testing.TB, o Options, records []*Record) string {
 			t.Fatalf("Print(%s %s): %v", r.Type, r.Name, err)
 		}
 	}
+	if rel, ok := p.(Releaser); ok { // as the caller does at the end
+		if err := rel.Release(&out); err != nil {
+			t.Fatalf("Release: %v", err)
+		}
+	}
 	return out.String()
 }
 
@@ -661,6 +666,135 @@ func TestWideWidthsOnlyGrow(t *testing.T) {
 			t.Errorf("line %d: header RESOURCEVERSION at %d, the row under it at %d:\n%s", h.header+1, at, h.row+3, out)
 		}
 	}
+}
+
+// TestTablesLayOutAnInitialListAsOneTable: wide (generic columns and a
+// kind's, with -A), and custom-columns, hold the rows of an initial list
+// back until Release, then print them under one header, as wide as their
+// widest cells, as kubectl get prints a list; a later row that widens a
+// column gets the header again. A record that is not held releases what
+// is, in order, before itself.
+func TestTablesLayOutAnInitialListAsOneTable(t *testing.T) {
+	podCols := []Column{{Name: "Name", Format: "name"}, {Name: "Status"}}
+	initial := func(r *Record) *Record { r.Initial, r.Type = true, "Replaced"; return r }
+	generic := func(ns, name string) *Record {
+		return &Record{Type: "Added", Time: t0(), Kind: "ConfigMap", APIVersion: "v1", Namespace: ns, Name: name, ResourceVersion: "7"}
+	}
+	pod := func(ns, name string) *Record {
+		r := rowRecord("Added", "v1", "Pod", name, podCols, `["`+name+`","Running"]`)
+		r.Namespace = ns
+		return r
+	}
+	long, longer := "a-name-much-longer-than-twenty", "a-name-much-longer-than-twenty-and-more"
+	for _, tc := range []struct {
+		name, format string
+		make         func(ns, name string) *Record
+	}{
+		{"generic", "wide", generic},
+		{"a kind's", "wide", pod},
+		{"custom-columns", "custom-columns=TYPE:.type,NAMESPACE:.namespace,NAME:.name,RV:.resourceVersion", generic},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := testOptions(tc.format)
+			o.AllNamespaces = true
+			records := []*Record{
+				initial(tc.make("a", "x")), initial(tc.make("cert-manager-production", long)), initial(tc.make("b", "y")),
+				tc.make("b", "z"), tc.make("b", longer),
+			}
+			p, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			for _, r := range records[:3] {
+				if err := p.Print(&out, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if out.Len() != 0 {
+				t.Fatalf("the initial list printed before its end:\n%s", out.String())
+			}
+			if err := p.Print(&out, records[3]); err != nil { // releases the list first
+				t.Fatal(err)
+			}
+			if err := p.(Releaser).Release(&out); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Print(&out, records[4]); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+			var names []string
+			for _, l := range lines {
+				names = append(names, strings.Fields(l)[0])
+			}
+			headerAt := []int{0, 5}
+			if len(lines) != 7 || !isHeader(lines[0]) || !isHeader(lines[5]) {
+				t.Fatalf("want a header, the list's 3 rows, the next row, a header and the widening row; got\n%s", out.String())
+			}
+			for i, h := range headerAt {
+				end := len(lines)
+				if i+1 < len(headerAt) {
+					end = headerAt[i+1]
+				}
+				for _, row := range lines[h+1 : end] {
+					if !alignedUnder(lines[h], row) {
+						t.Errorf("row not aligned with its header:\n%s\n%s\nin\n%s", lines[h], row, out.String())
+					}
+				}
+			}
+			for i, want := range []string{"x", long, "y", "z", longer} {
+				row := lines[[]int{1, 2, 3, 4, 6}[i]]
+				if !strings.Contains(row, "   "+want+"   ") {
+					t.Errorf("row %d is %q, want %s's", i, row, want)
+				}
+			}
+		})
+	}
+
+	// A list longer than maxHeldRows is laid out in parts that long.
+	p, err := New(testOptions("wide"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for i := range maxHeldRows + 1 {
+		if err := p.Print(&out, initial(generic("a", fmt.Sprint("n-", i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(out.String(), "\n"); n != maxHeldRows+1 {
+		t.Errorf("%d lines printed after %d rows of a list, want the first %d and their header", n, maxHeldRows+1, maxHeldRows)
+	}
+	if err := p.(Releaser).Release(&out); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "\n"); n != maxHeldRows+2 {
+		t.Errorf("%d lines printed after the release of the rest, want %d", n, maxHeldRows+2)
+	}
+}
+
+// isHeader reports whether a table line is a header: its first cell is
+// a column name.
+func isHeader(line string) bool {
+	f := strings.Fields(line)
+	return len(f) > 0 && (f[0] == "TIME" || f[0] == "TYPE")
+}
+
+// alignedUnder reports whether every column of row starts where its
+// header's does: at each start of a header cell, the row has a cell that
+// starts there.
+func alignedUnder(header, row string) bool {
+	for i := range header {
+		start := header[i] != ' ' && (i == 0 || header[i-1] == ' ')
+		if !start {
+			continue
+		}
+		if i >= len(row) || row[i] == ' ' || i > 0 && row[i-1] != ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // TestCustomColumnsAligned: the header of custom-columns is as wide as

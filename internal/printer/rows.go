@@ -3,7 +3,6 @@ package printer
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -100,12 +99,10 @@ func sameColumns(a, b []Column) bool {
 	return true
 }
 
-// printRow prints r in its kind's layout.
-func (p *widePrinter) printRow(w io.Writer, r *Record) error {
-	key := rowLayoutKey(r)
-	l := p.layoutOf(key, r)
-	cells := make([]string, 0, len(l.header))
-	var colors []string
+// kindCells are r's cells in its kind's layout l, and their colors (nil
+// without --color).
+func (p *widePrinter) kindCells(l *rowLayout, r *Record) (cells, colors []string) {
+	cells = make([]string, 0, len(l.header))
 	if p.o.Color {
 		colors = make([]string, 0, len(l.header))
 	}
@@ -136,19 +133,22 @@ func (p *widePrinter) printRow(w io.Writer, r *Record) error {
 	if p.o.Diff {
 		push(changesCell(r), "")
 	}
-	b := p.buf[:0]
-	if !p.o.NoHeaders && (p.layout != key && (l.headerAt < 0 || p.lines-l.headerAt > headerEvery) || l.table.widens(cells)) {
-		l.table.fit(cells)
+	return cells, colors
+}
+
+// appendKindRow appends row, in its kind's layout, under the layout's
+// header when that is due.
+func (p *widePrinter) appendKindRow(b []byte, row heldRow) []byte {
+	l := row.kind
+	if !p.o.NoHeaders && (p.layout != row.layout && (l.headerAt < 0 || p.lines-l.headerAt > headerEvery) || l.table.widens(row.cells)) {
+		l.table.fit(row.cells)
 		b = l.table.appendRow(b, l.header, nil)
 		l.headerAt = p.lines
 		p.lines++
 	}
-	p.layout = key
-	b = l.table.appendRow(b, cells, colors)
+	p.layout = row.layout
 	p.lines++
-	p.buf = b
-	_, err := w.Write(b)
-	return err
+	return l.table.appendRow(b, row.cells, row.colors)
 }
 
 // healthCell is the HEALTH cell of wide, and its color: the verdict's

@@ -77,3 +77,42 @@ func (t *table) appendRow(b []byte, cells []string, colors []string) []byte {
 	}
 	return append(b, '\n')
 }
+
+// heldRows are the rows of an initial list that a table printer holds
+// back until the list is all out (Releaser), so that the list is laid
+// out as one table — one header, columns as wide as its widest cells —
+// as kubectl get lays out a list, where printing each row as it comes
+// would repeat the header above every row that widens a column. At most
+// maxHeldRows are held: a longer list is laid out in parts that long.
+type heldRows struct {
+	rows []heldRow
+}
+
+// maxHeldRows bounds the rows a table printer holds back.
+const maxHeldRows = 8192
+
+// heldRow is one row held back: its cells and their colors (nil without
+// --color), and its layout.
+type heldRow struct {
+	// layout is the printer's key of the row's layout.
+	layout string
+	// kind is the row's kind's layout of -o wide; nil for the generic
+	// columns and custom columns.
+	kind          *rowLayout
+	cells, colors []string
+}
+
+// holds reports whether r's row is held back: a row of an initial list.
+func (h *heldRows) holds(r *Record) bool {
+	return r.Initial && r.Event == nil
+}
+
+// full reports whether maxHeldRows are held: they are to be released
+// before another is held.
+func (h *heldRows) full() bool { return len(h.rows) >= maxHeldRows }
+
+// reset lets go of the rows held.
+func (h *heldRows) reset() {
+	clear(h.rows)
+	h.rows = h.rows[:0]
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -185,6 +186,8 @@ type customColumnsPrinter struct {
 	cells      []string
 	json       []byte
 	buf        []byte
+	// held are the rows of an initial list not yet printed (Release).
+	held heldRows
 }
 
 // newCustomColumnsPrinter parses kubectl's custom-columns spec:
@@ -320,14 +323,46 @@ func (p *customColumnsPrinter) Print(w io.Writer, r *Record) error {
 			p.cells[i] = strings.Join(values, ",")
 		}
 	}
+	hold := p.held.holds(r)
+	if !hold || p.held.full() {
+		if err := p.Release(w); err != nil {
+			return err
+		}
+	}
+	if hold {
+		p.held.rows = append(p.held.rows, heldRow{cells: slices.Clone(p.cells)})
+		return nil
+	}
+	p.buf = p.appendRow(p.buf[:0], p.cells)
+	_, err = w.Write(p.buf)
+	return err
+}
+
+// Release implements Releaser: the rows held back are laid out together
+// and printed, in one write.
+func (p *customColumnsPrinter) Release(w io.Writer) error {
+	if len(p.held.rows) == 0 {
+		return nil
+	}
+	for _, row := range p.held.rows {
+		p.table.fit(row.cells)
+	}
 	b := p.buf[:0]
-	if !p.noHeaders && (!p.headerDone || p.table.widens(p.cells)) {
-		p.table.fit(p.cells)
+	for _, row := range p.held.rows {
+		b = p.appendRow(b, row.cells)
+	}
+	p.held.reset()
+	p.buf = b
+	_, err := w.Write(b)
+	return err
+}
+
+// appendRow appends a row of cells, under the header when it is due.
+func (p *customColumnsPrinter) appendRow(b []byte, cells []string) []byte {
+	if !p.noHeaders && (!p.headerDone || p.table.widens(cells)) {
+		p.table.fit(cells)
 		b = p.table.appendRow(b, p.header, nil)
 	}
 	p.headerDone = true
-	b = p.table.appendRow(b, p.cells, nil)
-	p.buf = b
-	_, err = w.Write(b)
-	return err
+	return p.table.appendRow(b, cells, nil)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -36,6 +37,8 @@ type widePrinter struct {
 	rows map[string]*rowLayout
 	// lines counts the lines printed.
 	lines int
+	// held are the rows of an initial list not yet printed (Release).
+	held heldRows
 }
 
 // genericLayout is the layout key of the generic columns.
@@ -73,11 +76,90 @@ func (p *widePrinter) SetMultiType(multi bool) { p.o.MultiType = multi }
 
 func (p *widePrinter) Print(w io.Writer, r *Record) error {
 	if r.Event != nil {
+		if err := p.Release(w); err != nil {
+			return err
+		}
 		return p.printEvent(w, r)
 	}
 	if r.Row != nil && len(r.Row.Columns) > 0 {
-		return p.printRow(w, r)
+		key := rowLayoutKey(r)
+		l := p.layoutOf(key, r)
+		cells, colors := p.kindCells(l, r)
+		return p.print(w, r, heldRow{layout: key, kind: l, cells: cells, colors: colors})
 	}
+	p.genericCells(r)
+	row := heldRow{layout: genericLayout, cells: p.cells, colors: p.colors}
+	if p.held.holds(r) {
+		row.cells, row.colors = slices.Clone(row.cells), slices.Clone(row.colors)
+	}
+	return p.print(w, r, row)
+}
+
+// print prints row, r's, or holds it back with the rest of its initial
+// list (heldRows).
+func (p *widePrinter) print(w io.Writer, r *Record, row heldRow) error {
+	hold := p.held.holds(r)
+	if !hold || p.held.full() {
+		if err := p.Release(w); err != nil {
+			return err
+		}
+	}
+	if hold {
+		p.held.rows = append(p.held.rows, row)
+		return nil
+	}
+	p.buf = p.appendRow(p.buf[:0], row)
+	_, err := w.Write(p.buf)
+	return err
+}
+
+// Release implements Releaser: the rows held back are laid out together
+// and printed, in one write.
+func (p *widePrinter) Release(w io.Writer) error {
+	if len(p.held.rows) == 0 {
+		return nil
+	}
+	for _, row := range p.held.rows {
+		p.tableOf(row).fit(row.cells)
+	}
+	b := p.buf[:0]
+	for _, row := range p.held.rows {
+		b = p.appendRow(b, row)
+	}
+	p.held.reset()
+	p.buf = b
+	_, err := w.Write(b)
+	return err
+}
+
+// tableOf is the table of row's layout.
+func (p *widePrinter) tableOf(row heldRow) *table {
+	if row.kind != nil {
+		return row.kind.table
+	}
+	return p.table
+}
+
+// appendRow appends row, under its layout's header when that is due.
+func (p *widePrinter) appendRow(b []byte, row heldRow) []byte {
+	if row.kind != nil {
+		return p.appendKindRow(b, row)
+	}
+	if !p.o.NoHeaders && (p.layout != genericLayout || p.table.widens(row.cells)) {
+		// The header is as wide as the first row under it, and comes
+		// again above a row that widens a column.
+		p.table.fit(row.cells)
+		b = p.table.appendRow(b, p.genericHeader(), nil)
+		p.lines++
+	}
+	p.layout = genericLayout
+	p.lines++
+	return p.table.appendRow(b, row.cells, row.colors)
+}
+
+// genericCells sets p.cells (and p.colors) to r's row in the generic
+// columns.
+func (p *widePrinter) genericCells(r *Record) {
 	c := p.cells
 	colors := p.colors
 	if p.o.ContextWidth > 0 {
@@ -109,20 +191,6 @@ func (p *widePrinter) Print(w io.Writer, r *Record) error {
 	if colors != nil {
 		colors[1] = typeColor(r.Type)
 	}
-	b := p.buf[:0]
-	if !p.o.NoHeaders && (p.layout != genericLayout || p.table.widens(p.cells)) {
-		// The header is as wide as the first row under it, and comes
-		// again above a row that widens a column.
-		p.table.fit(p.cells)
-		b = p.table.appendRow(b, p.genericHeader(), nil)
-		p.lines++
-	}
-	p.layout = genericLayout
-	p.lines++
-	b = p.table.appendRow(b, p.cells, p.colors)
-	p.buf = b
-	_, err := w.Write(b)
-	return err
 }
 
 // printEvent writes an Event record (--events) as a line about its

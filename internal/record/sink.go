@@ -140,15 +140,30 @@ func (s *Sink) PrintVerdict(v *printer.Verdict) error {
 	if !ok || s.discards {
 		return nil
 	}
+	if err := s.release(); err != nil {
+		return err
+	}
 	if err := p.PrintVerdict(s.out, v); err != nil {
 		return writeError(err)
 	}
 	return writeError(s.out.Flush())
 }
 
-// Flush implements informer.Sink.
+// Flush implements informer.Sink: what the printer held back is printed
+// (printer.Releaser) and the output flushed.
 func (s *Sink) Flush() error {
+	if err := s.release(); err != nil {
+		return err
+	}
 	return writeError(s.out.Flush())
+}
+
+// release prints what the printer held back, if it holds anything back.
+func (s *Sink) release() error {
+	if r, ok := s.printer.(printer.Releaser); ok {
+		return writeError(r.Release(s.out))
+	}
+	return nil
 }
 
 // Printed is how many records were printed.
