@@ -516,12 +516,9 @@ func TestAlwaysReadyKindsAreKstatus(t *testing.T) {
 		t.Fatalf("kstatus' legacyTypes not found as expected in %s: %v", file, rules)
 	}
 	for key, rule := range rules {
-		group, kind, found := strings.Cut(key, "/")
-		apiVersion := "v1"
-		if !found {
-			group, kind = "", key
-		} else {
-			apiVersion = group + "/v1"
+		apiVersion, kind := "v1", key
+		if group, k, found := strings.Cut(key, "/"); found {
+			apiVersion, kind = group+"/v1", k
 		}
 		want := otherRule
 		if rule == "alwaysReady" {

@@ -724,10 +724,6 @@ func TestTablesLayOutAnInitialListAsOneTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-			var names []string
-			for _, l := range lines {
-				names = append(names, strings.Fields(l)[0])
-			}
 			headerAt := []int{0, 5}
 			if len(lines) != 7 || !isHeader(lines[0]) || !isHeader(lines[5]) {
 				t.Fatalf("want a header, the list's 3 rows, the next row, a header and the widening row; got\n%s", out.String())
