@@ -31,15 +31,7 @@ type kstatusCase struct {
 // so that Of is held to kstatus' cases as kstatus wrote them.
 func kstatusCases(t *testing.T) []kstatusCase {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cli-utils").Output()
-	if err != nil {
-		t.Fatalf("finding the kstatus module: %v", err)
-	}
-	file := filepath.Join(strings.TrimSpace(string(out)), "pkg", "kstatus", "status", "status_compute_test.go")
-	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := kstatusFile(t, "status_compute_test.go")
 	manifests := map[string]string{}
 	for _, decl := range f.Decls {
 		gen, ok := decl.(*ast.GenDecl)
@@ -87,6 +79,21 @@ func kstatusCases(t *testing.T) []kstatusCase {
 		return true
 	})
 	return cases
+}
+
+// kstatusFile parses the file name of kstatus' package, of the module
+// version go.mod requires.
+func kstatusFile(t *testing.T, name string) *ast.File {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cli-utils").Output()
+	if err != nil {
+		t.Fatalf("finding the kstatus module: %v", err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(strings.TrimSpace(string(out)), "pkg", "kstatus", "status", name), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // specOf is a case's manifest: a variable, or fmt.Sprintf of one with the
@@ -490,15 +497,7 @@ func TestSourceSaysWhereTheVerdictCameFrom(t *testing.T) {
 // go.mod requires) maps to its alwaysReady rule, and every other kind of
 // that table as one with a rule that reads the object.
 func TestAlwaysReadyKindsAreKstatus(t *testing.T) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cli-utils").Output()
-	if err != nil {
-		t.Fatalf("finding the kstatus module: %v", err)
-	}
-	file := filepath.Join(strings.TrimSpace(string(out)), "pkg", "kstatus", "status", "core.go")
-	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := kstatusFile(t, "core.go")
 	rules := map[string]string{} // "group/Kind" or "Kind" -> the rule's name
 	ast.Inspect(f, func(n ast.Node) bool {
 		vs, ok := n.(*ast.ValueSpec)
@@ -513,7 +512,7 @@ func TestAlwaysReadyKindsAreKstatus(t *testing.T) {
 		return false
 	})
 	if len(rules) < 10 || rules["ConfigMap"] != "alwaysReady" {
-		t.Fatalf("kstatus' legacyTypes not found as expected in %s: %v", file, rules)
+		t.Fatalf("kstatus' legacyTypes not found as expected in its core.go: %v", rules)
 	}
 	for key, rule := range rules {
 		apiVersion, kind := "v1", key
