@@ -84,7 +84,7 @@ func (d *differ) compute(old, obj *rawobj.Object, secret bool) ([]diff.Operation
 	if w == nil {
 		w = &changeWalker{step: diff.NewStepper(diff.Options{})}
 	}
-	opts := diff.Options{Ignore: d.ignore, Ignored: d.ignored}
+	opts := diff.Options{Ignored: d.ignored} // d.ignore, parsed once
 	if secret {
 		opts.Redact = isSecretValuePath
 	}
