@@ -69,6 +69,26 @@ func TestChangeManager(t *testing.T) {
 			manager, oper string
 		}{"tie", rv("1", create+","+strings.Replace(edit, "kubectl-edit", "other", 1)+","+edit), rv("2", create+","+strings.Replace(edit, "kubectl-edit", "other", 1)+","+edit), "", ""},
 	)
+	// Writes the API server records in no entry: not the newest's.
+	pod := func(v, meta, spec string) *rawobj.Object {
+		return cachetest.MustParse(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","resourceVersion":"`+v+`"`+meta+`,"managedFields":[`+create+`]},"spec":`+spec+`}`)
+	}
+	untracked := []struct {
+		name     string
+		old, obj *rawobj.Object
+		manager  string
+	}{
+		{"bound to a node", pod("1", "", `{"containers":[]}`), pod("2", "", `{"containers":[],"nodeName":"node-0"}`), ""},
+		{"deleted", pod("1", "", `{}`), pod("2", `,"deletionTimestamp":"2026-01-04T00:00:00Z","deletionGracePeriodSeconds":30`, `{}`), ""},
+		{"deleted sooner", pod("1", `,"deletionTimestamp":"2026-01-04T00:00:30Z"`, `{}`), pod("2", `,"deletionTimestamp":"2026-01-04T00:00:00Z"`, `{}`), ""},
+		{"already bound, changed again", pod("1", "", `{"nodeName":"node-0"}`), pod("2", "", `{"nodeName":"node-0","x":1}`), "kubectl-create"},
+		{"a ConfigMap with a nodeName", rv("1", create), cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"2","managedFields":[`+create+`]},"spec":{"nodeName":"x"}}`), "kubectl-create"},
+	}
+	for _, tc := range untracked {
+		if m, _ := changeManager(tc.old, tc.obj); m != tc.manager {
+			t.Errorf("%s: got %q, want %q", tc.name, m, tc.manager)
+		}
+	}
 	for _, tc := range cases {
 		m, op := changeManager(tc.old, tc.obj)
 		if m != tc.manager || op != tc.oper {
