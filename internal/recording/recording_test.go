@@ -276,3 +276,35 @@ func TestCutTornThenAppend(t *testing.T) {
 		})
 	}
 }
+
+// TestANewRecordingIsPrivate: a recording holds the cluster's objects, so
+// a new one is 0600; one appended to keeps its mode.
+func TestANewRecordingIsPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl.zst")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("a new recording is %#o, want 0600", st.Mode().Perm())
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if w, err = Append(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ = os.Stat(path); st.Mode().Perm() != 0o644 {
+		t.Errorf("a recording appended to is %#o, want the 0644 it had", st.Mode().Perm())
+	}
+}

@@ -89,9 +89,12 @@ type Writer struct {
 
 // Create opens the recording name for writing, new or truncated, with the
 // compression its name asks for, and starts cutting it every
-// CutInterval (until Close). The error names the file.
+// CutInterval (until Close). The error names the file. A new recording is
+// created 0600, as kubectl writes a kubeconfig: it holds the cluster's
+// objects (ConfigMap values, Pod env, Secrets with --show-secret-data).
+// A file that exists keeps its mode.
 func Create(name string) (*Writer, error) {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write the recording: %w", err)
 	}

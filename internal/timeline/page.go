@@ -56,7 +56,7 @@ func (t *Timeline) Write(live bool) error {
 			return fmt.Errorf("--timeline: writing %s: %w", t.path, err)
 		}
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	if err := tmp.Chmod(pageMode(t.path)); err != nil {
 		_ = tmp.Close()
 		return fmt.Errorf("--timeline: %w", err)
 	}
@@ -67,6 +67,16 @@ func (t *Timeline) Write(live bool) error {
 		return fmt.Errorf("--timeline: %w", err)
 	}
 	return nil
+}
+
+// pageMode is the mode the page at path is written with: a new page is
+// 0600, as kubectl writes a kubeconfig — it holds the cluster's objects —
+// and a page written over keeps the mode its owner gave it.
+func pageMode(path string) os.FileMode {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		return st.Mode().Perm()
+	}
+	return 0o600
 }
 
 // Start begins the stream (Begin) and rewrites the page every

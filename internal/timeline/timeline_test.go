@@ -417,3 +417,46 @@ func TestChangesAreComputedLaterInOrder(t *testing.T) {
 		t.Fatalf("8 updates of a 1 MiB object: %d computed, %d still waiting", calls-before, tl.pending)
 	}
 }
+
+// TestANewPageIsPrivate: the page holds the cluster's objects, so a new
+// one is 0600, as kubectl writes a kubeconfig; a page written over keeps
+// the mode its owner gave it.
+func TestANewPageIsPrivate(t *testing.T) {
+	f := &Flags{File: filepath.Join(t.TempDir(), "t.html")}
+	mode := func() os.FileMode {
+		t.Helper()
+		st, err := os.Stat(f.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Mode().Perm()
+	}
+	tl, err := f.ToTimeline(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl.Begin()
+	if got := mode(); got != 0o600 {
+		t.Errorf("a new page is %#o, want 0600", got)
+	}
+	if err := tl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mode(); got != 0o600 {
+		t.Errorf("the page written at the end is %#o, want 0600", got)
+	}
+	if err := os.Chmod(f.File, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	tl, err = f.ToTimeline(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl.Begin()
+	if err := tl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mode(); got != 0o640 {
+		t.Errorf("a page written over one of mode 0640 is %#o, want its mode kept", got)
+	}
+}
