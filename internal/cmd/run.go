@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
@@ -199,6 +201,9 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 		runOpts.InitialOut = engine.AnnounceMissing(o.ErrOut)
 	}
 	sink := o.sinkChain(engine, &runOpts)
+	if o.recorder != nil {
+		o.beatWhileRecording(engine, &runOpts)
+	}
 	if o.page != nil {
 		defer o.page.Start(o.ErrOut)()
 	}
@@ -222,6 +227,30 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 		return perr
 	}
 	return err
+}
+
+// beatWhileRecording has --record's recorder write a Heartbeat once the
+// initial lists are out, every recording.HeartbeatInterval, and as it
+// ends, each saying where the collections stand. The Events' position is
+// left out while the join parks an Event (it waits for its subject, and
+// is in no record yet): a recorder that goes on from there relists them.
+func (o *DeltasOptions) beatWhileRecording(engine *informer.Engine, runOpts *informer.RunOptions) {
+	o.recorder.PositionsFrom(func() []informer.Position {
+		positions := engine.Positions()
+		if o.join == nil || o.join.Parked() == 0 {
+			return positions
+		}
+		return slices.DeleteFunc(positions, func(p informer.Position) bool { return p.Target.Role == informer.RoleEvents })
+	})
+	beat := func() error { return o.recorder.Heartbeat(time.Now()) }
+	runOpts.Tick, runOpts.TickEvery = beat, recording.HeartbeatInterval
+	initialOut := runOpts.InitialOut
+	runOpts.InitialOut = func(ending bool) {
+		if initialOut != nil {
+			initialOut(ending)
+		}
+		_ = beat() // a failed write shows at the next
+	}
 }
 
 // sinkChain is what the engine hands its batches to: the tree (with

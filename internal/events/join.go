@@ -66,6 +66,9 @@ type Join struct {
 	parkedBy  map[joinKey][]parkKey
 	parkQueue []parkKey
 
+	// seeded: seedResumed ran. Touched before the engine runs only.
+	seeded bool
+
 	// Touched by the engine's goroutine only (Handle, Flush):
 	// startedAt is when every object informer's initial list was out.
 	startedAt time.Time
@@ -120,6 +123,7 @@ func NewJoin(stream Stream, now func() time.Time) *Join {
 // Watch adds the informer of t, the Events of one namespace (or all),
 // whose Store keeps what the Join admits. Call it before the engine runs.
 func (j *Join) Watch(t informer.Target) error {
+	j.seedResumed()
 	t.Role = informer.RoleEvents
 	a := &admission{j: j, id: t.ID(), context: t.Context}
 	inf, err := j.stream.AddAdmitted(t, a)
@@ -128,6 +132,36 @@ func (j *Join) Watch(t informer.Target) error {
 	}
 	j.informers[a.id] = inf
 	return nil
+}
+
+// seedResumed makes subjects of the objects of every informer that
+// resumed a recording (informer.Informer.Resumed): they were shown before
+// the recording went on, and are not shown again unless they change, but
+// their Events are news. Once, before the engine runs.
+func (j *Join) seedResumed() {
+	if j.seeded {
+		return
+	}
+	j.seeded = true
+	j.lock.Lock()
+	defer j.lock.Unlock()
+	for _, inf := range j.stream.Informers() {
+		t := inf.Target()
+		if t.Role == informer.RoleEvents || !inf.Resumed() {
+			continue
+		}
+		for _, o := range inf.Store().List() {
+			obj, ok := o.(*rawobj.Object)
+			if !ok {
+				continue
+			}
+			for _, k := range objectKeys(t.Context, t.Kind.Group, t.Kind.Kind, obj) {
+				if k != (joinKey{}) {
+					j.subjects[k.clone()] = struct{}{}
+				}
+			}
+		}
+	}
 }
 
 // Sink returns the Join as the Sink in front of next.

@@ -73,6 +73,11 @@ type RunOptions struct {
 	// Check: ending says that the run ends there (UntilSynced, or Check
 	// said stop).
 	InitialOut func(ending bool)
+	// Tick, if set, is called every TickEvery (on the engine's clock)
+	// while Run runs, on Run's goroutine, between batches: a recorder's
+	// heartbeat. Its error ends the run.
+	Tick      func() error
+	TickEvery time.Duration
 	// SourceDone, if not nil, is closed by the source when it has handed
 	// out everything it will (a replay's end): Run returns ErrSourceEnded,
 	// the Sink flushed.
@@ -322,6 +327,17 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 		ticker = e.cfg.Clock.NewTimer(opts.CheckEvery)
 		tick = ticker.C()
 	}
+	var beat <-chan time.Time
+	var beatTimer clock.Timer
+	defer func() {
+		if beatTimer != nil {
+			beatTimer.Stop()
+		}
+	}()
+	if opts.TickEvery > 0 && opts.Tick != nil {
+		beatTimer = e.cfg.Clock.NewTimer(opts.TickEvery)
+		beat = beatTimer.C()
+	}
 	l := loop{e: e, sink: sink, untilSynced: opts.UntilSynced, check: opts.Check, initialOut: opts.InitialOut}
 	for {
 		select {
@@ -348,6 +364,12 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 			ticker = e.cfg.Clock.NewTimer(opts.CheckEvery)
 			tick = ticker.C()
 			if stop, err := l.settled(); stop {
+				return l.finish(err)
+			}
+		case <-beat:
+			beatTimer = e.cfg.Clock.NewTimer(opts.TickEvery)
+			beat = beatTimer.C()
+			if err := opts.Tick(); err != nil {
 				return l.finish(err)
 			}
 		case id := <-e.drop:
@@ -411,7 +433,9 @@ func (l *loop) handle(b Batch) (bool, error) {
 	if b.Initial {
 		b.Informer.handledInitial++
 	}
-	return l.sink.Handle(b)
+	done, err := l.sink.Handle(b)
+	b.Informer.handled++
+	return done, err
 }
 
 // settled reports whether the run ends, once every informer's initial
@@ -456,6 +480,37 @@ func (l *loop) finish(err error) error {
 		return nil
 	}
 	return err
+}
+
+// Position is where the stream of one collection stands: every change
+// of it up to ResourceVersion has been handed to the Sink.
+type Position struct {
+	Target          Target
+	ResourceVersion string
+}
+
+// Positions are the positions of the collections whose every change up
+// to their reflector's last resourceVersion (of a list, an event or a
+// bookmark) has been handed to the Sink: those with nothing queued and
+// nothing on its way to the Sink. A collection with something still on
+// its way has none now. Call it on Run's goroutine (RunOptions.Tick,
+// InitialOut) or after Run returned.
+//
+// Why it holds: the reflector queues a change before it takes its
+// resourceVersion as its last, so every change up to the resourceVersion
+// read first is queued by then; Len sees it still queued, or popped — a
+// Pop counts its batch under the FIFO's lock before it lets go — and
+// popped == handled says the loop handed every popped batch to the Sink.
+func (e *Engine) Positions() []Position {
+	var out []Position
+	for _, inf := range e.Informers() {
+		rv := inf.reflector.LastSyncResourceVersion()
+		if rv == "" || inf.fifo.Len() > 0 || inf.popped.Load() != inf.handled {
+			continue
+		}
+		out = append(out, Position{Target: inf.target, ResourceVersion: rv})
+	}
+	return out
 }
 
 // SyncTimeout is, after Run returned ErrTimedOut, why a run that waited

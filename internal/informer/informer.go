@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
@@ -115,6 +117,24 @@ type Informer struct {
 	// held. Only the reflector's goroutine (its handlers) touches it.
 	resumedFrom string
 	gapSaid     bool
+	// resumed: the informer resumed a recording (Config.Resume). Set at
+	// construction, read-only after.
+	resumed bool
+	// recorded are, for an informer that resumed a recording from a
+	// position (Resumed.Seen), the resourceVersion of the last record of
+	// each key recorded after it: the resumed watch brings those changes
+	// again, and the consumer drops them. Touched under the FIFO's lock
+	// only (process).
+	recorded map[string]string
+	// caughtUpTo is, for an informer that resumed a recording, the
+	// collection's resourceVersion on the server as it started (a list of
+	// one item): a change up to it happened while nothing recorded, and
+	// is caught up (Item.CaughtUp). "" otherwise, or when it could not be
+	// asked. Written before the reflector runs, on its goroutine; read by
+	// process under the FIFO's lock after the reflector has queued.
+	caughtUpTo string
+	// lw is the informer's ListerWatcher, kept for that one list.
+	lw cache.ListerWatcher
 
 	store     cache.Indexer
 	fifo      *cache.DeltaFIFO
@@ -139,6 +159,13 @@ type Informer struct {
 	// two agree.
 	poppedInitial  atomic.Int64
 	handledInitial int64
+	// popped counts every batch popped (written under the FIFO's lock, as
+	// the batch leaves the queue); handled those the Engine's loop has
+	// handed to the Sink (touched by the loop only). Equal, with nothing
+	// queued: every change the reflector has read is with the Sink
+	// (Engine.Positions).
+	popped  atomic.Int64
+	handled int64
 
 	// joined: the informer was added while the Engine ran. Set before
 	// start, read-only after.
@@ -254,6 +281,10 @@ func (inf *Informer) Target() Target { return inf.target }
 // is safe for concurrent reads.
 func (inf *Informer) Store() cache.Indexer { return inf.store }
 
+// Resumed reports whether the informer resumed a recorded stream
+// (Config.Resume): its Store began as the recorded state.
+func (inf *Informer) Resumed() bool { return inf.resumed }
+
 // LastSyncResourceVersion is the resourceVersion the informer has last
 // observed (list, event or bookmark).
 func (inf *Informer) LastSyncResourceVersion() string {
@@ -272,29 +303,35 @@ func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), hea
 		keepsListed: cfg.KeepListed != nil && cfg.KeepListed(t),
 		dropped:     cfg.Dropped,
 	}
-	resumeFrom := cfg.ResumeFrom
+	resumeFrom, resumed := cfg.ResumeFrom, false
 	if cfg.Resume != nil {
 		if r, ok := cfg.Resume(t); ok {
-			// The Store starts as the state resumed from: a relist says
-			// what changed since, and nothing is an initial list.
+			// The Store starts as the state resumed from: the watch from
+			// its position, or a relist without one, says what changed
+			// since, and nothing is an initial list.
 			for _, obj := range r.Objects {
 				_ = inf.store.Add(obj)
 			}
-			resumeFrom, inf.resumedFrom = r.ResourceVersion, r.ResourceVersion
+			resumeFrom, inf.resumedFrom, inf.recorded, resumed = r.ResourceVersion, r.ResourceVersion, r.Seen, true
 		}
 	}
 	inf.fifo = cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{
-		KnownObjects:          knownStore{Indexer: inf.store, resume: resumeFrom != ""},
+		// Resuming a resourceVersion with no state (--resource-version),
+		// a deletion of a key never seen is news; resuming a recording's
+		// state, the Store knows every key there is.
+		KnownObjects:          knownStore{Indexer: inf.store, resume: resumeFrom != "" && !resumed},
 		EmitDeltaTypeReplaced: true,
 		MaxUpdatedBacklog:     cfg.MaxUpdatedBacklog,
-		Populated:             inf.resumedFrom != "",
+		Populated:             resumed,
 	})
 	name := t.Resource.GroupResource().String()
 	var backoff cache.BackoffManager
 	if cfg.NewBackoff != nil {
 		backoff = cfg.NewBackoff()
 	}
-	inf.reflector = cache.NewReflector(cfg.NewListerWatcher(t), inf.fifo, cache.ReflectorOptions{
+	inf.lw = cfg.NewListerWatcher(t)
+	inf.resumed = resumed
+	inf.reflector = cache.NewReflector(inf.lw, inf.fifo, cache.ReflectorOptions{
 		Name:                   name,
 		TypeDescription:        name,
 		ExpectedType:           &rawobj.Object{},
@@ -321,6 +358,9 @@ func (inf *Informer) start(ctx context.Context, out chan<- Batch, synced chan<- 
 	inf.stopReflector, inf.reflectorDone = stopReflector, make(chan struct{})
 	inf.wg.Go(func() {
 		defer close(inf.reflectorDone)
+		if inf.resumed {
+			inf.caughtUpTo = inf.serverResourceVersion(reflectorCtx)
+		}
 		inf.reflector.Run(reflectorCtx)
 	})
 	inf.wg.Go(func() { inf.consume(ctx, out, fail) })
@@ -373,6 +413,22 @@ func poke(c chan<- struct{}) {
 	}
 }
 
+// serverResourceVersion is the collection's resourceVersion on the
+// server now, from a list of at most one item; "" when the list fails
+// (the reflector's own list or watch will say why).
+func (inf *Informer) serverResourceVersion(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	list, err := inf.lw.List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return ""
+	}
+	if l, ok := list.(interface{ GetResourceVersion() string }); ok {
+		return l.GetResourceVersion()
+	}
+	return ""
+}
+
 // consume pops the FIFO until it is closed or ctx ends, and hands each
 // batch to out. The FIFO is the buffer: while the output is slow, this
 // goroutine waits on out and the reflector keeps reading the watch into the
@@ -385,6 +441,7 @@ func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(er
 			if err != nil {
 				return err
 			}
+			inf.popped.Add(1)
 			if initial {
 				inf.poppedInitial.Add(1)
 			}
@@ -413,6 +470,9 @@ func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(er
 func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) {
 	items := make([]Item, 0, len(deltas))
 	for _, d := range deltas {
+		if inf.recorded != nil && inf.wasRecorded(d) {
+			continue
+		}
 		it := Item{Delta: d}
 		switch d.Type {
 		case cache.Sync, cache.Replaced, cache.Added, cache.Updated:
@@ -479,9 +539,51 @@ func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) 
 		default:
 			return nil, fmt.Errorf("unknown delta type %q", d.Type)
 		}
+		it.CaughtUp = inf.caughtUp(&it)
 		items = append(items, it)
 	}
 	return items, nil
+}
+
+// caughtUp reports whether it is a change made while nothing recorded:
+// its resourceVersion (a tombstone's last known one) is not past where
+// the server stood as the informer resumed. Called under the FIFO's lock.
+func (inf *Informer) caughtUp(it *Item) bool {
+	if inf.caughtUpTo == "" || it.Unchanged {
+		return false
+	}
+	if it.Object == nil {
+		return it.Tombstone
+	}
+	return !NewerResourceVersion(it.Object.ResourceVersion, inf.caughtUpTo)
+}
+
+// wasRecorded reports whether d, a delta of a watch resumed from a
+// recording's position, is a change the recording holds already: its
+// key was recorded after the position at this resourceVersion or a
+// later one. Called under the FIFO's lock.
+func (inf *Informer) wasRecorded(d cache.Delta) bool {
+	if d.Type != cache.Added && d.Type != cache.Updated && d.Type != cache.Deleted {
+		return false
+	}
+	obj, ok := d.Object.(*rawobj.Object)
+	if !ok {
+		return false // a tombstone: a relist's, never a watch's
+	}
+	last, ok := inf.recorded[cache.ObjectKey(obj)]
+	return ok && !NewerResourceVersion(obj.ResourceVersion, last)
+}
+
+// NewerResourceVersion reports whether resourceVersion a is later than b:
+// as numbers when both read as numbers (etcd's revisions, which every
+// kube-apiserver serves), else whenever they differ.
+func NewerResourceVersion(a, b string) bool {
+	x, errX := strconv.ParseUint(a, 10, 64)
+	y, errY := strconv.ParseUint(b, 10, 64)
+	if errX != nil || errY != nil {
+		return a != b
+	}
+	return x > y
 }
 
 // drop tells Config.Dropped of a delta of key kept out; listed: it came
@@ -538,8 +640,17 @@ func (k knownStore) GetByKey(key string) (any, bool, error) {
 
 // Resumed is the state a target's stream resumes from (Config.Resume).
 type Resumed struct {
+	// ResourceVersion is the collection's position: every change up to
+	// it is in Objects, and the watch goes on from it. "" relists (no
+	// position is known): the relist says what changed.
 	ResourceVersion string
-	Objects         []*rawobj.Object
+	// Objects are the state, as far as it was recorded: up to the
+	// position and past it.
+	Objects []*rawobj.Object
+	// Seen are, by key, the resourceVersion of the last change recorded
+	// past the position (deletions included): the watch brings them
+	// again, and they are dropped. nil with no position.
+	Seen map[string]string
 }
 
 // Config is what every informer of an Engine shares.

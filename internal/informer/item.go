@@ -31,6 +31,10 @@ type Item struct {
 	// had at this resourceVersion and UID: a relist, or a list cut off and
 	// started again, brought nothing new.
 	Unchanged bool
+	// CaughtUp marks a change of an informer that resumed a recording
+	// that was made while nothing recorded: the watch from the recording's
+	// position, or its relist, caught it up as the run began.
+	CaughtUp bool
 	// Owners is, under --tree, the chain of ownerReferences from the root
 	// the object belongs to down to its direct owner; set by the tree, nil
 	// otherwise.

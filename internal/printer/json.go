@@ -68,7 +68,7 @@ func appendHealth(dst []byte, h *Health) []byte {
 // Keys come in the documented order:
 //
 //	type, time, initial, [context], apiVersion, kind, resource, namespace,
-//	name, uid, resourceVersion, [finalStateUnknown], [coalesced], [owners],
+//	name, uid, resourceVersion, [finalStateUnknown], [coalesced], [caughtUp], [owners],
 //	[manager], [operation], [health], [changes], object
 //
 // context is written when not empty, finalStateUnknown when true, coalesced when not 0, owners
@@ -116,6 +116,10 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	if r.Coalesced != 0 {
 		dst = append(dst, `,"coalesced":`...)
 		dst = strconv.AppendInt(dst, int64(r.Coalesced), 10)
+	}
+	if r.CaughtUp != "" {
+		dst = append(dst, `,"caughtUp":`...)
+		dst = rawobj.AppendString(dst, r.CaughtUp)
 	}
 	if len(r.Owners) > 0 {
 		dst = appendOwners(append(dst, `,"owners":`...), r.Owners)

@@ -14,7 +14,7 @@ import (
 // its JSON form (schema v1) is fixed and documented in the README:
 //
 //	type, time, initial, [context], apiVersion, kind, resource, namespace, name, uid,
-//	resourceVersion, [finalStateUnknown], [coalesced], [owners],
+//	resourceVersion, [finalStateUnknown], [coalesced], [caughtUp], [owners],
 //	[manager, operation], [health], [changes], object
 //
 // Fields in brackets are optional and omitted when empty/false/zero.
@@ -46,6 +46,12 @@ type Record struct {
 	// Coalesced is how many Updated deltas of this key were folded into this
 	// one because the reader fell behind.
 	Coalesced int
+	// CaughtUp, in a recording, says where Time comes from for a change
+	// made while nothing recorded and caught up after a Gap: the object's
+	// "creationTimestamp", "deletionTimestamp" or "managedFields" (the
+	// newest entry that moved), or "gap" when the object does not say (Time
+	// is then the gap's end). "" for a change recorded as it came.
+	CaughtUp string
 	// Owners is, under --tree, the chain of owners from the root the
 	// object belongs to down to its direct owner; nil for a root and
 	// without --tree.

@@ -10,8 +10,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 )
@@ -21,6 +23,7 @@ func headerTargetOf(t informer.Target) recording.Target {
 	return recording.Target{
 		Context: t.Context, APIVersion: t.Kind.GroupVersion().String(), Kind: t.Kind.Kind,
 		Resource: t.Resource.Resource, Namespace: t.Namespace, Name: t.Name, Role: t.Role.String(),
+		FieldSelector: t.FieldSelector,
 	}
 }
 
@@ -44,6 +47,15 @@ type Recorder struct {
 	created, begun bool
 	rec            printer.Record
 	buf            []byte
+	// positions, if set, say where the run's collections stand for each
+	// Heartbeat (the engine's Positions).
+	positions func() []informer.Position
+	// gap, when the recording goes on, is the time nothing recorded: from
+	// its last line to this run's header. caughtUpUntil is the time of the
+	// last caught-up record written: caught-up records never go back in
+	// time, so that a recording read in order is read in time.
+	gap           *recording.Gap
+	caughtUpUntil time.Time
 }
 
 // CreateRecorder creates the recording name, or, when it is one already,
@@ -85,29 +97,24 @@ func resumeRecorder(name string, stage *Stage, warn io.Writer) (*Recorder, error
 }
 
 // Resume is the engine's Config.Resume when the recording goes on: the
-// state a recorded collection ends in, and the resourceVersion of its last
-// record. A collection with no record (none was ever seen) is listed as
-// usual.
+// state a recorded collection (a root, the Events) ends in, and its
+// position — the newest Heartbeat's — from which its watch goes on;
+// without one (a recording made before Heartbeats, or a relist after the
+// last), the collection relists, and the relist says what changed. The
+// collections of --tree's scouts and owned types list as usual.
 func (r *Recorder) Resume(t informer.Target) (informer.Resumed, bool) {
 	if r.end == nil {
 		return informer.Resumed{}, false
 	}
 	res, ok := r.end.Resumes[t.ID()]
-	return res, ok && res.ResourceVersion != ""
+	return res, ok
 }
 
 // Begin writes the header of the run's part of the recording: now, the
 // build's version, what is watched (targets) and with which selectors.
 func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fieldSelector string) error {
-	if r.end != nil {
-		for _, t := range targets {
-			if t.Role != informer.RoleRoot {
-				continue
-			}
-			if !slices.ContainsFunc(r.end.Recorded, func(o informer.Target) bool { return o.ID() == t.ID() }) {
-				return fmt.Errorf("--record: %s recorded %s; this run also watches %s, which it did not: record it to a new file, or watch what it recorded", r.name, replay.Describe(r.end.Recorded), replay.Describe([]informer.Target{t}))
-			}
-		}
+	if err := r.sameRoots(targets); err != nil {
+		return err
 	}
 	h := recording.Header{
 		Type: recording.HeaderType, Time: time.Now().UTC(), Schema: recording.Schema, Version: version,
@@ -116,14 +123,78 @@ func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fiel
 	for _, t := range targets {
 		h.Targets = append(h.Targets, headerTargetOf(t))
 	}
-	line, err := json.Marshal(h)
-	if err != nil {
-		return fmt.Errorf("--record: %w", err)
-	}
-	if _, err := r.w.Write(append(line, '\n')); err != nil {
+	if err := r.writeLine(h); err != nil {
 		return err
 	}
 	r.begun = true
+	if r.end == nil || r.end.Last.IsZero() {
+		return nil
+	}
+	// Nothing recorded from the recording's last line (its last
+	// Heartbeat, at most HeartbeatInterval before its recorder stopped)
+	// to now.
+	from := r.end.Last
+	if from.After(h.Time) {
+		from = h.Time
+	}
+	r.gap = &recording.Gap{Type: recording.GapType, Time: h.Time, From: from, To: h.Time}
+	r.caughtUpUntil = from
+	return r.writeLine(r.gap)
+}
+
+// writeLine writes v, a line that is not a record, as JSON.
+func (r *Recorder) writeLine(v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("--record: %w", err)
+	}
+	_, err = r.w.Write(append(line, '\n'))
+	return err
+}
+
+// PositionsFrom has every Heartbeat say where the collections stand, as
+// positions tells (the engine's Positions).
+func (r *Recorder) PositionsFrom(positions func() []informer.Position) { r.positions = positions }
+
+// Heartbeat writes a Heartbeat: the recorder is alive at now, and the
+// collections stand where the positions say. Call it on the engine's
+// goroutine (RunOptions.Tick, InitialOut), or after it ran.
+func (r *Recorder) Heartbeat(now time.Time) error {
+	if !r.begun {
+		return nil
+	}
+	h := recording.Heartbeat{Type: recording.HeartbeatType, Time: now.UTC()}
+	if r.positions != nil {
+		for _, p := range r.positions() {
+			h.Positions = append(h.Positions, recording.Position{Target: headerTargetOf(p.Target), ResourceVersion: p.ResourceVersion})
+		}
+	}
+	return r.writeLine(h)
+}
+
+// sameRoots checks that a run going on with a recording watches the roots
+// it recorded, no more and no fewer: a root the recording lacks has no
+// past to go on from, and one the run leaves out would seem, to a replay,
+// to stop changing where the recording goes on.
+func (r *Recorder) sameRoots(targets []informer.Target) error {
+	if r.end == nil {
+		return nil
+	}
+	var roots []informer.Target
+	for _, t := range targets {
+		if t.Role != informer.RoleRoot {
+			continue
+		}
+		roots = append(roots, t)
+		if !slices.ContainsFunc(r.end.Recorded, func(o informer.Target) bool { return o.ID() == t.ID() }) {
+			return fmt.Errorf("--record: %s recorded %s; this run also watches %s, which it did not: record it to a new file, or watch what it recorded", r.name, replay.Describe(r.end.Recorded), replay.Describe([]informer.Target{t}))
+		}
+	}
+	for _, o := range r.end.Recorded {
+		if !slices.ContainsFunc(roots, func(t informer.Target) bool { return o.ID() == t.ID() }) {
+			return fmt.Errorf("--record: %s recorded %s; this run does not watch %s, whose record would stop here without a word: record it to a new file, or watch what it recorded", r.name, replay.Describe(r.end.Recorded), replay.Describe([]informer.Target{o}))
+		}
+	}
 	return nil
 }
 
@@ -136,6 +207,9 @@ func (r *Recorder) Record(t informer.Target, items []informer.Item, now time.Tim
 		if err != nil {
 			return err
 		}
+		if keep && items[i].CaughtUp && r.gap != nil {
+			r.rec.Time, r.rec.CaughtUp = r.caughtUpTime(&items[i])
+		}
 		if keep {
 			r.buf = append(printer.AppendJSON(r.buf, &r.rec), '\n')
 		}
@@ -147,9 +221,61 @@ func (r *Recorder) Record(t informer.Target, items []informer.Item, now time.Tim
 	return err
 }
 
-// Close ends the recording: its last frame is written and the file
-// closed; a recording never begun is removed.
+// caughtUpTime is when it, a change caught up after the gap, was made,
+// as its object says — bounded by the gap, and never before the last
+// caught-up record — and what said it ("gap" when the object does not:
+// then the gap's end).
+func (r *Recorder) caughtUpTime(it *informer.Item) (time.Time, string) {
+	at, source := objectTime(it)
+	if source == "" || !at.Before(r.gap.To) {
+		at, source = r.gap.To, "gap"
+	}
+	if at.Before(r.caughtUpUntil) {
+		at = r.caughtUpUntil
+	}
+	r.caughtUpUntil = at
+	return at, source
+}
+
+// objectTime is when the object of it says its change was made: a
+// creation's creationTimestamp, a deletion's deletionTimestamp, an
+// update's newest managedFields entry that moved; source "" when it does
+// not say.
+func objectTime(it *informer.Item) (at time.Time, source string) {
+	obj := it.Object
+	if obj == nil || it.Tombstone {
+		return time.Time{}, ""
+	}
+	var text string
+	switch {
+	case it.Type == cache.Deleted:
+		text, source = obj.DeletionTimestamp, "deletionTimestamp"
+	case it.Old == nil:
+		text, source = obj.CreationTimestamp, "creationTimestamp"
+	default:
+		if e := newestEntry(obj.Managers, func(e *rawobj.ManagedFieldsEntry) bool {
+			prev := findEntry(it.Old, e)
+			return prev == nil || e.Time > prev.Time
+		}); e != nil {
+			text, source = e.Time, "managedFields"
+		}
+	}
+	if text == "" {
+		return time.Time{}, ""
+	}
+	at, err := time.Parse(time.RFC3339Nano, text)
+	if err != nil {
+		return time.Time{}, ""
+	}
+	return at.UTC(), source
+}
+
+// Close ends the recording: a last Heartbeat, its last frame written and
+// the file closed; a recording never begun is removed.
 func (r *Recorder) Close() error {
+	if r.begun {
+		_ = r.Heartbeat(time.Now())
+	}
 	err := r.w.Close()
 	if r.created && !r.begun {
 		_ = os.Remove(r.name)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -86,9 +87,10 @@ func TestRecorderKeepsWhatThePrintedStreamDrops(t *testing.T) {
 	}
 
 	lines := readRecording(t, flags.Record)
-	if len(lines) != 4 {
-		t.Fatalf("the recording has %d lines, want a header and 3 records:\n%s", len(lines), strings.Join(lines, "\n"))
+	if len(lines) != 5 || !strings.HasPrefix(lines[4], `{"type":"Heartbeat"`) {
+		t.Fatalf("the recording has %d lines, want a header, 3 records and the Heartbeat of its end:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
+	lines = lines[:4]
 	var h recording.Header
 	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil || h.Type != "Recording" || h.Schema != "v1" || h.Version != "v9.9.9" ||
 		len(h.Targets) != 1 || h.Targets[0].Resource != "secrets" || h.Targets[0].Role != "root" {
@@ -152,9 +154,12 @@ func TestRecorderRefusesAndCleansUp(t *testing.T) {
 }
 
 // TestRecorderGoesOn: --record onto a recording resumes each collection
-// from the state it ended in and the resourceVersion of its last record,
-// appends the run's part, and refuses a run that watches what it did not
-// record.
+// from the state it ended in and the position of its newest Heartbeat,
+// with the changes recorded past that position (the watch brings them
+// again); a relist after the last Heartbeat, or none at all, relists. The
+// run's part is appended after a Gap from the recording's last line; a
+// run that watches what it did not record, or leaves out what it did, is
+// refused.
 func TestRecorderGoesOn(t *testing.T) {
 	inf, target := idleInformer(t, "configmaps", "ConfigMap")
 	path := filepath.Join(t.TempDir(), "r.jsonl.zst")
@@ -173,21 +178,34 @@ func TestRecorderGoesOn(t *testing.T) {
 	b2 := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","namespace":"ns","resourceVersion":"2","uid":"ub"}}`)
 	a3 := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","resourceVersion":"3","uid":"ua"}}`)
 	b4 := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","namespace":"ns","resourceVersion":"4","uid":"ub"}}`)
+	position := "2"
+	rec.PositionsFrom(func() []informer.Position {
+		return []informer.Position{{Target: target, ResourceVersion: position}}
+	})
 	if err := rec.Begin([]informer.Target{target}, "v0", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-	for _, items := range [][]informer.Item{
-		{{Delta: cache.Delta{Type: cache.Replaced, Object: a1}, Type: cache.Replaced, Initial: true, Object: a1, Key: "ns/a"}},
-		{{Delta: cache.Delta{Type: cache.Replaced, Object: b2}, Type: cache.Replaced, Initial: true, Object: b2, Key: "ns/b"}},
-		{{Delta: cache.Delta{Type: cache.Updated, Object: a3}, Type: cache.Updated, Object: a3, Old: a1, Key: "ns/a"}},
-		{{Delta: cache.Delta{Type: cache.Deleted, Object: b4}, Type: cache.Deleted, Object: b4, Key: "ns/b"}},
-	} {
+	record := func(items ...informer.Item) {
+		t.Helper()
 		now = now.Add(time.Second)
 		if err := rec.Record(inf.Target(), items, now); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// The initial list, at the collection's resourceVersion 12: a
+	// ConfigMap deleted before the recording began is not in it.
+	record(informer.Item{Delta: cache.Delta{Type: cache.Replaced, Object: a1}, Type: cache.Replaced, Initial: true, Object: a1, Key: "ns/a"})
+	record(informer.Item{Delta: cache.Delta{Type: cache.Replaced, Object: b2}, Type: cache.Replaced, Initial: true, Object: b2, Key: "ns/b"})
+	position = "12"
+	if err := rec.Heartbeat(now); err != nil {
+		t.Fatal(err)
+	}
+	record(informer.Item{Delta: cache.Delta{Type: cache.Updated, Object: a3}, Type: cache.Updated, Object: a3, Old: a1, Key: "ns/a"})
+	record(informer.Item{Delta: cache.Delta{Type: cache.Deleted, Object: b4}, Type: cache.Deleted, Object: b4, Key: "ns/b"})
+	// Killed: no Heartbeat at the end. (Close writes one, whose position
+	// is gone by then.)
+	rec.PositionsFrom(nil)
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -197,22 +215,122 @@ func TestRecorderGoesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, ok := again.Resume(target)
-	if !ok || res.ResourceVersion != "4" || len(res.Objects) != 1 || res.Objects[0].Name != "a" || res.Objects[0].ResourceVersion != "3" {
-		t.Fatalf("Resume = %+v, %v; want a at 3, from resourceVersion 4 (b's deletion)", res, ok)
+	if !ok || res.ResourceVersion != "12" || len(res.Objects) != 1 || res.Objects[0].Name != "a" || res.Objects[0].ResourceVersion != "3" ||
+		len(res.Seen) != 2 || res.Seen["ns/a"] != "3" || res.Seen["ns/b"] != "4" {
+		t.Fatalf("Resume = %+v, %v; want a at 3, from the Heartbeat's position 12, a at 3 and b's deletion at 4 seen past it", res, ok)
 	}
 	secrets := target
 	secrets.Resource.Resource = "secrets"
 	if err := again.Begin([]informer.Target{target, secrets}, "v0", "", ""); err == nil || !strings.Contains(err.Error(), "recorded configmaps; this run also watches secrets, which it did not") {
 		t.Errorf("a run that watches more than was recorded: %v", err)
 	}
+	if err := again.Begin(nil, "v0", "", ""); err == nil || !strings.Contains(err.Error(), "recorded configmaps; this run does not watch configmaps, whose record would stop here") {
+		t.Errorf("a run that watches less than was recorded: %v", err)
+	}
 	if err := again.Begin([]informer.Target{target}, "v0", "", ""); err != nil {
 		t.Fatal(err)
 	}
+	// A relist past the last Heartbeat: no position.
+	again.Record(inf.Target(), []informer.Item{{Delta: cache.Delta{Type: cache.Replaced, Object: a3}, Type: cache.Replaced, Object: a3, Old: a3, Key: "ns/a"}}, now.Add(time.Hour))
 	if err := again.Close(); err != nil {
 		t.Fatal(err)
 	}
 	lines := readRecording(t, path)
-	if len(lines) != 6 || !strings.HasPrefix(lines[5], `{"type":"Recording"`) {
-		t.Errorf("the recording after going on:\n%s\nwant its 5 lines and a second header", strings.Join(lines, "\n"))
+	if len(lines) != 11 || !strings.HasPrefix(lines[7], `{"type":"Recording"`) || !strings.HasPrefix(lines[8], `{"type":"Gap"`) {
+		t.Fatalf("the recording after going on:\n%s\nwant its 7 lines, a second header and a Gap", strings.Join(lines, "\n"))
+	}
+	var gap recording.Gap
+	var last recording.Heartbeat
+	if err := json.Unmarshal([]byte(lines[8]), &gap); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(lines[6]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if !gap.From.Equal(last.Time) || gap.To.Before(gap.From) || !gap.Time.Equal(gap.To) {
+		t.Errorf("Gap %s; want from the Heartbeat of the first part's end (%s) to the second part's start", lines[8], last.Time)
+	}
+	third, err := CreateRecorder(path, stage, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, ok := third.Resume(target); !ok || res.ResourceVersion != "" || res.Seen != nil || len(res.Objects) != 1 {
+		t.Errorf("after a relist past the last Heartbeat: Resume = %+v, %v; want the state, to relist", res, ok)
+	}
+	_ = third.Close()
+}
+
+// TestCaughtUpRecordsCarryTheirObjectsTimes: after a gap, a change the
+// resumed informer caught up is recorded at the time its object gives,
+// within the gap and never before the caught-up record before it, or at
+// the gap's end when the object says nothing; a change made live keeps
+// the time it was seen.
+func TestCaughtUpRecordsCarryTheirObjectsTimes(t *testing.T) {
+	inf, target := idleInformer(t, "configmaps", "ConfigMap")
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	stage, err := NewStage(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := `{"type":"Recording","time":"2026-11-26T10:00:00Z","schema":"v1","version":"v0","targets":[{"apiVersion":"v1","kind":"ConfigMap","resource":"configmaps","role":"root"}]}
+{"type":"Heartbeat","time":"2026-11-26T10:00:10Z","positions":[{"apiVersion":"v1","kind":"ConfigMap","resource":"configmaps","role":"root","resourceVersion":"7"}]}
+`
+	if err := os.WriteFile(path, []byte(first), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := CreateRecorder(path, stage, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Begin([]informer.Target{target}, "v0", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	start := rec.gap.To
+	within := func(d time.Duration) string { return rec.gap.From.Add(d).Format(time.RFC3339) }
+	created := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","resourceVersion":"8","uid":"uc","creationTimestamp":"`+within(3*time.Second)+`","managedFields":[{"manager":"kubectl","operation":"Update","time":"`+within(3*time.Second)+`"}]}}`)
+	updated := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","resourceVersion":"9","uid":"uc","creationTimestamp":"`+within(3*time.Second)+`","managedFields":[{"manager":"kubectl","operation":"Update","time":"`+within(5*time.Second)+`"}]}}`)
+	earlier := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","namespace":"ns","resourceVersion":"10","uid":"ud","creationTimestamp":"`+within(-time.Hour)+`"}}`)
+	gone := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e","namespace":"ns","resourceVersion":"11","uid":"ue"}}`)
+	live := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"f","namespace":"ns","resourceVersion":"12","uid":"uf","creationTimestamp":"`+start.Add(time.Second).Format(time.RFC3339)+`"}}`)
+	seen := start.Add(2 * time.Second)
+	for _, it := range []informer.Item{
+		{Delta: cache.Delta{Type: cache.Added, Object: created}, Type: cache.Added, Object: created, Key: "ns/c", CaughtUp: true},
+		{Delta: cache.Delta{Type: cache.Updated, Object: updated}, Type: cache.Updated, Object: updated, Old: created, Key: "ns/c", CaughtUp: true},
+		{Delta: cache.Delta{Type: cache.Added, Object: earlier}, Type: cache.Added, Object: earlier, Key: "ns/d", CaughtUp: true},
+		{Delta: cache.Delta{Type: cache.Deleted, Object: gone}, Type: cache.Deleted, Object: gone, Key: "ns/e", CaughtUp: true},
+		{Delta: cache.Delta{Type: cache.Added, Object: live}, Type: cache.Added, Object: live, Key: "ns/f"},
+	} {
+		if err := rec.Record(inf.Target(), []informer.Item{it}, seen); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.PositionsFrom(nil)
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines := readRecording(t, path)
+	var got []string
+	for _, line := range lines[4:9] {
+		var r struct {
+			Type     string    `json:"type"`
+			Name     string    `json:"name"`
+			Time     time.Time `json:"time"`
+			CaughtUp string    `json:"caughtUp"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %s +%s %s", r.Type, r.Name, r.Time.Sub(rec.gap.From), r.CaughtUp))
+	}
+	gapLength := start.Sub(rec.gap.From)
+	want := []string{
+		"Added c +3s creationTimestamp",
+		"Updated c +5s managedFields",
+		"Added d +5s creationTimestamp", // dated before the gap: no earlier than the record before it
+		fmt.Sprintf("Deleted e +%s gap", gapLength),
+		fmt.Sprintf("Added f +%s ", seen.Sub(rec.gap.From)),
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the records after the gap:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

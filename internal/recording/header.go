@@ -34,4 +34,49 @@ type Target struct {
 	// Role is what the run watched it for: root (named or selected),
 	// scout and owned (--tree), events (--events).
 	Role string `json:"role"`
+	// FieldSelector is the collection's own field selector: the Events
+	// of one named object (--events).
+	FieldSelector string `json:"fieldSelector,omitempty"`
+}
+
+// HeartbeatType is the type of the line a recorder writes every
+// HeartbeatInterval while it runs, once the initial lists are out, and
+// as it ends: it was alive then, and this is where each collection
+// stands.
+const HeartbeatType = "Heartbeat"
+
+// HeartbeatInterval is how often a running recorder writes a Heartbeat:
+// the most by which a Gap can start before the recorder stopped.
+const HeartbeatInterval = 5 * time.Second
+
+// Heartbeat says the recorder was alive at Time, and where the record of
+// each collection stands: every change of it up to its resourceVersion
+// is in the lines above. A collection with changes still on their way to
+// the recording is left out. A recorder that goes on with the recording
+// resumes each collection from its newest position.
+type Heartbeat struct {
+	Type      string     `json:"type"`
+	Time      time.Time  `json:"time"`
+	Positions []Position `json:"positions,omitempty"`
+}
+
+// Position is where the record of one collection stands.
+type Position struct {
+	Target
+	ResourceVersion string `json:"resourceVersion"`
+}
+
+// GapType is the type of the line that follows the header of a run that
+// went on with a recording: nothing was recorded From its last sign of
+// life (a Heartbeat, or any line) To this run's start. The changes made
+// meanwhile come after it as the watch or a relist caught them up, with
+// the time their objects give (a record's "caughtUp").
+const GapType = "Gap"
+
+// Gap is a time the recording does not cover.
+type Gap struct {
+	Type string    `json:"type"`
+	Time time.Time `json:"time"`
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
 }

@@ -23,9 +23,16 @@ type line struct {
 	// Not in the record: where it is, and its object parsed.
 	number int
 	object *rawobj.Object
-	// header is set for a "Recording" line.
-	header *recording.Header
+	// header is set for a "Recording" line, heartbeat for a "Heartbeat"
+	// one, gap for a "Gap" one: lines that are not records.
+	header    *recording.Header
+	heartbeat *recording.Heartbeat
+	gap       *recording.Gap
 }
+
+// mark reports whether l is a Heartbeat or a Gap: a line that says
+// something of the recording, not of an object.
+func (l *line) mark() bool { return l.heartbeat != nil || l.gap != nil }
 
 // The record types a recording holds.
 const (
@@ -84,6 +91,23 @@ func parseLine(name string, number int, data []byte) (*line, error) {
 			return nil, fmt.Errorf("%s:%d: a recording of schema %q, which this build does not read (it reads %q): replay it with the version that wrote it (%s)", name, number, h.Schema, recording.Schema, h.Version)
 		}
 		l.header = &h
+		return &l, nil
+	case recording.HeartbeatType:
+		var h recording.Heartbeat
+		if err := json.Unmarshal(data, &h); err != nil {
+			return nil, fmt.Errorf("%s:%d: a %q line that does not read: %w", name, number, l.Type, err)
+		}
+		l.heartbeat = &h
+		return &l, nil
+	case recording.GapType:
+		var g recording.Gap
+		if err := json.Unmarshal(data, &g); err != nil {
+			return nil, fmt.Errorf("%s:%d: a %q line that does not read: %w", name, number, l.Type, err)
+		}
+		if g.From.IsZero() || g.To.Before(g.From) {
+			return nil, fmt.Errorf("%s:%d: a %q line whose \"from\" and \"to\" are not a time span", name, number, l.Type)
+		}
+		l.gap = &g
 		return &l, nil
 	case typeAdded, typeUpdated, typeDeleted, typeReplaced, typeSync:
 	case "":
@@ -158,10 +182,10 @@ func (l *line) key() string {
 // relist reports whether the record comes from a relist (or a list made
 // after the start): Replaced, or Deleted with its final state unknown.
 func (l *line) relist() bool {
-	return l.header == nil && (l.Type == typeReplaced || l.Initial || (l.Type == typeDeleted && l.FinalStateUnknown))
+	return l.header == nil && !l.mark() && (l.Type == typeReplaced || l.Initial || (l.Type == typeDeleted && l.FinalStateUnknown))
 }
 
 // sameCollection reports whether l and o were recorded in one collection.
 func (l *line) sameCollection(o *line) bool {
-	return l.header == nil && o.header == nil && l.Context == o.Context && l.APIVersion == o.APIVersion && l.Resource == o.Resource
+	return l.header == nil && o.header == nil && !l.mark() && !o.mark() && l.Context == o.Context && l.APIVersion == o.APIVersion && l.Resource == o.Resource
 }

@@ -38,7 +38,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -75,11 +74,22 @@ type Player struct {
 	// where a replay's tree looks for what the roots own.
 	// eventCollections are the Events --events watched.
 	collections, eventCollections []informer.Target
+	// watched are every collection the headers name, as watched: with
+	// their names, roles and field selectors (ReadEnd).
+	watched []informer.Target
+	// gaps are the Gaps read so far; gapsSaid how many of them the replay
+	// has warned of.
+	gaps     []recording.Gap
+	gapsSaid int
+	// lastLine is the latest time of a line fastForward went past.
+	lastLine time.Time
 	// events are the Events collections of the run (Selection.Events),
 	// which the run's join watches (Events).
 	events []informer.Target
-	// initial are the recordings' leading initial lists.
-	initial []*line
+	// initial are the recordings' leading initial lists; heartbeats the
+	// Heartbeats read among or right after them.
+	initial    []*line
+	heartbeats []*line
 	// clock is the recording's time.
 	clock *testingclock.FakeClock
 	// torn: the recording ended inside a line or a frame (warned).
@@ -107,9 +117,15 @@ type feed struct {
 	target informer.Target
 	state  *state
 	// rv is the resourceVersion its lists answer with: the latest
-	// object's. lastRV is the highest of every record's, deletions
-	// included: where a resumed recording goes on from.
-	rv, lastRV string
+	// object's.
+	rv string
+	// pos is the collection's position as the recording has reached it:
+	// the newest Heartbeat's, "" when none was, or a list came after it.
+	// seen are, by key, the resourceVersion of the last record past pos.
+	// Where a recorder that goes on with the recording resumes from
+	// (ReadEnd).
+	pos  string
+	seen map[string]string
 	// expected are the deltas fed and not yet handed out by the engine,
 	// in order; inflight counts them by key. Guarded by Player.mu.
 	expected []pending
@@ -161,6 +177,9 @@ func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
 		if p.began.IsZero() || first.header.Time.Before(p.began) {
 			p.began = first.header.Time
 		}
+		if p.lastLine.Before(first.header.Time) {
+			p.lastLine = first.header.Time
+		}
 		if err := p.addRoots(r.Name(), first.header); err != nil {
 			return nil, err
 		}
@@ -170,7 +189,15 @@ func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
 			if err != nil {
 				return nil, err
 			}
-			if l == nil || l.header != nil || !l.Initial {
+			if l != nil && (l.heartbeat != nil || l.Initial) && p.lastLine.Before(l.Time) {
+				p.lastLine = l.Time
+			}
+			if l != nil && l.heartbeat != nil {
+				// Written while a long initial list came in, or after it.
+				p.heartbeats = append(p.heartbeats, l)
+				continue
+			}
+			if l == nil || l.header != nil || l.gap != nil || !l.Initial {
 				pt.ahead = l
 				break
 			}
@@ -199,6 +226,7 @@ func (p *Player) addRoots(name string, h *recording.Header) error {
 			Context: t.Context, Resource: gv.WithResource(t.Resource), Kind: gv.WithKind(t.Kind),
 			Namespace: t.Namespace, Name: t.Name,
 		}
+		p.watched = addTarget(p.watched, asWatched(target, t))
 		if t.Role == informer.RoleEvents.String() {
 			target.Role = informer.RoleEvents
 			p.eventCollections = addTarget(p.eventCollections, target)
@@ -211,6 +239,21 @@ func (p *Player) addRoots(name string, h *recording.Header) error {
 		p.collections = addTarget(p.collections, target)
 	}
 	return nil
+}
+
+// asWatched is target as the run that recorded t watched it: with its
+// role and field selector.
+func asWatched(target informer.Target, t recording.Target) informer.Target {
+	switch t.Role {
+	case informer.RoleEvents.String():
+		target.Role = informer.RoleEvents
+	case informer.RoleOwned.String():
+		target.Role = informer.RoleOwned
+	case informer.RoleScout.String():
+		target.Role = informer.RoleScout
+	}
+	target.FieldSelector = t.FieldSelector
+	return target
 }
 
 // addTarget adds t to ts unless it holds it already.
@@ -294,13 +337,17 @@ func (p *Player) Select(targets []informer.Target, selector labels.Selector) err
 			f.expected = append(f.expected, pending{time: l.Time})
 		}
 	}
-	p.initial = nil
+	for _, l := range p.heartbeats {
+		p.sawHeartbeat(l)
+	}
+	p.initial, p.heartbeats = nil, nil
 	if p.from.IsZero() {
 		return nil
 	}
 	if err := p.fastForward(); err != nil {
 		return err
 	}
+	p.warnInGap()
 	for _, f := range p.feeds {
 		f.expected = f.expected[:0]
 		for range f.state.len() {
@@ -396,7 +443,9 @@ func (p *Player) Play(ctx context.Context) {
 		p.fail(err)
 		return
 	}
-	for l != nil && (p.to.IsZero() || !l.Time.After(p.to)) {
+	// A header or a Gap has the time its run began, which caught-up
+	// records that follow it come before: neither ends the window.
+	for l != nil && (p.to.IsZero() || !l.Time.After(p.to) || l.header != nil || l.gap != nil) {
 		// The records of one relist of a collection come together: one
 		// list says them all, as it did when recorded.
 		batch := []*line{l}
@@ -417,6 +466,15 @@ func (p *Player) Play(ctx context.Context) {
 	p.settled(ctx, nil)
 }
 
+// sayGap warns, once for each, of a gap the replay passes: what changed
+// then comes after it, at the times the objects give.
+func (p *Player) sayGap(g recording.Gap) {
+	p.gaps = append(p.gaps, g)
+	p.gapsSaid++
+	fmt.Fprintf(p.warn, "warning: the recording has a gap from %s to %s (%s): its recorder was not running; what changed meanwhile follows, at the times the objects give\n",
+		g.From.UTC().Format(time.RFC3339), g.To.UTC().Format(time.RFC3339), g.To.Sub(g.From).Round(time.Second))
+}
+
 // fail records err as the end of the replay.
 func (p *Player) fail(err error) {
 	p.mu.Lock()
@@ -431,6 +489,20 @@ func (p *Player) feed(ctx context.Context, batch []*line) {
 	if l.header != nil {
 		// A resumed run's part: its records go on from where the
 		// recording stopped (a relist says any gap).
+		return
+	}
+	if l.heartbeat != nil {
+		// The recorder was alive, and time went on: once what was fed is
+		// out, the clock moves to it, and the timers due fire.
+		if p.settled(ctx, nil) {
+			p.mu.Lock()
+			p.advance(l.Time)
+			p.mu.Unlock()
+		}
+		return
+	}
+	if l.gap != nil {
+		p.sayGap(*l.gap)
 		return
 	}
 	if l.Type == typeSync {
@@ -712,17 +784,33 @@ func (w *watcher) send(ctx context.Context, e watch.Event) {
 	}
 }
 
-// saw notes the resourceVersion of l's object in lastRV: the highest, in
-// numbers when both read as numbers (etcd's), else the latest.
+// saw notes l, a record of f's collection, in f's position: a list's
+// record leaves it unknown; a change past a position is seen.
 func (f *feed) saw(l *line) {
-	if l.object == nil || l.object.ResourceVersion == "" {
-		return
+	switch {
+	case l.relist():
+		f.pos, f.seen = "", nil
+	case f.pos == "" || l.object == nil || l.Type == typeSync:
+	default:
+		f.seen[l.key()] = l.object.ResourceVersion
 	}
-	rv := l.object.ResourceVersion
-	a, errA := strconv.ParseUint(rv, 10, 64)
-	b, errB := strconv.ParseUint(f.lastRV, 10, 64)
-	if errA != nil || errB != nil || a > b {
-		f.lastRV = rv
+}
+
+// sawHeartbeat notes the positions of a Heartbeat in the feeds of their
+// collections.
+func (p *Player) sawHeartbeat(l *line) {
+	for _, pos := range l.heartbeat.Positions {
+		gv, err := schema.ParseGroupVersion(pos.APIVersion)
+		if err != nil || pos.ResourceVersion == "" {
+			continue
+		}
+		t := asWatched(informer.Target{
+			Context: pos.Context, Resource: gv.WithResource(pos.Resource), Kind: gv.WithKind(pos.Kind),
+			Namespace: pos.Namespace, Name: pos.Name,
+		}, pos.Target)
+		if f := p.byID[t.ID()]; f != nil {
+			f.pos, f.seen = pos.ResourceVersion, map[string]string{}
+		}
 	}
 }
 

@@ -212,10 +212,12 @@ func (p *Player) Engine(sel Selection, warn io.Writer) (*informer.Engine, []info
 // End is where a recording ends: what resuming it needs.
 type End struct {
 	// Recorded are the collections it recorded (its roots); Resumes, by
-	// their IDs, the state each ends in and the resourceVersion of its
-	// last record.
+	// their IDs, the state each collection whose records are its whole
+	// state (the roots, the Events) ends in, and its position.
 	Recorded []informer.Target
 	Resumes  map[string]informer.Resumed
+	// Last is the time of its last line: the recorder was alive then.
+	Last time.Time
 	// Torn: the recording ends inside a line or a frame.
 	Torn bool
 }
@@ -232,16 +234,29 @@ func ReadEnd(name string, warn io.Writer) (*End, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Select(p.recorded, nil); err != nil {
+	// The roots and the Events: their records are all of their state.
+	// --tree's scouts record nothing, and its owned types only the
+	// objects in a tree: they list again.
+	var resumable []informer.Target
+	for _, t := range p.watched {
+		if t.Role == informer.RoleRoot || t.Role == informer.RoleEvents {
+			resumable = append(resumable, t)
+		}
+	}
+	if err := p.Select(resumable, nil); err != nil {
 		return nil, err
 	}
 	p.from = time.Unix(1<<40, 0) // past any record: read them all
 	if err := p.fastForward(); err != nil {
 		return nil, err
 	}
-	end := &End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Torn: p.torn}
+	end := &End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Last: p.lastLine, Torn: p.torn}
 	for _, f := range p.feeds {
-		end.Resumes[f.target.ID()] = informer.Resumed{ResourceVersion: f.lastRV, Objects: f.state.items()}
+		res := informer.Resumed{ResourceVersion: f.pos, Objects: f.state.items()}
+		if f.pos != "" {
+			res.Seen = f.seen
+		}
+		end.Resumes[f.target.ID()] = res
 	}
 	return end, nil
 }

@@ -110,27 +110,48 @@ func (p *Player) SetWindow(from, to time.Time) {
 
 // fastForward applies the records up to p.from to the feeds' states
 // without handing anything out; next then returns the first record after
-// it.
+// it. A header or a Gap goes by whatever its time (the caught-up records
+// after them may come before it), unless the Gap begins after p.from:
+// then it is played, and warned of.
 func (p *Player) fastForward() error {
 	for {
 		l := p.peek()
-		if l == nil || l.Time.After(p.from) {
+		switch {
+		case l == nil:
 			return nil
-		}
-		if l.header != nil {
-			if _, err := p.next(); err != nil { // a resumed run's part goes on
-				return err
+		case l.gap != nil && l.gap.From.After(p.from):
+			return nil
+		case l.gap != nil:
+			p.gaps = append(p.gaps, *l.gap)
+		case l.header != nil:
+		case l.Time.After(p.from):
+			return nil
+		case l.heartbeat != nil:
+			p.sawHeartbeat(l)
+		default:
+			for _, f := range p.feedsOf(l) {
+				f.saw(l)
+				if l.Type != typeSync {
+					f.apply(l, p.selects(l.object))
+				}
 			}
-			continue
 		}
-		for _, f := range p.feedsOf(l) {
-			f.saw(l)
-			if l.Type != typeSync {
-				f.apply(l, p.selects(l.object))
-			}
+		if p.lastLine.Before(l.Time) {
+			p.lastLine = l.Time
 		}
 		if _, err := p.next(); err != nil {
 			return err
+		}
+	}
+}
+
+// warnInGap warns when the replay starts inside a gap: the state then is
+// not known for sure.
+func (p *Player) warnInGap() {
+	for _, g := range p.gaps {
+		if !p.from.Before(g.From) && p.from.Before(g.To) {
+			fmt.Fprintf(p.warn, "warning: %s is inside a gap of the recording, from %s to %s, when its recorder was not running: the state shown is not known for sure (what was recorded before, and the changes caught up after the gap that their objects date before %s)\n",
+				p.from.UTC().Format(time.RFC3339), g.From.UTC().Format(time.RFC3339), g.To.UTC().Format(time.RFC3339), p.from.UTC().Format(time.RFC3339))
 		}
 	}
 }
