@@ -869,3 +869,119 @@ func TestResumeFromARecording(t *testing.T) {
 	}
 	checkNoLeak(t)
 }
+
+// TestResumeDropsWhatTheRecordingHas: a target resumed from a recording's
+// position gets, from its watch, the changes recorded past that position
+// again; those are dropped (a key's change at or before the
+// resourceVersion recorded last for it, deletions included), the others
+// handed out — marked caught up while they are not past where the server
+// stood as the informer resumed (a list of one item, at 12).
+func TestResumeDropsWhatTheRecordingHas(t *testing.T) {
+	cms := cachetest.NewListerWatcher(cachetest.ListOf("12"))
+	resume := func(informer.Target) (informer.Resumed, bool) {
+		return informer.Resumed{
+			ResourceVersion: "7",
+			Objects:         []*rawobj.Object{object(t, "ConfigMap", "a", "9")},
+			Seen:            map[string]string{"ns/a": "9", "ns/b": "8"},
+		}, true
+	}
+	h := newHarness(t, harnessOptions{resume: resume}, nil)
+	h.add(configMaps, cms)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := h.run(ctx, informer.RunOptions{})
+	w := cms.NextWatch(t)
+	w.Add(object(t, "ConfigMap", "b", "6"))    // recorded: b was deleted at 8
+	w.Modify(object(t, "ConfigMap", "a", "8")) // recorded
+	w.Delete(object(t, "ConfigMap", "b", "8")) // recorded
+	w.Modify(object(t, "ConfigMap", "a", "9")) // recorded
+	w.Modify(object(t, "ConfigMap", "a", "11"))
+	w.Add(object(t, "ConfigMap", "c", "13"))
+	got := h.waitBatches(2)
+	cancel()
+	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
+		t.Fatalf("Run: %v", err)
+	}
+	h.wantLines("Updated: a", "Added: c")
+	if len(got[0].Items) != 1 || !got[0].Items[0].CaughtUp || got[0].Items[0].Old.ResourceVersion != "9" {
+		t.Errorf("a's update at 11, before the server's 12: %+v, want caught up, from the recorded 9", got[0].Items)
+	}
+	if len(got[1].Items) != 1 || got[1].Items[0].CaughtUp {
+		t.Errorf("c's creation at 13, past the server's 12, is caught up: %+v", got[1].Items)
+	}
+	checkNoLeak(t)
+}
+
+// TestResumeWithoutAPositionRelists: a target resumed with the recorded
+// state and no position lists, and the list says what changed since the
+// state: nothing initial, an unchanged object unchanged.
+func TestResumeWithoutAPositionRelists(t *testing.T) {
+	cms := cachetest.NewListerWatcher(cachetest.ListOf("20", object(t, "ConfigMap", "a", "5"), object(t, "ConfigMap", "c", "10")))
+	resume := func(informer.Target) (informer.Resumed, bool) {
+		return informer.Resumed{Objects: []*rawobj.Object{object(t, "ConfigMap", "a", "5"), object(t, "ConfigMap", "b", "6")}}, true
+	}
+	h := newHarness(t, harnessOptions{resume: resume}, nil)
+	h.add(configMaps, cms)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := h.run(ctx, informer.RunOptions{})
+	got := h.waitBatches(3)
+	cancel()
+	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
+		t.Fatalf("Run: %v", err)
+	}
+	for _, b := range got {
+		if b.Initial || len(b.Items) != 1 {
+			t.Errorf("a batch of the relist: %+v, want one delta, not initial", b)
+			continue
+		}
+		it := b.Items[0]
+		if want := it.Key != "ns/a"; it.CaughtUp != want || it.Unchanged == want {
+			t.Errorf("%s %s: caught up %v, unchanged %v", it.Type, it.Key, it.CaughtUp, it.Unchanged)
+		}
+	}
+	h.wantLines("Replaced: c", "Deleted: b (final state unknown)")
+	checkNoLeak(t)
+}
+
+// TestPositions: a collection's position is the resourceVersion its
+// reflector last saw once the Sink has every change up to it — never past
+// what the Sink has, none while a change is on its way — and after Run,
+// where the stream ended.
+func TestPositions(t *testing.T) {
+	cms := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "4")))
+	h := newHarness(t, harnessOptions{}, nil)
+	h.add(configMaps, cms)
+	var seen []string // written by Check, on Run's goroutine
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := h.run(ctx, informer.RunOptions{
+		Check: func() (bool, error) {
+			for _, p := range h.engine.Positions() {
+				if p.Target.ID() != configMaps.ID() || informer.NewerResourceVersion(p.ResourceVersion, "16") {
+					t.Errorf("position %+v", p)
+				}
+				seen = append(seen, p.ResourceVersion)
+			}
+			return false, nil
+		},
+	})
+	h.waitBatches(1)
+	w := cms.NextWatch(t)
+	w.Modify(object(t, "ConfigMap", "a", "15"))
+	h.waitBatches(1)
+	w.Modify(object(t, "ConfigMap", "a", "16"))
+	h.waitBatches(1)
+	cancel()
+	if err := h.wait(done); !errors.Is(err, informer.ErrInterrupted) {
+		t.Fatalf("Run: %v", err)
+	}
+	for i := 1; i < len(seen); i++ {
+		if informer.NewerResourceVersion(seen[i-1], seen[i]) {
+			t.Errorf("positions went back: %q", seen)
+		}
+	}
+	if ps := h.engine.Positions(); len(ps) != 1 || ps[0].ResourceVersion != "16" {
+		t.Errorf("positions after Run: %+v, want 16", ps)
+	}
+}

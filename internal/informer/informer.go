@@ -438,7 +438,9 @@ func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(er
 		var b Batch
 		_, err := inf.fifo.Pop(func(deltas cache.Deltas, initial bool) error {
 			items, err := inf.process(deltas, initial)
-			if err != nil {
+			if err != nil || len(items) == 0 {
+				// Every delta was kept out (Admission) or recorded
+				// already: nothing to hand out, nothing to count.
 				return err
 			}
 			inf.popped.Add(1)
@@ -455,6 +457,9 @@ func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(er
 		if err != nil {
 			fail(fmt.Errorf("internal error processing %s: %w", inf.target.Resource.Resource, err))
 			return
+		}
+		if b.Items == nil {
+			continue
 		}
 		select {
 		case out <- b:
