@@ -18,8 +18,8 @@ import (
 // made meanwhile still in etcd (they come as the watch's events), once
 // with etcd compacted past the recording's resourceVersion (a relist says
 // what changed, with one note of the gap). The recording then holds no
-// record twice, no phantom, one initial list, and ends in the server's
-// state — the fault tests' ledger reads it as it reads a live stream.
+// record twice, no phantom, one initial list, a Gap each time it went
+// on, and ends in the server's state — the fault tests' ledger reads it as it reads a live stream.
 func TestFaultRecordGoesOn(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, "--watch-cache=false") // so that a compaction answers 410
@@ -84,7 +84,7 @@ func TestFaultRecordGoesOn(t *testing.T) {
 	}
 	defer r.Close()
 	led := newLedger(false)
-	headers, initial := 0, 0
+	headers, initial, gaps, heartbeats := 0, 0, 0, 0
 	for {
 		line, _, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -93,8 +93,15 @@ func TestFaultRecordGoesOn(t *testing.T) {
 		if err != nil {
 			t.Fatalf("reading the recording: %v", err)
 		}
-		if strings.HasPrefix(string(line), `{"type":"Recording"`) {
+		switch {
+		case strings.HasPrefix(string(line), `{"type":"Recording"`):
 			headers++
+			continue
+		case strings.HasPrefix(string(line), `{"type":"Gap"`):
+			gaps++
+			continue
+		case strings.HasPrefix(string(line), `{"type":"Heartbeat"`):
+			heartbeats++
 			continue
 		}
 		if strings.Contains(string(line), `"initial":true`) {
@@ -110,8 +117,8 @@ func TestFaultRecordGoesOn(t *testing.T) {
 	if v := led.violations(); len(v) > 0 {
 		t.Errorf("the recording breaks the ledger's rules:\n  %s", strings.Join(v, "\n  "))
 	}
-	if headers != 3 || initial != 4 {
-		t.Errorf("the recording has %d parts and %d initial records, want 3 and the first run's 4", headers, initial)
+	if headers != 3 || initial != 4 || gaps != 2 || heartbeats < 3 {
+		t.Errorf("the recording has %d parts, %d initial records, %d Gaps and %d Heartbeats; want 3, the first run's 4, one Gap each time it went on and a Heartbeat at least after each initial list", headers, initial, gaps, heartbeats)
 	}
 	if led.has(func(r *deltaRecord) bool { return r.Name == "gone-2" }) {
 		t.Error("an object created and deleted inside the gap is in the recording")

@@ -21,25 +21,44 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
 
-// readRecording returns a recording's header and record lines, and what
-// ended the reading (io.EOF, or a *recording.TornError).
+// readRecording returns a recording's header and record lines (not its
+// Heartbeats and Gaps), and what ended the reading (io.EOF, or a
+// *recording.TornError).
 func readRecording(t *testing.T, path string) (header string, records []string, end error) {
+	t.Helper()
+	lines, end := readLines(t, path)
+	for _, line := range lines {
+		switch {
+		case header == "":
+			header = line
+		case isMark(line):
+		default:
+			records = append(records, line)
+		}
+	}
+	return header, records, end
+}
+
+// isMark reports whether a recording's line is a Heartbeat or a Gap.
+func isMark(line string) bool {
+	return strings.HasPrefix(line, `{"type":"Heartbeat"`) || strings.HasPrefix(line, `{"type":"Gap"`)
+}
+
+// readLines returns every line of a recording, and what ended the reading.
+func readLines(t *testing.T, path string) ([]string, error) {
 	t.Helper()
 	r, err := recording.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = r.Close() }()
+	var lines []string
 	for {
 		line, _, err := r.Next()
 		if err != nil {
-			return header, records, err
+			return lines, err
 		}
-		if header == "" {
-			header = string(line)
-			continue
-		}
-		records = append(records, string(line))
+		lines = append(lines, string(line))
 	}
 }
 
@@ -474,4 +493,143 @@ func recordOnly(t *testing.T, ns string) string {
 		t.Fatalf("recording: exit %d, stderr %q", r.code, r.stderr)
 	}
 	return path
+}
+
+// TestRecordGoesOnAfterAGap: a recorder killed with SIGKILL and started
+// again on its recording (--events too) goes on from where each
+// collection stood — the collection's resourceVersion, not its newest
+// object's — so that nothing deleted before the recording began turns up,
+// no record is there twice (the Events included), the changes made while
+// it was down are there once, after a Gap, at the times their objects
+// give; a replay inside the gap warns that the state then is not known.
+func TestRecordGoesOnAfterAGap(t *testing.T) {
+	ns := newNamespace(t)
+	a := createCM(t, ns, "a", nil, map[string]string{"k": "1"})
+	// Deleted before the recording begins: the collection's
+	// resourceVersion is past every object's.
+	createCM(t, ns, "early", nil, nil)
+	updateCM(t, ns, "early", "k", "2")
+	deleteCM(t, ns, "early")
+	recordEvent(t, ns, "first", cmRef(a), "Normal", "Tested", "before the recording")
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	args := []string{"cm", "-n", ns, "--events", "-o", "json", "--record=" + path}
+	run := start(t, args...)
+	run.next(30 * time.Second)
+	run.next(30 * time.Second)
+	// A Heartbeat that says where both collections stand is in the file.
+	waitHeartbeat(t, path, 2)
+	if err := run.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-run.done
+
+	killed := time.Now()
+	b := createCM(t, ns, "b", nil, map[string]string{"k": "1"})
+	recordEvent(t, ns, "second", cmRef(b), "Normal", "Tested", "while the recorder was down")
+	deleteCM(t, ns, "a")
+	run = start(t, args...)
+	run.waitFor(func(l string) bool { return strings.Contains(l, `"name":"second"`) }, 30*time.Second)
+	run.waitFor(func(l string) bool { return strings.Contains(l, `"type":"Deleted"`) && strings.Contains(l, `"name":"a"`) }, 30*time.Second)
+	waitHeartbeat(t, path, 2)
+	run.stop()
+
+	lines, end := readLines(t, path)
+	if !errors.Is(end, io.EOF) {
+		t.Fatalf("reading the recording: %v", end)
+	}
+	var headers, gaps []int
+	seen := map[string]int{}
+	var restart time.Time
+	var gap recording.Gap
+	for i, line := range lines {
+		var r struct {
+			Type            string    `json:"type"`
+			Time            time.Time `json:"time"`
+			Kind            string    `json:"kind"`
+			Name            string    `json:"name"`
+			ResourceVersion string    `json:"resourceVersion"`
+			CaughtUp        string    `json:"caughtUp"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		switch r.Type {
+		case "Recording":
+			headers = append(headers, i)
+			restart = r.Time
+			continue
+		case "Gap":
+			gaps = append(gaps, i)
+			if err := json.Unmarshal([]byte(line), &gap); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		case "Heartbeat":
+			continue
+		}
+		id := r.Type + " " + r.Kind + " " + r.Name + " " + r.ResourceVersion
+		seen[id]++
+		if seen[id] > 1 {
+			t.Errorf("recorded twice: %s", id)
+		}
+		if r.Name == "early" {
+			t.Errorf("line %d: a record of a ConfigMap deleted before the recording began: %s", i+1, line)
+		}
+		if len(headers) == 2 && r.Name == "b" && r.Type == "Added" {
+			if r.CaughtUp != "creationTimestamp" || !r.Time.Before(restart) || r.Time.Before(gap.From) {
+				t.Errorf("b, created while the recorder was down: %s; want it caught up at its creationTimestamp, inside the gap", line)
+			}
+			if !b.CreationTimestamp.Time.Equal(r.Time) {
+				t.Errorf("b recorded at %s, created at %s", r.Time, b.CreationTimestamp.Time)
+			}
+		}
+	}
+	if len(headers) != 2 || len(gaps) != 1 || gaps[0] != headers[1]+1 {
+		t.Errorf("headers at lines %v, Gaps at %v; want two parts, the second's header followed by a Gap", headers, gaps)
+	}
+	if !gap.From.Before(killed) || killed.Sub(gap.From) > recording.HeartbeatInterval+2*time.Second || !gap.To.Equal(restart) {
+		t.Errorf("Gap from %s to %s; the recorder was killed at %s, started again at %s", gap.From, gap.To, killed, restart)
+	}
+	for _, want := range []string{"Replaced Event first", "Added Event second", "Added ConfigMap b", "Deleted ConfigMap a"} {
+		n := 0
+		for id, c := range seen {
+			if strings.HasPrefix(id, want+" ") {
+				n += c
+			}
+		}
+		if n != 1 {
+			t.Errorf("%q recorded %d times, want once; records: %v", want, n, seen)
+		}
+	}
+
+	// Inside the gap, the state is not known for sure: a replay says so.
+	at := gap.From.Add(gap.To.Sub(gap.From) / 2).Format(time.RFC3339Nano)
+	replayed := runAs(t, testEnv.cp.AdminKubeconfig(), time.Minute, "--replay="+path, "--at="+at, "-o", "name")
+	if replayed.code != 0 || !strings.Contains(replayed.stderr, "is inside a gap of the recording") || !strings.Contains(replayed.stdout, "configmap/a") {
+		t.Errorf("--at inside the gap: exit %d, stdout %q, stderr %q; want a, and a warning", replayed.code, replayed.stdout, replayed.stderr)
+	}
+	// Replayed through, the gap is said once.
+	replayed = runAs(t, testEnv.cp.AdminKubeconfig(), time.Minute, "--replay="+path, "-o", "name")
+	if replayed.code != 0 || strings.Count(replayed.stderr, "the recording has a gap from") != 1 {
+		t.Errorf("replay: exit %d, stderr %q; want one warning of the gap", replayed.code, replayed.stderr)
+	}
+}
+
+// waitHeartbeat waits until the plain recording at path ends with a
+// Heartbeat that gives the position of n collections.
+func waitHeartbeat(t *testing.T, path string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, _ := os.ReadFile(path)
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		var h recording.Heartbeat
+		if last := lines[len(lines)-1]; strings.HasPrefix(last, `{"type":"Heartbeat"`) && json.Unmarshal([]byte(last), &h) == nil && len(h.Positions) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Heartbeat with %d positions at the end of the recording within 30s:\n%s", n, data)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -80,6 +80,9 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := engine.CheckResumeFrom(sigCtx); err != nil {
+		return err
+	}
 	if err := o.beginRecording(engine); err != nil {
 		return err
 	}

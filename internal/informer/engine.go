@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
@@ -511,6 +513,49 @@ func (e *Engine) Positions() []Position {
 		out = append(out, Position{Target: inf.target, ResourceVersion: rv})
 	}
 	return out
+}
+
+// CheckResumeFrom checks, before the run, that Config.ResumeFrom is not
+// ahead of the server of each cluster: the server would wait for it to
+// come and send nothing meanwhile, and then the changes made until then
+// would be lost. It lists at most one object of the first target of each
+// cluster, for the server's resourceVersion now. A list that fails says
+// nothing here: the run's own requests say why.
+func (e *Engine) CheckResumeFrom(ctx context.Context) error {
+	from := e.cfg.ResumeFrom
+	if from == "" {
+		return nil
+	}
+	asked := map[string]bool{}
+	for _, t := range e.Targets() {
+		if asked[t.Context] {
+			continue
+		}
+		asked[t.Context] = true
+		listCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		list, err := e.cfg.NewListerWatcher(t).List(listCtx, metav1.ListOptions{Limit: 1})
+		cancel()
+		if err != nil {
+			continue
+		}
+		l, ok := list.(interface{ GetResourceVersion() string })
+		if !ok || l.GetResourceVersion() == "" {
+			continue
+		}
+		if now := l.GetResourceVersion(); NewerResourceVersion(from, now) {
+			return fmt.Errorf("--resource-version=%s is ahead of the server%s, whose resourceVersion is %s now: the watch would wait for it, and miss every change until then; give one the server has sent (a delta's \"resourceVersion\"), or leave it out to list", from, inContext(t.Context), now)
+		}
+	}
+	return nil
+}
+
+// inContext names the cluster of context in a message, "" for one
+// cluster.
+func inContext(context string) string {
+	if context == "" {
+		return ""
+	}
+	return " of context " + strconv.Quote(context)
 }
 
 // SyncTimeout is, after Run returned ErrTimedOut, why a run that waited

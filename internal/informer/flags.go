@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -77,6 +78,8 @@ func (f *ListWatchFlags) Validate() error {
 		return fmt.Errorf("invalid --watch-list value %q: must be auto, true or false", f.WatchList)
 	case f.ResourceVersion == "0":
 		return errors.New(`invalid --resource-version "0": give the resourceVersion of a previous delta to resume from`)
+	case f.ResourceVersion != "" && !isRevision(f.ResourceVersion):
+		return fmt.Errorf("invalid --resource-version %q: a kube-apiserver's resourceVersions are numbers; give the resourceVersion of a previous delta (its \"resourceVersion\" in -o json)", f.ResourceVersion)
 	}
 	if _, err := labels.Parse(f.LabelSelector); err != nil {
 		return fmt.Errorf("invalid --selector %q: %w", f.LabelSelector, err)
@@ -85,6 +88,13 @@ func (f *ListWatchFlags) Validate() error {
 		return fmt.Errorf("invalid --field-selector %q: %w", f.FieldSelector, err)
 	}
 	return nil
+}
+
+// isRevision reports whether rv reads as an etcd revision: a positive
+// decimal number.
+func isRevision(rv string) bool {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	return err == nil && n > 0
 }
 
 // Selected reports whether a label or field selector narrows the run.
