@@ -52,41 +52,28 @@ func TestChangeManager(t *testing.T) {
 		{"same object", withManagers(create), withManagers(create), "", ""},
 		{"same second, fields changed", withManagers(create + "," + edit), withManagers(create + "," + strings.Replace(edit, "}", `,"fieldsV1":{"f:data":{}}}`, 1)), "kubectl-edit", "Update"},
 	}
-	// Same manager, same second, same fields, but a new resourceVersion:
-	// the newest entry, unless two tie.
+	// No entry moved with the change: no one is named — not the newest
+	// entry, who wrote before, nor a status writer.
 	rv := func(v, entries string) *rawobj.Object {
 		return cachetest.MustParse(t, `{"metadata":{"name":"a","resourceVersion":"`+v+`","managedFields":[`+entries+`]}}`)
 	}
-	cases = append(cases,
-		struct {
-			name          string
-			old, obj      *rawobj.Object
-			manager, oper string
-		}{"newest as last resort", rv("1", create+","+edit), rv("2", create+","+edit), "kubectl-edit", "Update"},
-		struct {
-			name          string
-			old, obj      *rawobj.Object
-			manager, oper string
-		}{"tie", rv("1", create+","+strings.Replace(edit, "kubectl-edit", "other", 1)+","+edit), rv("2", create+","+strings.Replace(edit, "kubectl-edit", "other", 1)+","+edit), "", ""},
-	)
-	// Writes the API server records in no entry: not the newest's.
+	status := `{"manager":"kube-controller-manager","operation":"Update","subresource":"status","time":"2026-01-05T00:00:00Z"}`
 	pod := func(v, meta, spec string) *rawobj.Object {
 		return cachetest.MustParse(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","resourceVersion":"`+v+`"`+meta+`,"managedFields":[`+create+`]},"spec":`+spec+`}`)
 	}
-	untracked := []struct {
+	unmoved := []struct {
 		name     string
 		old, obj *rawobj.Object
-		manager  string
 	}{
-		{"bound to a node", pod("1", "", `{"containers":[]}`), pod("2", "", `{"containers":[],"nodeName":"node-0"}`), ""},
-		{"deleted", pod("1", "", `{}`), pod("2", `,"deletionTimestamp":"2026-01-04T00:00:00Z","deletionGracePeriodSeconds":30`, `{}`), ""},
-		{"deleted sooner", pod("1", `,"deletionTimestamp":"2026-01-04T00:00:30Z"`, `{}`), pod("2", `,"deletionTimestamp":"2026-01-04T00:00:00Z"`, `{}`), ""},
-		{"already bound, changed again", pod("1", "", `{"nodeName":"node-0"}`), pod("2", "", `{"nodeName":"node-0","x":1}`), "kubectl-create"},
-		{"a ConfigMap with a nodeName", rv("1", create), cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"2","managedFields":[`+create+`]},"spec":{"nodeName":"x"}}`), "kubectl-create"},
+		{"same manager, second and fields", rv("1", create+","+edit), rv("2", create+","+edit)},
+		{"a status writer's entry that did not move", rv("1", create+","+status), rv("2", create+","+status)},
+		{"bound to a node", pod("1", "", `{"containers":[]}`), pod("2", "", `{"containers":[],"nodeName":"node-0"}`)},
+		{"deleted", pod("1", "", `{}`), pod("2", `,"deletionTimestamp":"2026-01-04T00:00:00Z","deletionGracePeriodSeconds":30`, `{}`)},
+		{"deleted sooner", pod("1", `,"deletionTimestamp":"2026-01-04T00:00:30Z"`, `{}`), pod("2", `,"deletionTimestamp":"2026-01-04T00:00:00Z"`, `{}`)},
 	}
-	for _, tc := range untracked {
-		if m, _ := changeManager(tc.old, tc.obj); m != tc.manager {
-			t.Errorf("%s: got %q, want %q", tc.name, m, tc.manager)
+	for _, tc := range unmoved {
+		if m, op := changeManager(tc.old, tc.obj); m != "" || op != "" {
+			t.Errorf("%s: got %q %q, want no one", tc.name, m, op)
 		}
 	}
 	for _, tc := range cases {
