@@ -470,6 +470,23 @@ func TestReplayTree(t *testing.T) {
 			t.Errorf("an object outside the tree: %q", l)
 		}
 	}
+	// Bare, the recording plays as it was recorded: its trees and Events.
+	bare := run(t, time.Minute, "--diff", "--replay="+path)
+	gotBare := strings.Split(strings.TrimSuffix(bare.stdout, "\n"), "\n")
+	if bare.code != 0 || len(gotBare) != len(live.seen) || strings.Contains(bare.stderr, "leaves out") {
+		t.Fatalf("a bare replay: exit %d, stderr %q\n%s\nwant what was printed live:\n%s", bare.code, bare.stderr, bare.stdout, strings.Join(live.seen, "\n"))
+	}
+	gotBareInitial := slices.Clone(gotBare[:n])
+	slices.Sort(gotBareInitial)
+	if !slices.Equal(gotBareInitial, liveInitial) || !slices.Equal(gotBare[n:], live.seen[n:]) {
+		t.Errorf("a bare replay printed:\n%s\nlive:\n%s", bare.stdout, strings.Join(live.seen, "\n"))
+	}
+	// Given a type and no --tree nor --events, it says what it leaves out.
+	narrow := run(t, time.Minute, "cm/root", "--replay="+path)
+	if narrow.code != 0 || narrow.stdout != "Replaced: root\n" ||
+		!strings.Contains(narrow.stderr, "info: the replay leaves out what the recording also holds: what its roots own (--tree); its Events (--events)") {
+		t.Errorf("replay cm/root of a --tree --events recording: exit %d, stdout %q, stderr %q", narrow.code, narrow.stdout, narrow.stderr)
+	}
 
 	// A recording made without --events has none to replay.
 	r0 := run(t, time.Minute, "cm", "-n", ns, "--events", "--replay="+recordOnly(t, ns))

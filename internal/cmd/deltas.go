@@ -133,6 +133,9 @@ type DeltasOptions struct {
 	args         []string
 	resourceArgs []targets.Arg
 	contextNames []string
+	// asRecorded: a replay given no type nor --tree nor --events plays the
+	// recording as it was recorded: with --tree and --events when it was.
+	asRecorded bool
 
 	// Built by Run before any request: the printer, the record stage and
 	// the waiter; join, with --events, once the engine is.
@@ -318,8 +321,9 @@ func isUsageError(msg string) bool {
 // Complete parses the arguments and reads, for several contexts, the
 // kubeconfig: it sends no request, so that flag mistakes are reported
 // before any server is touched.
-func (o *DeltasOptions) Complete(_ *cobra.Command, args []string) error {
+func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.args = args
+	o.asRecorded = len(args) == 0 && !(cmd != nil && (cmd.Flags().Changed("tree") || cmd.Flags().Changed("events")))
 	if !o.Targets.AllTypes && len(args) > 0 {
 		var err error
 		if o.resourceArgs, err = targets.ParseArgs(args); err != nil {
@@ -396,7 +400,8 @@ func (o *DeltasOptions) buildOutput() error {
 	}
 	if o.player != nil {
 		opts.Now = o.replayClock() // AGE in a replay is at the recording's time
-		opts.AllNamespaces = o.replayNamespace() == ""
+		// As the recorded run showed it: one namespace without its name.
+		opts.AllNamespaces = o.replayNamespace() == "" && o.player.OneNamespace() == ""
 	}
 	o.printer, err = o.Output.ToPrinter(o.Out, opts)
 	return err

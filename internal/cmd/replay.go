@@ -40,6 +40,10 @@ func (o *DeltasOptions) openReplay() error {
 		return err
 	}
 	o.player, o.contextNames = p, p.Contexts()
+	if o.asRecorded {
+		// Played as recorded: the objects its trees held, its Events.
+		o.Targets.Tree, o.Targets.Events = p.RecordedTree(), p.RecordedEvents()
+	}
 	if o.Output.TableRows() && !o.Wait.Quiet {
 		fmt.Fprintln(o.ErrOut, "info: a recording keeps no server-side columns: -o wide shows the generic ones")
 	}
@@ -61,6 +65,9 @@ func (o *DeltasOptions) replayEngine() (*informer.Engine, error) {
 	engine, ts, err := o.player.Engine(sel, o.ErrOut)
 	if err != nil {
 		return nil, err
+	}
+	if left := o.player.LeftOut(sel, ts); left != "" && !o.Wait.Quiet {
+		fmt.Fprintf(o.ErrOut, "info: the replay leaves out what the recording also holds: %s\n", left)
 	}
 	if o.Targets.Events {
 		o.join = events.NewJoin(engine, o.player.Now)

@@ -209,6 +209,65 @@ func (p *Player) Engine(sel Selection, warn io.Writer) (*informer.Engine, []info
 	return engine, ts, nil
 }
 
+// OneNamespace is the namespace every recorded collection is in, when
+// they are all in one; "" otherwise (or when one was watched in every
+// namespace, or is cluster-scoped).
+func (p *Player) OneNamespace() string {
+	ns := ""
+	for _, t := range p.watched {
+		if t.Namespace == "" || (ns != "" && t.Namespace != ns) {
+			return ""
+		}
+		ns = t.Namespace
+	}
+	return ns
+}
+
+// RecordedTree reports whether the recordings were made with --tree:
+// their headers name --tree's scouts or owned types.
+func (p *Player) RecordedTree() bool {
+	return slices.ContainsFunc(p.watched, func(t informer.Target) bool {
+		return t.Role == informer.RoleScout || t.Role == informer.RoleOwned
+	})
+}
+
+// RecordedEvents reports whether the recordings hold Events (--events).
+func (p *Player) RecordedEvents() bool { return len(p.eventCollections) > 0 }
+
+// LeftOut says, in one phrase, what the recordings hold that sel does not
+// play (picked, the roots it plays): other recorded roots, what the trees
+// held without --tree, the Events without --events; "" when it plays it
+// all.
+func (p *Player) LeftOut(sel Selection, picked []informer.Target) string {
+	var roots []informer.Target
+	for _, t := range p.recorded {
+		if len(sel.Contexts) > 0 && !slices.Contains(sel.Contexts, t.Context) {
+			continue
+		}
+		if !slices.ContainsFunc(picked, func(o informer.Target) bool { return coversTarget(o, t) }) {
+			roots = append(roots, t)
+		}
+	}
+	var parts []string
+	if len(roots) > 0 {
+		parts = append(parts, Describe(roots)+" (give no type to replay every one)")
+	}
+	if !sel.Tree && p.RecordedTree() {
+		parts = append(parts, "what its roots own (--tree)")
+	}
+	if !sel.Events && p.RecordedEvents() {
+		parts = append(parts, "its Events (--events)")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// coversTarget reports whether picked, a target a replay plays, is of
+// the collection of t, a recorded one (a namespace or a name given narrows
+// it, as asked).
+func coversTarget(picked, t informer.Target) bool {
+	return picked.Context == t.Context && picked.Resource == t.Resource
+}
+
 // End is where a recording ends: what resuming it needs.
 type End struct {
 	// Recorded are the collections it recorded (its roots); Resumes, by
