@@ -259,7 +259,7 @@ func readmeRecipes() []recipe {
 	}, {
 		cmd:      "kubectl deltas cm -A -q --record=deltas.jsonl",
 		act:      newConfigMap("recorded"),
-		then:     `jq -c 'select(.type != "Recording" and (.initial | not))' deltas.jsonl`,
+		then:     `jq -c 'select(.initial == false)' deltas.jsonl`,
 		recorded: []string{`"initial":false,.*"name":"recorded-\d+"`},
 		want:     []string{`^\{"type":"Added",.*"namespace":"demo","name":"recorded-\d+",`},
 	}, {
