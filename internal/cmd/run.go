@@ -219,7 +219,7 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 	}
 	// A replay: the player feeds the recording once the engine runs, and
 	// its gate, first in the chain, keeps the recording's order and time.
-	runOpts.SourceDone = o.player.Done()
+	runOpts.SourceDone, runOpts.Barrier = o.player.Done(), o.player.Barrier()
 	playCtx, stopPlaying := context.WithCancel(ctx)
 	var playing sync.WaitGroup
 	playing.Go(func() { o.player.Play(playCtx) })

@@ -80,6 +80,10 @@ type RunOptions struct {
 	// heartbeat. Its error ends the run.
 	Tick      func() error
 	TickEvery time.Duration
+	// Barrier, if not nil, brings channels that the loop closes as it
+	// takes them: a source that fired timers (a replay's clock) learns
+	// that the loop has run what they woke.
+	Barrier <-chan chan struct{}
 	// SourceDone, if not nil, is closed by the source when it has handed
 	// out everything it will (a replay's end): Run returns ErrSourceEnded,
 	// the Sink flushed.
@@ -341,6 +345,14 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 		beat = beatTimer.C()
 	}
 	l := loop{e: e, sink: sink, untilSynced: opts.UntilSynced, check: opts.Check, initialOut: opts.InitialOut}
+	// checkAgain is CheckEvery's tick: the Check, and the next tick.
+	checkAgain := func() (bool, error) {
+		// A new timer, not Reset: the fake clocks of the tests forget a
+		// timer once it fired.
+		ticker = e.cfg.Clock.NewTimer(opts.CheckEvery)
+		tick = ticker.C()
+		return l.settled()
+	}
 	for {
 		select {
 		case b := <-e.batches:
@@ -361,11 +373,7 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 				return l.finish(err)
 			}
 		case <-tick:
-			// A new timer, not Reset: the fake clocks of the tests
-			// forget a timer once it fired.
-			ticker = e.cfg.Clock.NewTimer(opts.CheckEvery)
-			tick = ticker.C()
-			if stop, err := l.settled(); stop {
+			if stop, err := checkAgain(); stop {
 				return l.finish(err)
 			}
 		case <-beat:
@@ -374,6 +382,28 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 			if err := opts.Tick(); err != nil {
 				return l.finish(err)
 			}
+		case ack := <-opts.Barrier:
+			// The source moved the clock: the engine's own timers it fired
+			// run before it hears back (select would take them in any
+			// order).
+			select {
+			case <-timeout:
+				close(ack)
+				if err := l.finish(nil); err != nil {
+					return err
+				}
+				return ErrTimedOut
+			default:
+			}
+			select {
+			case <-tick:
+				if stop, err := checkAgain(); stop {
+					close(ack)
+					return l.finish(err)
+				}
+			default:
+			}
+			close(ack)
 		case id := <-e.drop:
 			e.Remove(id)
 			if stop, err := l.settled(); stop {

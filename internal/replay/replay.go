@@ -20,11 +20,16 @@
 // collection goes without waiting (ready). The collections' initial
 // lists are listed at once, each in the recording's order.
 //
-// Time. A replay's time is the recording's: the Gate sets the Player's
-// clock to the time of the record whose delta it hands on, so that records
-// keep their recorded times, and --timeout runs on the recording's time
-// (the engine's timers are the Player's clock). A replay runs as fast as
-// it can.
+// Time. A replay's time is the recording's (Clock): the Gate sets it to
+// the time of the record whose delta it hands on, so that records keep
+// their recorded times. Between two records it does not jump: the Player
+// stops it at each timer due before the next record (tickTo) — the
+// engine's checks of a condition, --timeout — and lets the engine's loop
+// run what the timer woke before anything else is fed, so that what
+// changes with time alone (a Pod that cannot be scheduled turns Failed)
+// is judged when it was live; after the last record it runs on to --to,
+// or to the recording's last line (its last Heartbeat). A replay runs as
+// fast as it can.
 //
 // Memory. The Player reads the recording as it plays it, and keeps the
 // objects alive at the point it has reached: a long recording costs no
@@ -48,7 +53,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
-	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
@@ -91,7 +95,10 @@ type Player struct {
 	initial    []*line
 	heartbeats []*line
 	// clock is the recording's time.
-	clock *testingclock.FakeClock
+	clock *Clock
+	// barriers carries, to the engine's loop, a channel for it to close
+	// once it has run what the last timers fired woke (Barrier).
+	barriers chan chan struct{}
 	// torn: the recording ended inside a line or a frame (warned).
 	torn bool
 	// from and to bound what is played (SetWindow); zero: as recorded.
@@ -158,7 +165,7 @@ type part struct {
 // come in the order of their times (a tie in the order of the
 // recordings). warn receives the warnings of the replay (a torn end).
 func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
-	p := &Player{warn: warn, done: make(chan struct{})}
+	p := &Player{warn: warn, done: make(chan struct{}), barriers: make(chan chan struct{})}
 	p.cond = sync.NewCond(&p.mu)
 	var start time.Time
 	for _, r := range recordings {
@@ -210,7 +217,7 @@ func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
 			start = began
 		}
 	}
-	p.clock = testingclock.NewFakeClock(start)
+	p.clock = NewClock(start)
 	return p, nil
 }
 
@@ -411,6 +418,10 @@ func (p *Player) Clock() clock.Clock { return p.clock }
 // Now is the recording's time at the record being handed out.
 func (p *Player) Now() time.Time { return p.clock.Now() }
 
+// Barrier is the engine's RunOptions.Barrier: the Player asks through it
+// whether the engine's loop has run what a timer it fired woke.
+func (p *Player) Barrier() <-chan chan struct{} { return p.barriers }
+
 // Done is closed once the whole recording has been handed out.
 func (p *Player) Done() <-chan struct{} { return p.done }
 
@@ -445,7 +456,16 @@ func (p *Player) Play(ctx context.Context) {
 	}
 	// A header or a Gap has the time its run began, which caught-up
 	// records that follow it come before: neither ends the window.
+	end := p.clock.Now()
 	for l != nil && (p.to.IsZero() || !l.Time.After(p.to) || l.header != nil || l.gap != nil) {
+		if l.header == nil && l.gap == nil {
+			// Time goes on to the line's, and what it brings by then
+			// comes first.
+			if !p.tickTo(ctx, l.Time) {
+				return
+			}
+			end = later(end, l.Time)
+		}
 		// The records of one relist of a collection come together: one
 		// list says them all, as it did when recorded.
 		batch := []*line{l}
@@ -463,7 +483,66 @@ func (p *Player) Play(ctx context.Context) {
 		}
 		l = next
 	}
+	// Time runs on to the end: --to, or the recording's last line (its
+	// last Heartbeat: its recorder was alive until then).
+	if !p.to.IsZero() {
+		end = p.to
+	}
+	if p.tickTo(ctx, end.Add(time.Nanosecond)) {
+		p.mu.Lock()
+		p.advance(end)
+		p.mu.Unlock()
+	}
 	p.settled(ctx, nil)
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// tickTo stops the time at each timer due before t, once everything fed
+// is handed out: the timer fires, and the engine's loop runs what it woke
+// — a check of the condition, the timeout (RunOptions.Barrier) — before
+// the time goes on, as the recorded run's clock went on between its
+// changes. Other timers (a reflector's) fire at their time, and their
+// goroutines run when they run: nothing the stream shows waits on them.
+// False when ctx ended.
+func (p *Player) tickTo(ctx context.Context, t time.Time) bool {
+	for {
+		if !p.settled(ctx, nil) {
+			return false
+		}
+		next, ok := p.clock.NextDeadline()
+		if !ok || !next.Before(t) {
+			return true
+		}
+		p.mu.Lock()
+		p.clock.SetTime(next)
+		p.mu.Unlock()
+		if !p.barrier(ctx) {
+			return false
+		}
+	}
+}
+
+// barrier waits until the engine's loop has run what woke it before.
+func (p *Player) barrier(ctx context.Context) bool {
+	ack := make(chan struct{})
+	select {
+	case p.barriers <- ack:
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case <-ack:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // sayGap warns, once for each, of a gap the replay passes: what changed

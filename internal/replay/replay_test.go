@@ -123,7 +123,7 @@ func playMany(t *testing.T, datas []string, pick func([]informer.Target) []infor
 	defer cancel()
 	sink := &captured{p: p}
 	go p.Play(ctx)
-	err = engine.Run(ctx, p.Gate(sink), informer.RunOptions{SourceDone: p.Done()})
+	err = engine.Run(ctx, p.Gate(sink), informer.RunOptions{SourceDone: p.Done(), Barrier: p.Barrier()})
 	if perr := p.Err(); perr != nil {
 		err = perr
 	}
@@ -300,7 +300,7 @@ func playWindow(t *testing.T, from, to time.Time) []string {
 	defer cancel()
 	sink := &captured{p: p}
 	go p.Play(ctx)
-	if err := engine.Run(ctx, p.Gate(sink), informer.RunOptions{SourceDone: p.Done()}); !errors.Is(err, informer.ErrSourceEnded) {
+	if err := engine.Run(ctx, p.Gate(sink), informer.RunOptions{SourceDone: p.Done(), Barrier: p.Barrier()}); !errors.Is(err, informer.ErrSourceEnded) {
 		t.Fatal(err)
 	}
 	return sink.lines
@@ -374,5 +374,84 @@ func TestReplaySelectorLeaves(t *testing.T) {
 	want := []string{"Replaced ConfigMap/a@1 +0ms initial", "Deleted ConfigMap/a@2 +100ms", "Added ConfigMap/b@3 +200ms"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("handed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestTheReplaysClockTicks: between two records the recording's time
+// stops at each timer due — the engine's checks run at the times they
+// ran live, before the next record is handed out — and runs on past the
+// last record to the recording's last Heartbeat; a --timeout inside a
+// silence ends the run at its time, with the record after it never
+// handed out.
+func TestTheReplaysClockTicks(t *testing.T) {
+	data := strings.Join([]string{
+		header,
+		rec("Replaced", true, "configmaps", "a", "1", 0, ""),
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:00.5Z"}`,
+		rec("Updated", false, "configmaps", "a", "2", 3500, ""),
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:06Z"}`,
+	}, "\n") + "\n"
+	run := func(timeout time.Duration) (checks []string, handed []string, err error) {
+		t.Helper()
+		r, rerr := recording.NewReader("rec.jsonl", strings.NewReader(data))
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		p, oerr := Open(&bytes.Buffer{}, r)
+		if oerr != nil {
+			t.Fatal(oerr)
+		}
+		if err := p.Select(p.Recorded(), nil); err != nil {
+			t.Fatal(err)
+		}
+		engine := informer.New(informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff}, &bytes.Buffer{})
+		for _, target := range p.Recorded() {
+			if _, err := engine.Add(target); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sink := &captured{p: p}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		playCtx, stopPlaying := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); p.Play(playCtx) }()
+		err = engine.Run(ctx, p.Gate(sink), informer.RunOptions{
+			SourceDone: p.Done(), Barrier: p.Barrier(), Timeout: timeout, CheckEvery: time.Second,
+			Check: func() (bool, error) {
+				// Once per time and state: the initial list is checked
+				// once or twice (its last batch, and the FIFO's synced).
+				c := fmt.Sprintf("+%dms/%d", p.Now().Sub(t0).Milliseconds(), len(sink.lines))
+				if len(checks) == 0 || checks[len(checks)-1] != c {
+					checks = append(checks, c)
+				}
+				return false, nil
+			},
+		})
+		stopPlaying()
+		<-done
+		return checks, sink.lines, err
+	}
+
+	checks, handed, err := run(0)
+	if !errors.Is(err, informer.ErrSourceEnded) {
+		t.Fatalf("Run: %v", err)
+	}
+	// A check after the initial list and each record, and one each second
+	// of the recording's time, with what was handed out by then.
+	want := "+0ms/1 +1000ms/1 +2000ms/1 +3000ms/1 +3500ms/2 +4000ms/2 +5000ms/2 +6000ms/2"
+	if got := strings.Join(checks, " "); got != want {
+		t.Errorf("checks (time/records handed out): %s\nwant %s", got, want)
+	}
+	if len(handed) != 2 {
+		t.Errorf("handed out %q", handed)
+	}
+
+	checks, handed, err = run(2500 * time.Millisecond)
+	if !errors.Is(err, informer.ErrTimedOut) || len(handed) != 1 {
+		t.Fatalf("a --timeout of 2.5s: Run %v, handed out %q (checks %q); want the initial list only, timed out", err, handed, checks)
+	}
+	if got := checks[len(checks)-1]; got != "+2000ms/1" {
+		t.Errorf("the last check before the timeout: %s", got)
 	}
 }

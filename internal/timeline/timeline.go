@@ -198,6 +198,8 @@ func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object, changes reco
 		return
 	}
 	l := t.laneOf(rec.Context, rec.APIVersion, rec.Kind, rec.Namespace, rec.Name, rec.UID)
+	// What time alone changed of its health before this delta came.
+	t.rejudge(l, rec.Time)
 	if obj != nil {
 		if owner := controllerUID(obj); owner != "" {
 			l.ownerUID = owner
@@ -308,6 +310,7 @@ func (t *Timeline) ObserveHidden(rec *printer.Record, obj *rawobj.Object) {
 		return
 	}
 	l := t.lanes[i]
+	t.rejudge(l, rec.Time)
 	h := rec.Health
 	if status, reason, message := l.lastHealth(); status == h.Status && reason == h.Reason && message == h.Message {
 		return

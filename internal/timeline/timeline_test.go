@@ -460,3 +460,33 @@ func TestANewPageIsPrivate(t *testing.T) {
 		t.Errorf("a page written over one of mode 0640 is %#o, want its mode kept", got)
 	}
 }
+
+// TestTimeAloneComesBeforeTheNextDelta: the health time alone changed is
+// added at its time when the object's next delta comes, before it, though
+// the page was never written in between (a replay runs faster than its
+// page is written).
+func TestTimeAloneComesBeforeTheNextDelta(t *testing.T) {
+	raw := []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"stuck","namespace":"demo","uid":"pod-uid","creationTimestamp":"2026-11-26T10:40:00Z"},` +
+		`"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/3 nodes are available"}]}}`)
+	obj, err := rawobj.Parse(raw, rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := New(filepath.Join(t.TempDir(), "t.html"), "", func() time.Time { return t0.Add(80 * time.Second) })
+	rec := recordOf("Added", "Pod", "stuck", "pod-uid", time.Second)
+	rec.APIVersion = "v1"
+	rec.Health = &printer.Health{Status: "InProgress", Reason: "PodNotScheduled", Message: "Pod has not been scheduled", RecheckAt: t0.Add(15 * time.Second)}
+	tl.Observe(rec, obj, nil)
+	later := recordOf("Updated", "Pod", "stuck", "pod-uid", 77*time.Second)
+	later.APIVersion = "v1"
+	later.Health = &printer.Health{Status: "Failed", Reason: "PodUnschedulable", Message: "Pod could not be scheduled"}
+	tl.Observe(later, obj, nil)
+	if err := tl.Write(false); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := readDocument(t, tl.Path())
+	h := doc.Lanes[0].Health
+	if len(h) == 0 || h[0][0] != float64(t0.Add(15*time.Second).UnixMilli()) || h[0][1] != "Failed" {
+		t.Fatalf("the Pod's health must turn Failed at the end of its schedule window, not at its next delta: %v", h)
+	}
+}
