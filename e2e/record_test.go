@@ -546,7 +546,9 @@ func TestRecordGoesOnAfterAGap(t *testing.T) {
 	deleteCM(t, ns, "a")
 	run = start(t, args...)
 	run.waitFor(func(l string) bool { return strings.Contains(l, `"name":"second"`) }, 30*time.Second)
-	run.waitFor(func(l string) bool { return strings.Contains(l, `"type":"Deleted"`) && strings.Contains(l, `"name":"a"`) }, 30*time.Second)
+	run.waitFor(func(l string) bool {
+		return strings.Contains(l, `"type":"Deleted"`) && strings.Contains(l, `"name":"a"`)
+	}, 30*time.Second)
 	waitHeartbeat(t, path, 2)
 	run.stop()
 
