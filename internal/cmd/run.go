@@ -234,16 +234,19 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 
 // beatWhileRecording has --record's recorder write a Heartbeat once the
 // initial lists are out, every recording.HeartbeatInterval, and as it
-// ends, each saying where the collections stand. The Events' position is
-// left out while the join parks an Event (it waits for its subject, and
-// is in no record yet): a recorder that goes on from there relists them.
+// ends, each saying where the roots and the Events stand. The Events'
+// position is left out while the join parks an Event (it waits for its
+// subject, and is in no record yet): a recorder that goes on from there
+// relists them.
 func (o *DeltasOptions) beatWhileRecording(engine *informer.Engine, runOpts *informer.RunOptions) {
 	o.recorder.PositionsFrom(func() []informer.Position {
-		positions := engine.Positions()
-		if o.join == nil || o.join.Parked() == 0 {
-			return positions
-		}
-		return slices.DeleteFunc(positions, func(p informer.Position) bool { return p.Target.Role == informer.RoleEvents })
+		parked := o.join != nil && o.join.Parked() > 0
+		// The roots and the Events: what a recorder resumes (--tree's
+		// scouts and owned types list again).
+		return slices.DeleteFunc(engine.Positions(), func(p informer.Position) bool {
+			role := p.Target.Role
+			return role != informer.RoleRoot && (role != informer.RoleEvents || parked)
+		})
 	})
 	beat := func() error { return o.recorder.Heartbeat(time.Now()) }
 	runOpts.Tick, runOpts.TickEvery = beat, recording.HeartbeatInterval
@@ -303,7 +306,11 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 	case errors.Is(err, informer.ErrInterrupted):
 		return &ExitError{Code: exitInterrupted}
 	case errors.As(err, &failed):
-		failed.Explain(clientsOf(clusters), !o.Targets.Tree)
+		if o.explainsFromStream() {
+			failed.ExplainFrom(o.join.LatestWarning)
+		} else {
+			failed.Explain(clientsOf(clusters), !o.Targets.Tree)
+		}
 		o.printVerdict("Failed", "--fail-when="+failed.Condition.String(), failed.All())
 		return &ExitError{Code: exitConditionFailed, Err: failed}
 	case (errors.Is(err, informer.ErrTimedOut) || errors.Is(err, informer.ErrSourceEnded)) && o.waiter.Active():
@@ -312,7 +319,11 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 		var timedOut *condition.TimeoutError
 		if errors.As(err, &timedOut) {
 			timedOut.SourceEnded = ended
-			timedOut.Explain(clientsOf(clusters), !o.Targets.Tree)
+			if o.explainsFromStream() {
+				timedOut.ExplainFrom(o.join.LatestWarning)
+			} else {
+				timedOut.Explain(clientsOf(clusters), !o.Targets.Tree)
+			}
 			o.printVerdict("TimedOut", o.waiter.Waited(), timedOut.Held)
 		}
 		return err
@@ -328,6 +339,11 @@ func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err e
 	}
 	return err
 }
+
+// explainsFromStream reports whether what held a wait up is explained by
+// the Events the stream showed: a replay with --events has no cluster to
+// ask, and holds the Events that were shown live.
+func (o *DeltasOptions) explainsFromStream() bool { return o.player != nil && o.join != nil }
 
 // printVerdict ends a JSON or YAML stream stopped by a condition with its
 // Verdict record (not with -q: stdout then carries nothing).

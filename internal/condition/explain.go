@@ -33,6 +33,28 @@ func (e *FailedError) Explain(clientOf func(context string) rest.Interface, find
 	e.Held, e.Blockers = all[0], all[1:]
 }
 
+// ExplainFrom adds to the objects that held the wait up their latest
+// Warning as shown tells it — the Events the stream showed, where there is
+// no cluster to ask (a replay; Join.LatestWarning).
+func (e *TimeoutError) ExplainFrom(shown func(context, uid string) (events.Warning, bool)) {
+	for i := range e.Held {
+		warnFrom(shown, &e.Held[i])
+	}
+}
+
+// ExplainFrom adds to the object --fail-when held for its latest Warning
+// as shown tells it (see TimeoutError.ExplainFrom).
+func (e *FailedError) ExplainFrom(shown func(context, uid string) (events.Warning, bool)) {
+	warnFrom(shown, &e.Held)
+}
+
+// warnFrom adds to h its latest Warning as shown tells it.
+func warnFrom(shown func(context, uid string) (events.Warning, bool), h *Held) {
+	if w, found := shown(h.Context, h.UID); found {
+		h.Explained, h.Warning = w.String(), &w
+	}
+}
+
 // explain looks up, each asked once of its object's cluster (clientOf its
 // context; nil: none to ask, as in a replay), the latest Warning event
 // of the objects held (events.LatestWarning) and, with findBlockers, what

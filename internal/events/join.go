@@ -351,6 +351,34 @@ func (j *Join) objectListsOut() bool {
 	return true
 }
 
+// LatestWarning is the latest Warning among the Events the Join let in
+// about the object uid of the cluster of context: what explains it where
+// there is no cluster to ask (a replay). Call it once the engine has run.
+func (j *Join) LatestWarning(context, uid string) (w Warning, found bool) {
+	if uid == "" {
+		return Warning{}, false
+	}
+	for _, inf := range j.informers {
+		if inf.Target().Context != context {
+			continue
+		}
+		for _, o := range inf.Store().List() {
+			obj, ok := o.(*rawobj.Object)
+			if !ok {
+				continue
+			}
+			e, err := Summarize(obj.JSON)
+			if err != nil || e.Type != "Warning" || e.Subject.UID != uid {
+				continue
+			}
+			if !found || e.Last.After(w.Last) {
+				w, found = Warning{Reason: e.Reason, Message: e.Message, Count: e.Count, Last: e.Last}, true
+			}
+		}
+	}
+	return w, found
+}
+
 // Parked is how many Events wait for their subject (tests, benchmarks).
 func (j *Join) Parked() int {
 	j.lock.Lock()

@@ -401,7 +401,17 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 					close(ack)
 					return l.finish(err)
 				}
+				close(ack)
+				continue
 			default:
+			}
+			// No tick now: a check all the same where the time has come
+			// to (the end of a replay), for what changes with time alone.
+			if opts.CheckEvery > 0 {
+				if stop, err := l.settled(); stop {
+					close(ack)
+					return l.finish(err)
+				}
 			}
 			close(ack)
 		case id := <-e.drop:

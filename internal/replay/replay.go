@@ -446,7 +446,7 @@ func (noBackoff) Backoff() clock.Timer { return clock.RealClock{}.NewTimer(0) }
 // goroutine once the engine runs.
 func (p *Player) Play(ctx context.Context) {
 	defer close(p.done)
-	if !p.settled(ctx, nil) {
+	if !p.settled(ctx, nil) || !p.watching(ctx) {
 		return
 	}
 	l, err := p.next()
@@ -456,7 +456,9 @@ func (p *Player) Play(ctx context.Context) {
 	}
 	// A header or a Gap has the time its run began, which caught-up
 	// records that follow it come before: neither ends the window.
-	end := p.clock.Now()
+	// The end is at least the last line read so far: the Heartbeats that
+	// came with the initial lists too.
+	end := later(p.clock.Now(), p.lastLine)
 	for l != nil && (p.to.IsZero() || !l.Time.After(p.to) || l.header != nil || l.gap != nil) {
 		if l.header == nil && l.gap == nil {
 			// Time goes on to the line's, and what it brings by then
@@ -488,10 +490,11 @@ func (p *Player) Play(ctx context.Context) {
 	if !p.to.IsZero() {
 		end = p.to
 	}
-	if p.tickTo(ctx, end.Add(time.Nanosecond)) {
+	if p.tickTo(ctx, end.Add(time.Nanosecond)) && p.barrier(ctx) {
 		p.mu.Lock()
 		p.advance(end)
 		p.mu.Unlock()
+		p.barrier(ctx) // a last check, at the end
 	}
 	p.settled(ctx, nil)
 }
@@ -519,6 +522,11 @@ func (p *Player) tickTo(ctx context.Context, t time.Time) bool {
 		next, ok := p.clock.NextDeadline()
 		if !ok || !next.Before(t) {
 			return true
+		}
+		// The loop is done with what it was handed (its checks ran at
+		// their time) before the time moves.
+		if !p.barrier(ctx) {
+			return false
 		}
 		p.mu.Lock()
 		p.clock.SetTime(next)
@@ -573,7 +581,7 @@ func (p *Player) feed(ctx context.Context, batch []*line) {
 	if l.heartbeat != nil {
 		// The recorder was alive, and time went on: once what was fed is
 		// out, the clock moves to it, and the timers due fire.
-		if p.settled(ctx, nil) {
+		if p.settled(ctx, nil) && p.barrier(ctx) {
 			p.mu.Lock()
 			p.advance(l.Time)
 			p.mu.Unlock()
@@ -730,6 +738,20 @@ func (p *Player) watcherLocked(ctx context.Context, f *feed) *watcher {
 		p.waitLocked(ctx)
 	}
 	return f.watcher
+}
+
+// watching waits until every feed's reflector has listed and watches:
+// the engine's initial lists are all in, empty ones too, before the time
+// moves. False when ctx ended first.
+func (p *Player) watching(ctx context.Context) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, f := range p.feeds {
+		if p.watcherLocked(ctx, f) == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // settled waits until f (every feed, for nil) owes the engine nothing;

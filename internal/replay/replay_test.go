@@ -451,6 +451,9 @@ func TestTheReplaysClockTicks(t *testing.T) {
 	if !errors.Is(err, informer.ErrTimedOut) || len(handed) != 1 {
 		t.Fatalf("a --timeout of 2.5s: Run %v, handed out %q (checks %q); want the initial list only, timed out", err, handed, checks)
 	}
+	if len(checks) == 0 || checks[len(checks)-1] != "+2000ms/1" {
+		t.Fatalf("checks before the timeout: %q, want the last at +2000ms", checks)
+	}
 	if got := checks[len(checks)-1]; got != "+2000ms/1" {
 		t.Errorf("the last check before the timeout: %s", got)
 	}
