@@ -323,7 +323,7 @@ func isUsageError(msg string) bool {
 // before any server is touched.
 func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.args = args
-	o.asRecorded = len(args) == 0 && !(cmd != nil && (cmd.Flags().Changed("tree") || cmd.Flags().Changed("events")))
+	o.asRecorded = len(args) == 0 && (cmd == nil || !cmd.Flags().Changed("tree") && !cmd.Flags().Changed("events"))
 	if !o.Targets.AllTypes && len(args) > 0 {
 		var err error
 		if o.resourceArgs, err = targets.ParseArgs(args); err != nil {

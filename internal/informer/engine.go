@@ -322,37 +322,11 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 		defer timer.Stop()
 		timeout = timer.C()
 	}
-	var tick <-chan time.Time
-	var ticker clock.Timer
-	defer func() {
-		if ticker != nil {
-			ticker.Stop()
-		}
-	}()
-	if opts.CheckEvery > 0 && opts.Check != nil {
-		ticker = e.cfg.Clock.NewTimer(opts.CheckEvery)
-		tick = ticker.C()
-	}
-	var beat <-chan time.Time
-	var beatTimer clock.Timer
-	defer func() {
-		if beatTimer != nil {
-			beatTimer.Stop()
-		}
-	}()
-	if opts.TickEvery > 0 && opts.Tick != nil {
-		beatTimer = e.cfg.Clock.NewTimer(opts.TickEvery)
-		beat = beatTimer.C()
-	}
+	checks := newEvery(e.cfg.Clock, opts.CheckEvery, opts.Check != nil)
+	defer checks.stop()
+	beats := newEvery(e.cfg.Clock, opts.TickEvery, opts.Tick != nil)
+	defer beats.stop()
 	l := loop{e: e, sink: sink, untilSynced: opts.UntilSynced, check: opts.Check, initialOut: opts.InitialOut}
-	// checkAgain is CheckEvery's tick: the Check, and the next tick.
-	checkAgain := func() (bool, error) {
-		// A new timer, not Reset: the fake clocks of the tests forget a
-		// timer once it fired.
-		ticker = e.cfg.Clock.NewTimer(opts.CheckEvery)
-		tick = ticker.C()
-		return l.settled()
-	}
 	for {
 		select {
 		case b := <-e.batches:
@@ -372,48 +346,22 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 			if stop, err := l.settled(); stop {
 				return l.finish(err)
 			}
-		case <-tick:
-			if stop, err := checkAgain(); stop {
+		case <-checks.C():
+			checks.again()
+			if stop, err := l.settled(); stop {
 				return l.finish(err)
 			}
-		case <-beat:
-			beatTimer = e.cfg.Clock.NewTimer(opts.TickEvery)
-			beat = beatTimer.C()
+		case <-beats.C():
+			beats.again()
 			if err := opts.Tick(); err != nil {
 				return l.finish(err)
 			}
 		case ack := <-opts.Barrier:
-			// The source moved the clock: the engine's own timers it fired
-			// run before it hears back (select would take them in any
-			// order).
-			select {
-			case <-timeout:
-				close(ack)
-				if err := l.finish(nil); err != nil {
-					return err
-				}
-				return ErrTimedOut
-			default:
-			}
-			select {
-			case <-tick:
-				if stop, err := checkAgain(); stop {
-					close(ack)
-					return l.finish(err)
-				}
-				close(ack)
-				continue
-			default:
-			}
-			// No tick now: a check all the same where the time has come
-			// to (the end of a replay), for what changes with time alone.
-			if opts.CheckEvery > 0 {
-				if stop, err := l.settled(); stop {
-					close(ack)
-					return l.finish(err)
-				}
-			}
+			stop, err := l.barrier(timeout, checks)
 			close(ack)
+			if stop {
+				return err
+			}
 		case id := <-e.drop:
 			e.Remove(id)
 			if stop, err := l.settled(); stop {
@@ -423,10 +371,7 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 			_ = sink.Flush()
 			return err
 		case <-timeout:
-			if err := l.finish(nil); err != nil {
-				return err
-			}
-			return ErrTimedOut
+			return l.timedOut()
 		case <-opts.OutputClosed:
 			// The reader went away: a normal end, nothing left to say.
 			return nil
@@ -440,6 +385,74 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 			return ErrInterrupted
 		}
 	}
+}
+
+// every is a timer of the engine's clock that fires every d while it is
+// re-armed (again) as it fires; its channel is nil when it is off.
+type every struct {
+	clock clock.Clock
+	d     time.Duration
+	timer clock.Timer
+}
+
+// newEvery is an every of d, off unless d is positive and on.
+func newEvery(c clock.Clock, d time.Duration, on bool) *every {
+	t := &every{clock: c, d: d}
+	if d > 0 && on {
+		t.again()
+	}
+	return t
+}
+
+// C is the channel it fires on; nil when off.
+func (t *every) C() <-chan time.Time {
+	if t.timer == nil {
+		return nil
+	}
+	return t.timer.C()
+}
+
+// again arms it for d from now: a new timer, not Reset, for the fake
+// clocks of the tests forget a timer once it fired.
+func (t *every) again() { t.timer = t.clock.NewTimer(t.d) }
+
+func (t *every) stop() {
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+}
+
+// barrier is RunOptions.Barrier's turn: the source moved the clock, and
+// the engine's own timers it fired — the timeout, a check — run before it
+// hears back (select would take them in any order); with no check due, a
+// check all the same where the time has come to (the end of a replay),
+// for what changes with time alone. stop ends the run with err.
+func (l *loop) barrier(timeout <-chan time.Time, checks *every) (stop bool, err error) {
+	select {
+	case <-timeout:
+		return true, l.timedOut()
+	default:
+	}
+	select {
+	case <-checks.C():
+		checks.again()
+	default:
+		if checks.timer == nil {
+			return false, nil
+		}
+	}
+	if stop, err := l.settled(); stop {
+		return true, l.finish(err)
+	}
+	return false, nil
+}
+
+// timedOut ends a run whose RunOptions.Timeout ran out.
+func (l *loop) timedOut() error {
+	if err := l.finish(nil); err != nil {
+		return err
+	}
+	return ErrTimedOut
 }
 
 // stopAll cancels every informer and waits for all of them; no informer

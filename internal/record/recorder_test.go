@@ -231,7 +231,9 @@ func TestRecorderGoesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A relist past the last Heartbeat: no position.
-	again.Record(inf.Target(), []informer.Item{{Delta: cache.Delta{Type: cache.Replaced, Object: a3}, Type: cache.Replaced, Object: a3, Old: a3, Key: "ns/a"}}, now.Add(time.Hour))
+	if err := again.Record(inf.Target(), []informer.Item{{Delta: cache.Delta{Type: cache.Replaced, Object: a3}, Type: cache.Replaced, Object: a3, Old: a3, Key: "ns/a"}}, now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	if err := again.Close(); err != nil {
 		t.Fatal(err)
 	}
