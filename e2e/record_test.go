@@ -233,6 +233,16 @@ func TestReplayIsTheStream(t *testing.T) {
 	if replayed.code != 0 || replayed.stdout != strings.Join(live.seen, "\n")+"\n" {
 		t.Errorf("replay -o json --diff: exit %d, stderr %q\n%s\nwant what was printed live:\n%s", replayed.code, replayed.stderr, replayed.stdout, strings.Join(live.seen, "\n"))
 	}
+	// The -o json output itself replays (a CI job's log), as the types it
+	// holds, with a note.
+	output := filepath.Join(t.TempDir(), "output.jsonl")
+	if err := os.WriteFile(output, []byte(strings.Join(live.seen, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fromOutput := run(t, time.Minute, "--replay="+output, "-o", "json", "--diff")
+	if fromOutput.code != 0 || fromOutput.stdout != strings.Join(live.seen, "\n")+"\n" || !strings.Contains(fromOutput.stderr, `has no "Recording" line`) {
+		t.Errorf("replay of -o json output: exit %d, stderr %q\n%s\nwant what was printed live:\n%s", fromOutput.code, fromOutput.stderr, fromOutput.stdout, strings.Join(live.seen, "\n"))
+	}
 	replayed = run(t, time.Minute, "--replay="+path, "-n", ns, "--diff")
 	if replayed.code != 0 || replayed.stdout != strings.Join(text.seen, "\n")+"\n" {
 		t.Errorf("replay --diff (text): exit %d, stderr %q\n%s\nwant what was printed live:\n%s", replayed.code, replayed.stderr, replayed.stdout, strings.Join(text.seen, "\n"))

@@ -28,11 +28,14 @@ type line struct {
 	header    *recording.Header
 	heartbeat *recording.Heartbeat
 	gap       *recording.Gap
+	// verdict is set for a "Verdict" line (-o json output): nothing to
+	// play.
+	verdict bool
 }
 
-// mark reports whether l is a Heartbeat or a Gap: a line that says
-// something of the recording, not of an object.
-func (l *line) mark() bool { return l.heartbeat != nil || l.gap != nil }
+// mark reports whether l is a Heartbeat, a Gap or a Verdict: a line that
+// says something of the recording or the run, not of an object.
+func (l *line) mark() bool { return l.heartbeat != nil || l.gap != nil || l.verdict }
 
 // The record types a recording holds.
 const (
@@ -41,6 +44,8 @@ const (
 	typeDeleted  = "Deleted"
 	typeReplaced = "Replaced"
 	typeSync     = "Sync"
+	// typeVerdict ends -o json output stopped by a condition.
+	typeVerdict = "Verdict"
 )
 
 // recordMembers are the members of a record a replay reads, in the order
@@ -98,6 +103,9 @@ func parseLine(name string, number int, data []byte) (*line, error) {
 			return nil, fmt.Errorf("%s:%d: a %q line that does not read: %w", name, number, l.Type, err)
 		}
 		l.heartbeat = &h
+		return &l, nil
+	case typeVerdict:
+		l.verdict = true
 		return &l, nil
 	case recording.GapType:
 		var g recording.Gap

@@ -165,6 +165,12 @@ type part struct {
 // come in the order of their times (a tie in the order of the
 // recordings). warn receives the warnings of the replay (a torn end).
 func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
+	return open(warn, nil, recordings...)
+}
+
+// open is Open, with the headers inferred (InferHeader) of the recordings
+// that have none: plain -o json output.
+func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, recordings ...*recording.Reader) (*Player, error) {
 	p := &Player{warn: warn, done: make(chan struct{}), barriers: make(chan chan struct{})}
 	p.cond = sync.NewCond(&p.mu)
 	var start time.Time
@@ -178,8 +184,12 @@ func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
 		if first == nil && p.torn {
 			return nil, fmt.Errorf("%s: the recording is cut short before its first whole line: nothing to replay", r.Name())
 		}
+		var pending *line // a headerless recording's first record
+		if first != nil && first.header == nil && inferred[r] != nil {
+			pending, first = first, &line{header: inferred[r], Time: inferred[r].Time}
+		}
 		if first == nil || first.header == nil {
-			return nil, fmt.Errorf("%s:1: not a recording of kubectl deltas: it does not begin with a %q line (was it written by --record?)", r.Name(), recording.HeaderType)
+			return nil, fmt.Errorf("%s:1: not a recording of kubectl deltas: it does not begin with a %q line (was it written by --record? plain -o json output replays from a file, not from standard input)", r.Name(), recording.HeaderType)
 		}
 		if p.began.IsZero() || first.header.Time.Before(p.began) {
 			p.began = first.header.Time
@@ -192,7 +202,11 @@ func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
 		}
 		began := first.header.Time
 		for {
-			l, err := p.read(pt)
+			l, err := pending, error(nil)
+			if pending == nil {
+				l, err = p.read(pt)
+			}
+			pending = nil
 			if err != nil {
 				return nil, err
 			}
@@ -516,16 +530,16 @@ func later(a, b time.Time) time.Time {
 // False when ctx ended.
 func (p *Player) tickTo(ctx context.Context, t time.Time) bool {
 	for {
-		if !p.settled(ctx, nil) {
-			return false
-		}
+		// Most records come before any timer is due: they go on without
+		// waiting. (The timers are the run's, armed as it began or as
+		// they fired, here.)
 		next, ok := p.clock.NextDeadline()
 		if !ok || !next.Before(t) {
 			return true
 		}
-		// The loop is done with what it was handed (its checks ran at
-		// their time) before the time moves.
-		if !p.barrier(ctx) {
+		// Everything fed is handed out, and the loop is done with it (its
+		// checks ran at their time), before the time moves.
+		if !p.settled(ctx, nil) || !p.barrier(ctx) {
 			return false
 		}
 		p.mu.Lock()
@@ -590,6 +604,9 @@ func (p *Player) feed(ctx context.Context, batch []*line) {
 	}
 	if l.gap != nil {
 		p.sayGap(*l.gap)
+		return
+	}
+	if l.verdict {
 		return
 	}
 	if l.Type == typeSync {

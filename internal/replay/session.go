@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
@@ -52,6 +53,7 @@ func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
 			_ = r.Close()
 		}
 	}
+	inferred := map[*recording.Reader]*recording.Header{}
 	for _, name := range f.Files {
 		r, err := recording.Open(name, stdin)
 		if err != nil {
@@ -59,8 +61,20 @@ func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
 			return nil, fmt.Errorf("--replay: %w", err)
 		}
 		readers = append(readers, r)
+		if name == "-" {
+			continue
+		}
+		h, err := InferHeader(name)
+		if err != nil {
+			closeAll()
+			return nil, err // it names the file and the line
+		}
+		if h != nil {
+			inferred[r] = h
+			fmt.Fprintf(warn, "info: %s has no %q line (-o json output, not --record's?): replayed as the types it holds, all named: %s\n", name, recording.HeaderType, describeHeader(h))
+		}
 	}
-	p, err := Open(warn, readers...)
+	p, err := open(warn, inferred, readers...)
 	if err == nil && f.Looking() {
 		err = p.window(f)
 	}
@@ -69,6 +83,72 @@ func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// InferHeader reads the file name, when it does not begin with a
+// Recording header — the records of -o json, a CI job's log — through for
+// the collections its records are of, and returns the header a recording
+// of them would have: each as a root, in its one namespace or in all;
+// nil for a recording that has its header. Lines that are not records of
+// objects (a Verdict) are passed over.
+func InferHeader(name string) (*recording.Header, error) {
+	r, err := recording.Open(name, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = r.Close() }()
+	type collection struct{ context, apiVersion, resource string }
+	var h *recording.Header
+	index := map[collection]int{}
+	for {
+		data, number, err := r.Next()
+		var torn *recording.TornError
+		if errors.Is(err, io.EOF) || errors.As(err, &torn) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		l, err := parseLine(r.Name(), number, data)
+		if err != nil {
+			return nil, err
+		}
+		if number == 1 && l.header != nil {
+			return nil, nil
+		}
+		if h == nil {
+			h = &recording.Header{Type: recording.HeaderType, Time: l.Time, Schema: recording.Schema}
+		}
+		if l.header != nil || l.mark() {
+			continue
+		}
+		c := collection{l.Context, l.APIVersion, l.Resource}
+		i, seen := index[c]
+		if !seen {
+			index[c] = len(h.Targets)
+			h.Targets = append(h.Targets, recording.Target{
+				Context: l.Context, APIVersion: l.APIVersion, Kind: l.Kind, Resource: l.Resource, Namespace: l.Namespace, Role: informer.RoleRoot.String(),
+			})
+			continue
+		}
+		if h.Targets[i].Namespace != l.Namespace {
+			h.Targets[i].Namespace = "" // in several: all of them
+		}
+	}
+	if h == nil || len(h.Targets) == 0 {
+		return nil, fmt.Errorf("%s: no record of an object: not a recording of kubectl deltas, nor its -o json output", name)
+	}
+	return h, nil
+}
+
+// describeHeader names the collections of h, for a message.
+func describeHeader(h *recording.Header) string {
+	ts := make([]informer.Target, 0, len(h.Targets))
+	for _, t := range h.Targets {
+		gv, _ := schema.ParseGroupVersion(t.APIVersion)
+		ts = append(ts, informer.Target{Context: t.Context, Resource: gv.WithResource(t.Resource), Namespace: t.Namespace})
+	}
+	return Describe(ts)
 }
 
 // window reads --at, --from and --to against the recordings' span: each

@@ -128,6 +128,7 @@ func (p *Player) fastForward() error {
 			return nil
 		case l.heartbeat != nil:
 			p.sawHeartbeat(l)
+		case l.verdict:
 		default:
 			for _, f := range p.feedsOf(l) {
 				f.saw(l)
