@@ -253,6 +253,12 @@ func TestReplayIsTheStream(t *testing.T) {
 	if replayed.code != 0 || replayed.stdout != "configmap/b\n" {
 		t.Errorf("replay cm/b --until=create: exit %d, stdout %q, stderr %q", replayed.code, replayed.stdout, replayed.stderr)
 	}
+	// A name the recording never holds: its end says so.
+	missing := run(t, time.Minute, "cm/nosuch", "--replay="+path)
+	if missing.code != 0 || missing.stdout != "" || !strings.Contains(missing.stderr, "waiting for it to appear in the recording") ||
+		!strings.Contains(missing.stderr, "info: configmaps/nosuch in "+ns+" never appears in the recording") {
+		t.Errorf("replay cm/nosuch: exit %d, stdout %q, stderr %q", missing.code, missing.stdout, missing.stderr)
+	}
 	// A condition the recording never meets: its end says so.
 	replayed = run(t, time.Minute, "cm/a", "--replay="+path, "--until=delete")
 	if replayed.code != 1 || !strings.Contains(replayed.stderr, "error: the recording ended before the condition was met on configmaps/a") {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -21,6 +22,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
@@ -201,7 +203,11 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 		OutputClosed: stdoutClosed,
 	}
 	if !o.Wait.Quiet {
-		runOpts.InitialOut = engine.AnnounceMissing(o.ErrOut)
+		waiting := "waiting for it to be created"
+		if o.player != nil {
+			waiting = "waiting for it to appear in the recording"
+		}
+		runOpts.InitialOut = engine.AnnounceMissing(o.ErrOut, waiting)
 	}
 	sink := o.sinkChain(engine, &runOpts)
 	if o.recorder != nil {
@@ -226,6 +232,12 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 	err := engine.Run(ctx, o.player.Gate(sink), runOpts)
 	stopPlaying()
 	playing.Wait()
+	if !o.Wait.Quiet && (err == nil || errors.Is(err, informer.ErrSourceEnded)) {
+		for _, t := range o.player.NeverSeen() {
+			fmt.Fprintf(o.ErrOut, "info: %s never appears in the recording %s: is the name right? (kubectl deltas --replay=%s -o name lists what it holds)\n",
+				replay.Describe([]informer.Target{t}), strings.Join(o.Replay.Files, ", "), o.Replay.Files[0])
+		}
+	}
 	if perr := o.player.Err(); perr != nil && (err == nil || errors.Is(err, informer.ErrSourceEnded)) {
 		return perr
 	}

@@ -678,11 +678,35 @@ func (e *TimeoutError) Error() string {
 	} else {
 		b.WriteString("timed out waiting for the condition on " + e.Waited)
 	}
-	for _, h := range e.Held {
+	for _, group := range sameExplanation(e.Held) {
 		b.WriteString("\n  ")
+		h := group[0]
+		for _, o := range group[1:] {
+			h.Name += ", " + o.Name
+		}
 		h.lines(&b, "    ")
 	}
 	return b.String()
+}
+
+// sameExplanation groups held, in order, so that objects with the same
+// health and the same explanation (a Warning, as the scheduler's
+// FailedScheduling for every Pod of a rollout) are said once, with all
+// their names.
+func sameExplanation(held []Held) [][]Held {
+	var groups [][]Held
+	for _, h := range held {
+		i := -1
+		if h.Explained != "" {
+			i = slices.IndexFunc(groups, func(g []Held) bool { return g[0].Health == h.Health && g[0].Explained == h.Explained })
+		}
+		if i < 0 {
+			groups = append(groups, []Held{h})
+			continue
+		}
+		groups[i] = append(groups[i], h)
+	}
+	return groups
 }
 
 // TimedOut is the error of a --timeout that elapsed while waiting, in

@@ -475,3 +475,25 @@ func TestWaiterHearsOfScaleUps(t *testing.T) {
 		}
 	}
 }
+
+// TestATimeoutSaysTheSameExplanationOnce: objects held up for the same
+// reason, with the same Warning, are said once with all their names;
+// others as they are, in order.
+func TestATimeoutSaysTheSameExplanationOnce(t *testing.T) {
+	why := "Warning FailedScheduling: 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."
+	stuck := "Failed (PodUnschedulable): Pod could not be scheduled"
+	e := &TimeoutError{Waited: "deployments/web", Held: []Held{
+		{Name: "deployment.apps/web", Health: "InProgress (LessAvailable): Available: 0/3"},
+		{Name: "pod/web-1", Health: stuck, Explained: why},
+		{Name: "pod/web-2", Health: stuck, Explained: why},
+		{Name: "pod/other", Health: stuck, Explained: "Warning FailedScheduling: something else"},
+		{Name: "pod/web-3", Health: stuck, Explained: why},
+	}}
+	want := "timed out waiting for the condition on deployments/web\n" +
+		"  deployment.apps/web: InProgress (LessAvailable): Available: 0/3\n" +
+		"  pod/web-1, pod/web-2, pod/web-3: " + stuck + "\n    " + why + "\n" +
+		"  pod/other: " + stuck + "\n    Warning FailedScheduling: something else"
+	if got := e.Error(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

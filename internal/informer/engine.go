@@ -680,7 +680,7 @@ func describe(t Target) string {
 // objects: once the initial lists are out, one line on errOut for each
 // named root object that does not exist, rather than silence: the stream
 // waits for it to be created, or, ending there, did not find it.
-func (e *Engine) AnnounceMissing(errOut io.Writer) func(ending bool) {
+func (e *Engine) AnnounceMissing(errOut io.Writer, waiting string) func(ending bool) {
 	return func(ending bool) {
 		for _, inf := range e.Informers() {
 			t := inf.Target()
@@ -694,7 +694,7 @@ func (e *Engine) AnnounceMissing(errOut io.Writer) func(ending bool) {
 			if _, exists, _ := inf.Store().GetByKey(key); exists {
 				continue
 			}
-			then := ": waiting for it to be created"
+			then := ": " + waiting
 			if ending {
 				then = ""
 			}

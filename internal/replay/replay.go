@@ -140,6 +140,9 @@ type feed struct {
 	// watcher is the reflector's current watch, nil between a watch's end
 	// and the next. Guarded by Player.mu.
 	watcher *watcher
+	// matched: a record of the recording was the feed's. Set by whoever
+	// reads the recording (Select, Play), read after Done.
+	matched bool
 }
 
 // pending is a delta fed to a feed's informer and not yet handed out:
@@ -394,6 +397,7 @@ func (p *Player) feedsOf(l *line) []*feed {
 		if !p.selectsFor(f, l.object) && !p.selectsFor(f, f.state.get(l.key())) {
 			continue
 		}
+		f.matched = true
 		out = append(out, f)
 	}
 	return out
@@ -435,6 +439,19 @@ func (p *Player) Now() time.Time { return p.clock.Now() }
 // Barrier is the engine's RunOptions.Barrier: the Player asks through it
 // whether the engine's loop has run what a timer it fired woke.
 func (p *Player) Barrier() <-chan chan struct{} { return p.barriers }
+
+// NeverSeen are the named roots no record of the recording was of (as
+// far as the replay read it): a name that is not in it. Call it after
+// Done.
+func (p *Player) NeverSeen() []informer.Target {
+	var out []informer.Target
+	for _, f := range p.feeds {
+		if f.target.Name != "" && f.target.Role == informer.RoleRoot && !f.matched {
+			out = append(out, f.target)
+		}
+	}
+	return out
+}
 
 // Done is closed once the whole recording has been handed out.
 func (p *Player) Done() <-chan struct{} { return p.done }
