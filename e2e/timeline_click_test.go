@@ -76,3 +76,60 @@ func TestBrowserTimelineOverlappingMarks(t *testing.T) {
 	}
 	b.noConsoleErrors()
 }
+
+// TestBrowserTimelineGap: a recording that went on after its recorder
+// was down has a Gap; its replay's page draws it hatched across the
+// lanes, from the recorder's last sign of life to its restart, between
+// the marks before and after it.
+func TestBrowserTimelineGap(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) string { return t0.Add(d).Format(time.RFC3339Nano) }
+	cm := func(typ string, initial bool, rv, when, extra string) string {
+		return fmt.Sprintf(`{"type":%q,"time":%q,"initial":%v,"apiVersion":"v1","kind":"ConfigMap","resource":"configmaps","namespace":"ns","name":"a","uid":"ua","resourceVersion":%q%s,"object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","uid":"ua","resourceVersion":%q},"data":{"rv":%q}}}`,
+			typ, when, initial, rv, extra, rv, rv)
+	}
+	header := func(when string) string {
+		return `{"type":"Recording","time":"` + when + `","schema":"v1","version":"v0","targets":[{"apiVersion":"v1","kind":"ConfigMap","resource":"configmaps","namespace":"ns","role":"root"}]}`
+	}
+	lines := []string{
+		header(at(0)),
+		cm("Replaced", true, "1", at(time.Second), ""),
+		cm("Updated", false, "2", at(60*time.Second), ""),
+		`{"type":"Heartbeat","time":"` + at(100*time.Second) + `"}`,
+		header(at(400 * time.Second)),
+		`{"type":"Gap","time":"` + at(400*time.Second) + `","from":"` + at(100*time.Second) + `","to":"` + at(400*time.Second) + `"}`,
+		cm("Updated", false, "3", at(250*time.Second), `,"caughtUp":"managedFields"`),
+		cm("Updated", false, "4", at(500*time.Second), ""),
+	}
+	rec := filepath.Join(dir, "gap.jsonl")
+	must(t, os.WriteFile(rec, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	page := filepath.Join(dir, "gap.html")
+	res := run(t, 30*time.Second, "--replay="+rec, "--timeline="+page, "-o", "name")
+	if res.code != 0 || strings.Count(res.stdout, "\n") != 4 || strings.Count(res.stderr, "the recording has a gap from") != 1 {
+		t.Fatalf("the replay: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
+	}
+
+	b := openBrowser(t)
+	b.open(page)
+	if n := eval[float64](b, `document.querySelectorAll('[data-gap]').length`); n != 1 {
+		t.Fatalf("%v gaps drawn, want 1", n)
+	}
+	from, to := eval[string](b, `document.querySelector('[data-gap]').getAttribute('data-from')`), eval[string](b, `document.querySelector('[data-gap]').getAttribute('data-to')`)
+	if from != t0.Add(100*time.Second).Format("2006-01-02T15:04:05.000Z") || to != t0.Add(400*time.Second).Format("2006-01-02T15:04:05.000Z") {
+		t.Errorf("the gap drawn is %s to %s", from, to)
+	}
+	edge := func(sel, side string) float64 {
+		return eval[float64](b, fmt.Sprintf(`document.querySelector(%q).getBoundingClientRect().%s`, sel, side))
+	}
+	before, after := `[data-delta="Updated"][data-time="`+t0.Add(60*time.Second).Format("2006-01-02T15:04:05.000Z")+`"]`,
+		`[data-delta="Updated"][data-time="`+t0.Add(500*time.Second).Format("2006-01-02T15:04:05.000Z")+`"]`
+	if gl, gr := edge("[data-gap]", "left"), edge("[data-gap]", "right"); gr-gl < 20 || gl < edge(before, "right") || gr > edge(after, "left") {
+		t.Errorf("the gap spans %.0f to %.0f px, not between the marks before (%.0f) and after it (%.0f)", gl, gr, edge(before, "right"), edge(after, "left"))
+	}
+	if h := edge("[data-gap]", "height"); h < 20 {
+		t.Errorf("the gap is %.0f px high: it does not cross the lanes", h)
+	}
+	b.screenshot(dir, "gap")
+	b.noConsoleErrors()
+}

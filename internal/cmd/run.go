@@ -64,6 +64,9 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 		}()
 	}
 	if o.player != nil {
+		if o.page != nil {
+			o.player.OnGap(func(g recording.Gap) { o.page.NoteGap(g.From, g.To) })
+		}
 		engine, err := o.replayEngine()
 		if err != nil {
 			return err
@@ -97,7 +100,13 @@ func (o *DeltasOptions) beginRecording(engine *informer.Engine) error {
 	if o.recorder == nil {
 		return nil
 	}
-	return o.recorder.Begin(engine.Targets(), version.Get().Version, o.ListWatch.LabelSelector, o.ListWatch.FieldSelector)
+	if err := o.recorder.Begin(engine.Targets(), version.Get().Version, o.ListWatch.LabelSelector, o.ListWatch.FieldSelector); err != nil {
+		return err
+	}
+	if g := o.recorder.Gap(); g != nil && o.page != nil {
+		o.page.NoteGap(g.From, g.To) // the page draws what the recording lacks
+	}
+	return nil
 }
 
 // nameKinds tells the printer whether records of several kinds may share

@@ -142,6 +142,10 @@ func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fiel
 	return r.writeLine(r.gap)
 }
 
+// Gap is the time the recording does not cover before this run's part,
+// when it went on with one (after Begin); nil otherwise.
+func (r *Recorder) Gap() *recording.Gap { return r.gap }
+
 // writeLine writes v, a line that is not a record, as JSON.
 func (r *Recorder) writeLine(v any) error {
 	line, err := json.Marshal(v)

@@ -83,8 +83,9 @@ type Player struct {
 	watched []informer.Target
 	// gaps are the Gaps read so far; gapsSaid how many of them the replay
 	// has warned of.
-	gaps     []recording.Gap
-	gapsSaid int
+	gaps []recording.Gap
+	// onGap, if set, is told of each Gap the replay passes (OnGap).
+	onGap func(recording.Gap)
 	// lastLine is the latest time of a line fastForward went past.
 	lastLine time.Time
 	// events are the Events collections of the run (Selection.Events),
@@ -587,11 +588,23 @@ func (p *Player) barrier(ctx context.Context) bool {
 // sayGap warns, once for each, of a gap the replay passes: what changed
 // then comes after it, at the times the objects give.
 func (p *Player) sayGap(g recording.Gap) {
-	p.gaps = append(p.gaps, g)
-	p.gapsSaid++
+	p.passGap(g)
 	fmt.Fprintf(p.warn, "warning: the recording has a gap from %s to %s (%s): its recorder was not running; what changed meanwhile follows, at the times the objects give\n",
 		g.From.UTC().Format(time.RFC3339), g.To.UTC().Format(time.RFC3339), g.To.Sub(g.From).Round(time.Second))
 }
+
+// passGap notes g, a Gap the replay passes (played, or gone past by
+// --at and --from), and tells onGap.
+func (p *Player) passGap(g recording.Gap) {
+	p.gaps = append(p.gaps, g)
+	if p.onGap != nil {
+		p.onGap(g)
+	}
+}
+
+// OnGap has f told of each Gap the replay passes: a time the recording
+// does not cover. Call it before Select.
+func (p *Player) OnGap(f func(recording.Gap)) { p.onGap = f }
 
 // fail records err as the end of the replay.
 func (p *Player) fail(err error) {

@@ -122,7 +122,7 @@ func (p *Player) fastForward() error {
 		case l.gap != nil && l.gap.From.After(p.from):
 			return nil
 		case l.gap != nil:
-			p.gaps = append(p.gaps, *l.gap)
+			p.passGap(*l.gap)
 		case l.header != nil:
 		case l.Time.After(p.from):
 			return nil

@@ -44,7 +44,23 @@ func appendDocument(b []byte, doc *document) []byte {
 		}
 		b = appendLane(b, l)
 	}
-	return append(b, "]}"...)
+	b = append(b, ']')
+	if len(doc.Gaps) > 0 {
+		b = appendKey(b, "gaps")
+		b = append(b, '[')
+		for i, g := range doc.Gaps {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '[')
+			b = strconv.AppendInt(b, g[0], 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, g[1], 10)
+			b = append(b, ']')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }
 
 // documentSize is about the size of doc encoded: at least what its marks

@@ -60,6 +60,8 @@ type Timeline struct {
 	// before any).
 	start, end time.Time
 	contexts   []string
+	// gaps are the times the recording does not cover (NoteGap).
+	gaps [][2]int64
 	// judge re-judges the objects whose verdict changes with time alone.
 	judge *health.Judge
 	// unsettled are the lanes with marks waiting for their changes,
@@ -159,6 +161,9 @@ type document struct {
 	End       int64    `json:"end"`
 	Contexts  []string `json:"contexts"`
 	Lanes     []*lane  `json:"lanes"`
+	// Gaps are the times the recording does not cover, [from, to] in
+	// Unix milliseconds (NoteGap).
+	Gaps [][2]int64 `json:"gaps,omitempty"`
 }
 
 // New returns an empty Timeline that writes path. command is the command
@@ -169,6 +174,19 @@ func New(path, command string, now func() time.Time) *Timeline {
 		now = time.Now
 	}
 	return &Timeline{path: path, command: command, now: now, byUID: map[uidKey]int{}, byName: map[nameKey]int{}}
+}
+
+// NoteGap has the page draw a time the recording does not cover, from
+// to to: its recorder was not running (a recording's Gap). Safe from any
+// goroutine.
+func (t *Timeline) NoteGap(from, to time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := [2]int64{from.UnixMilli(), to.UnixMilli()}
+	if !slices.Contains(t.gaps, g) {
+		t.gaps = append(t.gaps, g)
+		t.dirty = true
+	}
 }
 
 // Path is the page's file.
@@ -475,7 +493,7 @@ func (t *Timeline) data(live bool) ([]byte, error) {
 	doc := document{
 		Version: Version, Title: "kubectl deltas", Command: t.command,
 		Generated: time.Now().UTC().Format(time.RFC3339Nano), Live: live,
-		Contexts: t.contexts, Lanes: t.lanes,
+		Contexts: t.contexts, Lanes: t.lanes, Gaps: t.gaps,
 	}
 	if doc.Contexts == nil {
 		doc.Contexts = []string{}

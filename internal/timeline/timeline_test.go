@@ -306,6 +306,7 @@ func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
 		Version: Version, Title: "t", Command: "kubectl deltas '<x>' & \u2028", Generated: "g", Live: true, Start: 1, End: 2,
 		Contexts: []string{"a", "b"},
 		Lanes:    []*lane{withMarks(&pod, marks...), &node},
+		Gaps:     [][2]int64{{3, 4}, {10, 12}},
 	}
 	// What encoding/json writes of the same document, marks as a list.
 	want, err := json.Marshal(readDoc{document: *doc, Lanes: []*readLane{{lane: pod, Marks: marks}, {lane: node, Marks: []mark{}}}})
