@@ -8,6 +8,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,7 +163,13 @@ func writeLongRecording(src, long, fifth string) (int, error) {
 	if len(lines) < 2 {
 		return 0, fmt.Errorf("the recording %s has no records", src)
 	}
-	initial := lines[1:]
+	// The records of the initial list: not the recorder's Heartbeats.
+	var initial [][]byte
+	for _, l := range lines[1:] {
+		if !bytes.HasPrefix(l, []byte(`{"type":"Heartbeat"`)) && !bytes.HasPrefix(l, []byte(`{"type":"Gap"`)) {
+			initial = append(initial, l)
+		}
+	}
 	total := len(initial) * (1 + replayUpdates)
 	fl, err := os.Create(long)
 	if err != nil {
