@@ -156,6 +156,12 @@ type member struct {
 	gone bool
 	// dependents counts the members whose direct owner this is.
 	dependents int
+	// found and foundBy, for a member a scout placed and nothing showed
+	// yet, are its metadata as the scout had it and the scout: if its
+	// owned informer's initial list does not have it, it was deleted in
+	// between (sweepUnlisted).
+	found   *rawobj.Object
+	foundBy informer.Target
 }
 
 // owner is the UID of m's direct owner, "" for a root.
@@ -202,6 +208,11 @@ type Tree struct {
 	// has been handed out, and no promotion is pending: no member is
 	// initial from now on.
 	initialOut bool
+	// unlisted are, by their scout's Target ID, the members a scout placed
+	// that nothing showed yet (member.found): each is shown by its owned
+	// informer's initial list, or, missing from it, said deleted
+	// (sweepUnlisted).
+	unlisted map[string]map[key]struct{}
 }
 
 // New returns a Tree passing the deltas of the roots and of what they own
@@ -210,12 +221,13 @@ type Tree struct {
 // and KeepListed.
 func New(engine Engine, next informer.Sink) *Tree {
 	return &Tree{
-		engine:  engine,
-		next:    next,
-		members: map[key]*member{},
-		held:    map[key]held{},
-		owned:   map[string]*informer.Informer{},
-		pending: map[string]*informer.Informer{},
+		engine:   engine,
+		next:     next,
+		members:  map[key]*member{},
+		held:     map[key]held{},
+		owned:    map[string]*informer.Informer{},
+		pending:  map[string]*informer.Informer{},
+		unlisted: map[string]map[key]struct{}{},
 	}
 }
 
@@ -241,6 +253,11 @@ func (t *Tree) Handle(b informer.Batch) (bool, error) {
 	// Only after the batch: while the Sink handles an informer's last
 	// initial batch, the engine counts that list as out already.
 	t.promotePending()
+	if len(t.unlisted) > 0 {
+		if done, err := t.sweepUnlisted(); done || err != nil {
+			return done, err
+		}
+	}
 	if !t.initialOut && t.initialStateOut() {
 		t.initialOut = true
 		t.forgetListed()
@@ -347,6 +364,7 @@ func (t *Tree) handleScout(b informer.Batch) (bool, error) {
 		fromList := b.InitialState() && t.listed(b.Informer, k.uid)
 		if joined, _ := t.place(b.Informer, obj, fromList); joined {
 			if !t.members[k].root {
+				t.found(k, b.Informer, obj)
 				t.promote(b.Informer)
 			}
 			if done, err := t.join(k); done || err != nil {
@@ -599,6 +617,7 @@ func (t *Tree) join(k key) (bool, error) {
 					continue
 				}
 				if target.Role == informer.RoleScout {
+					t.found(dependent, inf, obj)
 					t.promote(inf)
 					continue
 				}
@@ -638,6 +657,90 @@ func (t *Tree) unhold(k key) (bool, error) {
 		Object: h.obj, Old: first, Key: h.key, Owners: m.owners,
 	}
 	return t.print(informer.Batch{Informer: h.inf}, later)
+}
+
+// found notes that the scout placed obj, the member k, in the tree: until
+// something shows it, its owned informer's initial list is expected to.
+func (t *Tree) found(k key, scout *informer.Informer, obj *rawobj.Object) {
+	m := t.members[k]
+	if m == nil || m.shown {
+		return
+	}
+	m.found, m.foundBy = obj, scout.Target()
+	id := m.foundBy.ID()
+	if t.unlisted[id] == nil {
+		t.unlisted[id] = map[key]struct{}{}
+	}
+	t.unlisted[id][k] = struct{}{}
+}
+
+// sweepUnlisted says what became of the members scouts placed once their
+// owned informers' initial lists are out: shown (by those lists, or
+// held and shown since), nothing to say; missing from the list, the
+// object was deleted between the scout's list and its owned informer's,
+// and is printed as it entered the tree (its metadata, as the scout had
+// it), then Deleted with its final state unknown — as a relist says what
+// vanished while nothing watched.
+func (t *Tree) sweepUnlisted() (bool, error) {
+	for id, members := range t.unlisted {
+		var owned *informer.Informer
+		for k := range members {
+			m := t.members[k]
+			if m == nil || m.shown || m.root || m.found == nil {
+				delete(members, k)
+				continue
+			}
+			if owned == nil {
+				if owned = t.ownedInformerOf(m.foundBy); owned == nil || !owned.InitialDone() {
+					break // not yet: the whole type waits
+				}
+			}
+			delete(members, k)
+			if done, err := t.sayUnlisted(k, m, owned); done || err != nil {
+				return done, err
+			}
+		}
+		if len(members) == 0 {
+			delete(t.unlisted, id)
+		}
+	}
+	return false, nil
+}
+
+// sayUnlisted prints m, the member k a scout placed, unless owned — its
+// type's owned informer, whose initial list is out — has it: then it was
+// handed out, and held or shown.
+func (t *Tree) sayUnlisted(k key, m *member, owned *informer.Informer) (bool, error) {
+	storeKey := cache.ObjectKey(m.found)
+	if o, ok, _ := owned.Store().GetByKey(storeKey); ok {
+		if obj, isObject := o.(*rawobj.Object); isObject && obj.UID == m.found.UID {
+			return false, nil
+		}
+	}
+	obj := m.found
+	m.found = nil
+	entered := informer.Item{Delta: cache.Delta{Type: cache.Replaced, Object: obj}, Object: obj, Key: storeKey, Owners: m.owners}
+	entered.Entering(m.initial)
+	gone := informer.Item{
+		Delta: cache.Delta{Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: storeKey, Obj: obj}},
+		Type:  cache.Deleted, Object: obj, Old: obj, Key: storeKey, Tombstone: true, Owners: m.owners,
+	}
+	t.forget(k)
+	return t.next.Handle(informer.Batch{Informer: owned, Items: []informer.Item{entered, gone}, Initial: entered.Initial})
+}
+
+// ownedInformerOf is the owned informer that took over from scout, nil
+// when none runs.
+func (t *Tree) ownedInformerOf(scout informer.Target) *informer.Informer {
+	owned := scout
+	owned.Role = informer.RoleOwned
+	id := owned.ID()
+	for _, inf := range t.engine.Informers() {
+		if inf.Target().ID() == id {
+			return inf
+		}
+	}
+	return nil
 }
 
 // promote starts the owned informer of a scout's type, whole objects, and

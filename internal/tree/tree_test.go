@@ -72,8 +72,10 @@ type server struct {
 	log      []event
 	watchers map[*fakeWatch]bool
 	// gates hold back the lists of the targets they name (by Target ID)
-	// until closed.
-	gates map[string]chan struct{}
+	// until closed; listing, if set, is told the Target ID of each list
+	// asked for, before its gate.
+	gates   map[string]chan struct{}
+	listing chan string
 }
 
 func newServer(t *testing.T) *server {
@@ -137,8 +139,11 @@ func (f *serverLW) matches(resource string, obj *rawobj.Object) bool {
 
 func (f *serverLW) List(ctx context.Context, _ metav1.ListOptions) (k8sruntime.Object, error) {
 	f.s.mu.Lock()
-	gate := f.s.gates[f.target.ID()]
+	gate, listing := f.s.gates[f.target.ID()], f.s.listing
 	f.s.mu.Unlock()
+	if listing != nil {
+		listing <- f.target.ID()
+	}
 	if gate != nil {
 		select {
 		case <-gate:
@@ -683,5 +688,51 @@ func TestTreeHeldThenInitial(t *testing.T) {
 		"Updated Pod web-1-a (Deployment web → ReplicaSet web-1)",
 	}) {
 		t.Fatalf("got\n  %s\nwant the Pod as listed, then its change, and its ReplicaSet", strings.Join(got, "\n  "))
+	}
+}
+
+// TestTreeMemberDeletedBeforeItsTypeListed: a scout finds an object the
+// root owns and promotes its type; the object is deleted before the owned
+// informer lists (its list is held back until then), so no list nor watch
+// ever shows it. It is printed all the same, as it entered the tree, then
+// Deleted with its final state unknown: a deletion is never lost.
+func TestTreeMemberDeletedBeforeItsTypeListed(t *testing.T) {
+	srv := newServer(t)
+	backup := owner{jobs, "backup"}
+	srv.apply(watch.Added, jobs, "backup", "1")
+	srv.apply(watch.Added, pods, "backup-a", "1", backup)
+	srv.apply(watch.Added, pods, "backup-b", "1", backup)
+	owned := ScoutTarget(pods, "ns")
+	owned.Role = informer.RoleOwned
+	gate := make(chan struct{})
+	srv.gates = map[string]chan struct{}{owned.ID(): gate}
+	srv.listing = make(chan string, 16)
+
+	root := jobs
+	root.Name = "backup"
+	r := start(t, srv, []informer.Target{root}, pods, configMaps)
+	r.expect("Replaced Job backup initial")
+	// The owned informer of pods asks for its list: the scout has gone.
+	for id := ""; id != owned.ID(); {
+		select {
+		case id = <-srv.listing:
+		case <-time.After(cachetest.Timeout):
+			t.Fatal("the pods were never promoted")
+		}
+	}
+	srv.apply(watch.Deleted, pods, "backup-a", "1", backup)
+	close(gate)
+	r.expectSet(
+		"Replaced Pod backup-b (Job backup) initial",
+		"Replaced Pod backup-a (Job backup) initial",
+		"Deleted Pod backup-a (Job backup)",
+	)
+	r.settle(backup, "marker-1")
+	r.rec.mu.Lock()
+	got := slices.Clone(r.rec.lines)
+	r.rec.mu.Unlock()
+	if !slices.Contains(got, "Deleted Pod backup-a (Job backup)") ||
+		slices.Index(got, "Replaced Pod backup-a (Job backup) initial") > slices.Index(got, "Deleted Pod backup-a (Job backup)") {
+		t.Errorf("backup-a: %q, want it entered, then deleted", got)
 	}
 }
