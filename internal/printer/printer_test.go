@@ -1157,4 +1157,10 @@ func TestWideEventsAreLinesAboutTheirSubject(t *testing.T) {
 	if strings.Contains(event, "events.k8s.io") || strings.Contains(event, "web-1.18eb") {
 		t.Errorf("the Event's line names the Event, not its subject: %q", event)
 	}
+	// Across namespaces: the type, then namespace/name, as text says it.
+	o.AllNamespaces = true
+	lines = strings.Split(strings.TrimSuffix(printAll(t, o, records), "\n"), "\n")
+	if event := lines[len(lines)-1]; !strings.Contains(event, " pod demo/web-1 Warning FailedScheduling") || strings.Contains(event, "pod/demo/web-1") {
+		t.Errorf("the Event's line across namespaces: %q, want pod demo/web-1", event)
+	}
 }

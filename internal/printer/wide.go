@@ -199,6 +199,7 @@ func (p *widePrinter) genericCells(r *Record) {
 // it, then what happened, as text says it:
 //
 //	10:42:07   Event      pod/web-5d4f9-x2x7q Warning FailedScheduling: 0/4 nodes are available: … (3 times)
+//	10:42:07   Event      pod demo/web-5d4f9-x2x7q Warning FailedScheduling: … (across namespaces)
 func (p *widePrinter) printEvent(w io.Writer, r *Record) error {
 	t := p.table
 	if l := p.rows[p.layout]; l != nil {
@@ -231,7 +232,14 @@ func (p *widePrinter) printEvent(w io.Writer, r *Record) error {
 	pad("Event", colorFaint)
 	e := r.Event
 	b = appendTypeName(b, &Record{APIVersion: e.APIVersion, Kind: e.Kind})
-	b = append(b, '/')
+	// kubectl's type/name; across namespaces, as text lines say it, the
+	// type and namespace/name ("deployment.apps shop/web", not
+	// "deployment.apps/shop/web").
+	if p.o.AllNamespaces && e.Namespace != "" {
+		b = append(b, ' ')
+	} else {
+		b = append(b, '/')
+	}
 	b = appendSubject(b, &Record{Namespace: e.Namespace, Name: e.Name}, p.o.AllNamespaces)
 	b = append(b, ' ')
 	color := ""
