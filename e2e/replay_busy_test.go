@@ -4,11 +4,18 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
 
 // TestBusyReplayFailsWhenLiveFailed: a Pod that cannot be scheduled is
@@ -135,4 +142,135 @@ func podFailedAt(t *testing.T, path string) time.Time {
 		}
 	}
 	return at
+}
+
+// TestBusyRecorderGoesOn: on the busy cluster (controllers, scheduler,
+// kwok), a recorder of a namespace's Deployments, ReplicaSets and Pods
+// with --events is killed with SIGKILL while a Deployment is scaled up,
+// and started again: the recording holds nothing of a Pod deleted before
+// it began, no record twice (Events included), one Gap, the Pods created
+// while it was down at their creationTimestamp inside the gap; its replay
+// at the end is the server's state.
+func TestBusyRecorderGoesOn(t *testing.T) {
+	c := busyCluster(t)
+	ns := c.namespace(t)
+	kc := c.cp.AdminKubeconfig()
+	r := &rollout{t: t, c: c, ns: ns}
+	r.create(2, "web:v1")
+	r.waitRolledOut(2 * time.Minute)
+	// Scaled down before the recording begins: the Pod deleted then is
+	// older than the collection's resourceVersion at the first list.
+	r.scale(1)
+	r.waitRolledOut(2 * time.Minute)
+	path := filepath.Join(t.TempDir(), "web.jsonl")
+	args := []string{"deploy,rs,pods", "-n", ns, "--events", "-o", "json", "--record=" + path}
+	run := startAs(t, kc, args...)
+	run.waitFor(func(l string) bool { return strings.Contains(l, `"kind":"Pod"`) }, 30*time.Second)
+	waitHeartbeatWith(t, path, 3) // deployments, replicasets, pods (the Events: not while one waits for its subject)
+	if err := run.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-run.done
+
+	r.scale(3) // two Pods while the recorder is down
+	r.waitRolledOut(2 * time.Minute)
+	run = startAs(t, kc, args...)
+	run.waitFor(func(l string) bool { return strings.Contains(l, `"kind":"Pod"`) && strings.Contains(l, `"type":"Added"`) }, 30*time.Second)
+	waitHeartbeatWith(t, path, 3)
+	run.stop()
+
+	lines, end := readLines(t, path)
+	if !errors.Is(end, io.EOF) {
+		t.Fatalf("reading the recording: %v", end)
+	}
+	pods, err := c.client.CoreV1().Pods(ns).List(bg, metav1.ListOptions{})
+	must(t, err)
+	exists := map[string]bool{}
+	for _, p := range pods.Items {
+		exists[p.Name] = true
+	}
+	seen := map[string]bool{}
+	podLines := map[string][]string{} // each Pod's record types, in order
+	gaps, caughtUp := 0, 0
+	var gap recording.Gap
+	for i, line := range lines {
+		var rec struct {
+			Type, Kind, Name, ResourceVersion, CaughtUp string
+			Time                                       time.Time
+			Object                                     struct {
+				Metadata struct{ CreationTimestamp time.Time }
+			}
+		}
+		must(t, json.Unmarshal([]byte(line), &rec))
+		switch rec.Type {
+		case "Gap":
+			gaps++
+			must(t, json.Unmarshal([]byte(line), &gap))
+			continue
+		case "Recording", "Heartbeat":
+			continue
+		}
+		id := rec.Type + " " + rec.Kind + " " + rec.Name + " " + rec.ResourceVersion
+		if seen[id] {
+			t.Errorf("line %d recorded twice: %s", i+1, id)
+		}
+		seen[id] = true
+		if rec.Kind == "Pod" {
+			podLines[rec.Name] = append(podLines[rec.Name], rec.Type)
+		}
+		if rec.CaughtUp != "" {
+			caughtUp++
+			if rec.Time.Before(gap.From) || rec.Time.After(gap.To) {
+				t.Errorf("line %d: caught up at %s, outside the gap %s to %s", i+1, rec.Time, gap.From, gap.To)
+			}
+			// creationTimestamp is in seconds: a Pod created in the second
+			// the recorder last beat is dated from that beat.
+			if created := rec.Object.Metadata.CreationTimestamp; rec.Kind == "Pod" && rec.Type == "Added" &&
+				(rec.CaughtUp != "creationTimestamp" || rec.Time.Before(created) || rec.Time.Sub(created) >= 2*time.Second) {
+				t.Errorf("line %d: a Pod created while down, recorded at %s (%s), created at %s", i+1, rec.Time, rec.CaughtUp, rec.Object.Metadata.CreationTimestamp)
+			}
+		}
+	}
+	for name, types := range podLines {
+		// Only the Pods of the recording's time: the one scaled away
+		// before it began is not in it, not even as a change.
+		if !exists[name] && !slices.Contains(types, "Deleted") {
+			t.Errorf("Pod %s, which no longer exists, is recorded %v and never deleted", name, types)
+		}
+	}
+	if gaps != 1 || caughtUp < 2 {
+		t.Errorf("%d Gaps and %d caught-up records; want one Gap, and the two Pods created while down caught up at least", gaps, caughtUp)
+	}
+	replayed := runAs(t, kc, time.Minute, "pods", "--replay="+path, "--at=-0s", "-o", "name")
+	var names []string
+	for _, p := range pods.Items {
+		names = append(names, "pod/"+p.Name)
+	}
+	slices.Sort(names)
+	got := strings.Fields(replayed.stdout)
+	slices.Sort(got)
+	if replayed.code != 0 || !slices.Equal(got, names) {
+		t.Errorf("the replay at the end: exit %d, %q (stderr %q), want the server's Pods %q", replayed.code, got, replayed.stderr, names)
+	}
+}
+
+// waitHeartbeatWith waits until the plain recording at path holds, after
+// its last header, a Heartbeat that gives the position of n collections.
+func waitHeartbeatWith(t *testing.T, path string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, _ := os.ReadFile(path)
+		all := strings.Split(strings.TrimSpace(string(data)), "\n")
+		for i := len(all) - 1; i >= 0 && !strings.HasPrefix(all[i], `{"type":"Recording"`); i-- {
+			var h recording.Heartbeat
+			if strings.HasPrefix(all[i], `{"type":"Heartbeat"`) && json.Unmarshal([]byte(all[i]), &h) == nil && len(h.Positions) >= n {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Heartbeat with %d positions in the recording's last part within 30s:\n%s", n, data)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
