@@ -653,20 +653,23 @@ func TestRecordGoesOnAfterAGap(t *testing.T) {
 	}
 }
 
-// waitHeartbeat waits until the plain recording at path ends with a
-// Heartbeat that gives the position of n collections.
+// waitHeartbeat waits until the plain recording at path holds, after
+// its last header, a Heartbeat that gives the position of n collections
+// or more.
 func waitHeartbeat(t *testing.T, path string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		data, _ := os.ReadFile(path)
-		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-		var h recording.Heartbeat
-		if last := lines[len(lines)-1]; strings.HasPrefix(last, `{"type":"Heartbeat"`) && json.Unmarshal([]byte(last), &h) == nil && len(h.Positions) == n {
-			return
+		all := strings.Split(strings.TrimSpace(string(data)), "\n")
+		for i := len(all) - 1; i >= 0 && !strings.HasPrefix(all[i], `{"type":"Recording"`); i-- {
+			var h recording.Heartbeat
+			if strings.HasPrefix(all[i], `{"type":"Heartbeat"`) && json.Unmarshal([]byte(all[i]), &h) == nil && len(h.Positions) >= n {
+				return
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no Heartbeat with %d positions at the end of the recording within 30s:\n%s", n, data)
+			t.Fatalf("no Heartbeat with %d positions in the recording's last part within 30s:\n%s", n, data)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

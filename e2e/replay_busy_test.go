@@ -166,7 +166,7 @@ func TestBusyRecorderGoesOn(t *testing.T) {
 	args := []string{"deploy,rs,pods", "-n", ns, "--events", "-o", "json", "--record=" + path}
 	run := startAs(t, kc, args...)
 	run.waitFor(func(l string) bool { return strings.Contains(l, `"kind":"Pod"`) }, 30*time.Second)
-	waitHeartbeatWith(t, path, 3) // deployments, replicasets, pods (the Events: not while one waits for its subject)
+	waitHeartbeat(t, path, 3) // deployments, replicasets, pods (the Events: not while one waits for its subject)
 	if err := run.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestBusyRecorderGoesOn(t *testing.T) {
 	r.waitRolledOut(2 * time.Minute)
 	run = startAs(t, kc, args...)
 	run.waitFor(func(l string) bool { return strings.Contains(l, `"kind":"Pod"`) && strings.Contains(l, `"type":"Added"`) }, 30*time.Second)
-	waitHeartbeatWith(t, path, 3)
+	waitHeartbeat(t, path, 3)
 	run.stop()
 
 	lines, end := readLines(t, path)
@@ -251,26 +251,5 @@ func TestBusyRecorderGoesOn(t *testing.T) {
 	slices.Sort(got)
 	if replayed.code != 0 || !slices.Equal(got, names) {
 		t.Errorf("the replay at the end: exit %d, %q (stderr %q), want the server's Pods %q", replayed.code, got, replayed.stderr, names)
-	}
-}
-
-// waitHeartbeatWith waits until the plain recording at path holds, after
-// its last header, a Heartbeat that gives the position of n collections.
-func waitHeartbeatWith(t *testing.T, path string, n int) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		data, _ := os.ReadFile(path)
-		all := strings.Split(strings.TrimSpace(string(data)), "\n")
-		for i := len(all) - 1; i >= 0 && !strings.HasPrefix(all[i], `{"type":"Recording"`); i-- {
-			var h recording.Heartbeat
-			if strings.HasPrefix(all[i], `{"type":"Heartbeat"`) && json.Unmarshal([]byte(all[i]), &h) == nil && len(h.Positions) >= n {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no Heartbeat with %d positions in the recording's last part within 30s:\n%s", n, data)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }
