@@ -175,7 +175,9 @@ func TestBusyRecorderGoesOn(t *testing.T) {
 	r.scale(3) // two Pods while the recorder is down
 	r.waitRolledOut(2 * time.Minute)
 	run = startAs(t, kc, args...)
-	run.waitFor(func(l string) bool { return strings.Contains(l, `"kind":"Pod"`) && strings.Contains(l, `"type":"Added"`) }, 30*time.Second)
+	run.waitFor(func(l string) bool {
+		return strings.Contains(l, `"kind":"Pod"`) && strings.Contains(l, `"type":"Added"`)
+	}, 30*time.Second)
 	waitHeartbeat(t, path, 3)
 	run.stop()
 
@@ -196,8 +198,8 @@ func TestBusyRecorderGoesOn(t *testing.T) {
 	for i, line := range lines {
 		var rec struct {
 			Type, Kind, Name, ResourceVersion, CaughtUp string
-			Time                                       time.Time
-			Object                                     struct {
+			Time                                        time.Time
+			Object                                      struct {
 				Metadata struct{ CreationTimestamp time.Time }
 			}
 		}
