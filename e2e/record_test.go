@@ -255,7 +255,7 @@ func TestReplayIsTheStream(t *testing.T) {
 	}
 	// A name the recording never holds: its end says so.
 	missing := run(t, time.Minute, "cm/nosuch", "--replay="+path)
-	if missing.code != 0 || missing.stdout != "" || !strings.Contains(missing.stderr, "waiting for it to appear in the recording") ||
+	if missing.code != 0 || missing.stdout != "" || strings.Contains(missing.stderr, "to be created") ||
 		!strings.Contains(missing.stderr, "info: configmaps/nosuch in "+ns+" never appears in the recording") {
 		t.Errorf("replay cm/nosuch: exit %d, stdout %q, stderr %q", missing.code, missing.stdout, missing.stderr)
 	}
