@@ -410,8 +410,8 @@ func readmeRecipes() []recipe {
 	}, {
 		cmd:  "kubectl deltas --replay=shop.jsonl.zst --diff --timestamps",
 		ends: true,
-		want: []string{`^\S+Z Replaced: configmap shop/checkout$`, `^\S+Z Updated: configmap shop/checkout by ops-script$`, `^  ~ data.timeout: "30s" → "3s"$`,
-			`^\S+Z Added: secret shop/payment-key$`, `^\S+Z Deleted: configmap shop/feature-flags$`},
+		want: []string{`^\S+Z Replaced: configmap checkout$`, `^\S+Z Updated: configmap checkout by ops-script$`, `^  ~ data.timeout: "30s" → "3s"$`,
+			`^\S+Z Added: secret payment-key$`, `^\S+Z Deleted: configmap feature-flags$`},
 	}, {
 		cmd:  `kubectl deltas cm/checkout --replay=shop.jsonl.zst --at=08:18:16 -o json | jq -c '{type, time, name, data: .object.data}'`,
 		swap: [2]string{"--at=08:18:16", "--at=+0s"}, // the recording's own times
@@ -421,7 +421,7 @@ func readmeRecipes() []recipe {
 		cmd:   "kubectl deltas --replay=shop.jsonl.zst --from=10:37 --to=10:42 --watch-only --diff",
 		swap:  [2]string{"--from=10:37 --to=10:42", "--from=+0s --to=-0s"},
 		ends:  true,
-		want:  []string{`^Updated: configmap shop/checkout by ops-script$`, `^  ~ data.timeout: "30s" → "3s"$`},
+		want:  []string{`^Updated: configmap checkout by ops-script$`, `^  ~ data.timeout: "30s" → "3s"$`},
 		never: []string{`Replaced`},
 	}, {
 		cmd:   "kubectl deltas --replay=shop.jsonl.zst --at=10:37 -o yaml",
