@@ -81,8 +81,7 @@ type Player struct {
 	// watched are every collection the headers name, as watched: with
 	// their names, roles and field selectors (ReadEnd).
 	watched []informer.Target
-	// gaps are the Gaps read so far; gapsSaid how many of them the replay
-	// has warned of.
+	// gaps are the Gaps the replay has passed (passGap).
 	gaps []recording.Gap
 	// onGap, if set, is told of each Gap the replay passes (OnGap).
 	onGap func(recording.Gap)
@@ -243,21 +242,19 @@ func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, reco
 // recorded (once each).
 func (p *Player) addRoots(name string, h *recording.Header) error {
 	for _, t := range h.Targets {
-		gv, err := schema.ParseGroupVersion(t.APIVersion)
+		watched, err := targetOf(t)
 		if err != nil {
-			return fmt.Errorf("%s:1: apiVersion %q: %w", name, t.APIVersion, err)
+			return fmt.Errorf("%s:1: %w", name, err)
 		}
-		target := informer.Target{
-			Context: t.Context, Resource: gv.WithResource(t.Resource), Kind: gv.WithKind(t.Kind),
-			Namespace: t.Namespace, Name: t.Name,
-		}
-		p.watched = addTarget(p.watched, asWatched(target, t))
-		if t.Role == informer.RoleEvents.String() {
+		p.watched = addTarget(p.watched, watched)
+		target := watched
+		target.Role, target.FieldSelector = informer.RoleRoot, ""
+		if watched.Role == informer.RoleEvents {
 			target.Role = informer.RoleEvents
 			p.eventCollections = addTarget(p.eventCollections, target)
 			continue
 		}
-		if t.Role == informer.RoleRoot.String() {
+		if watched.Role == informer.RoleRoot {
 			p.recorded = addTarget(p.recorded, target)
 		}
 		target.Name = ""
@@ -266,9 +263,17 @@ func (p *Player) addRoots(name string, h *recording.Header) error {
 	return nil
 }
 
-// asWatched is target as the run that recorded t watched it: with its
-// role and field selector.
-func asWatched(target informer.Target, t recording.Target) informer.Target {
+// targetOf is t, a collection a header or a Heartbeat names, as the run
+// that recorded it watched it: with its role and field selector.
+func targetOf(t recording.Target) (informer.Target, error) {
+	gv, err := schema.ParseGroupVersion(t.APIVersion)
+	if err != nil {
+		return informer.Target{}, fmt.Errorf("apiVersion %q: %w", t.APIVersion, err)
+	}
+	target := informer.Target{
+		Context: t.Context, Resource: gv.WithResource(t.Resource), Kind: gv.WithKind(t.Kind),
+		Namespace: t.Namespace, Name: t.Name, FieldSelector: t.FieldSelector,
+	}
 	switch t.Role {
 	case informer.RoleEvents.String():
 		target.Role = informer.RoleEvents
@@ -277,8 +282,7 @@ func asWatched(target informer.Target, t recording.Target) informer.Target {
 	case informer.RoleScout.String():
 		target.Role = informer.RoleScout
 	}
-	target.FieldSelector = t.FieldSelector
-	return target
+	return target, nil
 }
 
 // addTarget adds t to ts unless it holds it already.
@@ -948,14 +952,10 @@ func (f *feed) saw(l *line) {
 // collections.
 func (p *Player) sawHeartbeat(l *line) {
 	for _, pos := range l.heartbeat.Positions {
-		gv, err := schema.ParseGroupVersion(pos.APIVersion)
+		t, err := targetOf(pos.Target)
 		if err != nil || pos.ResourceVersion == "" {
 			continue
 		}
-		t := asWatched(informer.Target{
-			Context: pos.Context, Resource: gv.WithResource(pos.Resource), Kind: gv.WithKind(pos.Kind),
-			Namespace: pos.Namespace, Name: pos.Name,
-		}, pos.Target)
 		if f := p.byID[t.ID()]; f != nil {
 			f.pos, f.seen = pos.ResourceVersion, map[string]string{}
 		}

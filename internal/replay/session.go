@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
@@ -145,8 +144,9 @@ func InferHeader(name string) (*recording.Header, error) {
 func describeHeader(h *recording.Header) string {
 	ts := make([]informer.Target, 0, len(h.Targets))
 	for _, t := range h.Targets {
-		gv, _ := schema.ParseGroupVersion(t.APIVersion)
-		ts = append(ts, informer.Target{Context: t.Context, Resource: gv.WithResource(t.Resource), Namespace: t.Namespace})
+		if target, err := targetOf(t); err == nil {
+			ts = append(ts, target)
+		}
 	}
 	return Describe(ts)
 }
