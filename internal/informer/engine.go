@@ -12,7 +12,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
@@ -585,17 +584,7 @@ func (e *Engine) CheckResumeFrom(ctx context.Context) error {
 			continue
 		}
 		asked[t.Context] = true
-		listCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		list, err := e.cfg.NewListerWatcher(t).List(listCtx, metav1.ListOptions{Limit: 1})
-		cancel()
-		if err != nil {
-			continue
-		}
-		l, ok := list.(interface{ GetResourceVersion() string })
-		if !ok || l.GetResourceVersion() == "" {
-			continue
-		}
-		if now := l.GetResourceVersion(); NewerResourceVersion(from, now) {
+		if now := serverResourceVersion(ctx, e.cfg.NewListerWatcher(t)); now != "" && NewerResourceVersion(from, now) {
 			return fmt.Errorf("--resource-version=%s is ahead of the server%s, whose resourceVersion is %s now: the watch would wait for it, and miss every change until then; give one the server has sent (a delta's \"resourceVersion\"), or leave it out to list", from, inContext(t.Context), now)
 		}
 	}

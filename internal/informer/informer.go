@@ -359,7 +359,7 @@ func (inf *Informer) start(ctx context.Context, out chan<- Batch, synced chan<- 
 	inf.wg.Go(func() {
 		defer close(inf.reflectorDone)
 		if inf.resumed {
-			inf.caughtUpTo = inf.serverResourceVersion(reflectorCtx)
+			inf.caughtUpTo = serverResourceVersion(reflectorCtx, inf.lw)
 		}
 		inf.reflector.Run(reflectorCtx)
 	})
@@ -413,13 +413,13 @@ func poke(c chan<- struct{}) {
 	}
 }
 
-// serverResourceVersion is the collection's resourceVersion on the
+// serverResourceVersion is the resourceVersion of lw's collection on the
 // server now, from a list of at most one item; "" when the list fails
 // (the reflector's own list or watch will say why).
-func (inf *Informer) serverResourceVersion(ctx context.Context) string {
+func serverResourceVersion(ctx context.Context, lw cache.ListerWatcher) string {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	list, err := inf.lw.List(ctx, metav1.ListOptions{Limit: 1})
+	list, err := lw.List(ctx, metav1.ListOptions{Limit: 1})
 	if err != nil {
 		return ""
 	}
