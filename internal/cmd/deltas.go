@@ -367,6 +367,8 @@ func (o *DeltasOptions) Validate() error {
 		return errors.New("--until-synced cannot be used with --resource-version: a resumed stream has no initial list")
 	case o.Records.FailAfterSet() && !o.Wait.OnHealth():
 		return errors.New("--fail-after says when a transient failure counts as Failed, for status= conditions: add --until=status=… or --fail-when=status=…")
+	case lw.FIFO != "" && !o.Records.Handler:
+		return errors.New("--fifo chooses the queue whose handler calls --handler shows: add --handler (the deltas printed without it are the DeltaFIFO's)")
 	case lw.MetadataOnly && (o.Records.AsksHealth() || o.Wait.OnHealth()):
 		return errors.New("--metadata-only objects carry no status to judge their health: drop --metadata-only, or --health and status= conditions")
 	}

@@ -60,7 +60,7 @@ func (o *DeltasOptions) replayEngine() (*informer.Engine, error) {
 	}
 	sel := replay.Selection{
 		Args: args, Namespace: o.replayNamespace(), Contexts: o.Clusters.Contexts, Selector: o.ListWatch.LabelSelector,
-		Tree: o.Targets.Tree, Events: o.Targets.Events,
+		Tree: o.Targets.Tree, Events: o.Targets.Events, FIFO: o.ListWatch.FIFOKind(o.Records.Handler),
 	}
 	engine, ts, err := o.player.Engine(sel, o.ErrOut)
 	if err != nil {

@@ -135,6 +135,7 @@ func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*t
 	}
 	clientOf := func(context string) rest.Interface { return byContext[context].client }
 	cfg := o.ListWatch.Config(clientOf, o.Output.TableRows(), o.ErrOut)
+	cfg.FIFO = o.ListWatch.FIFOKind(o.Records.Handler)
 	cfg.DescribeAPIService = func(t informer.Target) string {
 		services := targets.ReadAPIServices(context.Background(), clientOf(t.Context), describeAPIServiceLimit)
 		if s, ok := services.Down(t.Resource.GroupVersion()); ok {

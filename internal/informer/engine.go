@@ -164,7 +164,10 @@ func (e *Engine) add(t Target, a Admission) (*Informer, error) {
 	if e.done {
 		return nil, fmt.Errorf("cannot watch %s: the stream has ended", describe(t))
 	}
-	inf := newInformer(t, &e.cfg, e.reflectorError, e.outages.recovered)
+	inf, err := newInformer(t, &e.cfg, e.reflectorError, e.outages.recovered)
+	if err != nil {
+		return nil, err
+	}
 	inf.admission = a
 	e.informers[id] = inf
 	e.order = append(e.order, id)

@@ -33,6 +33,9 @@ type ListWatchFlags struct {
 	Resync            time.Duration
 	MaxUpdatedBacklog int
 	MinWatchTimeout   time.Duration
+	// FIFO is --fifo: "" (the default of the run: FIFOKind), "real" or
+	// "delta".
+	FIFO string
 
 	// flags is the set AddFlags declared on, to tell a --chunk-size given
 	// from the default.
@@ -56,6 +59,7 @@ func (f *ListWatchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.ResourceVersion, "resource-version", f.ResourceVersion, "Start watching from this resourceVersion instead of listing (resume a stream). An expired one falls back to a full relist.")
 	fs.DurationVar(&f.Resync, "resync", f.Resync, "Emit Sync deltas for every known object this often (0 = never).")
 	fs.IntVar(&f.MaxUpdatedBacklog, "max-update-backlog", f.MaxUpdatedBacklog, "When output falls behind, fold more than this many queued updates of one object into the newest (the record says how many were coalesced; 0 = keep all).")
+	fs.StringVar(&f.FIFO, "fifo", f.FIFO, "With --handler, the queue of the informer whose calls are shown: real (client-go v0.33 and later: RealFIFO, every event in order; a relist deletes first) or delta (client-go v0.32 and earlier: DeltaFIFO, a key's deltas together). Default real.")
 	fs.DurationVar(&f.MinWatchTimeout, "min-watch-timeout", f.MinWatchTimeout, "Shortest server-side watch timeout; each watch lasts a random time between this and twice this (default 5m).")
 	_ = fs.MarkHidden("min-watch-timeout")
 }
@@ -76,6 +80,8 @@ func (f *ListWatchFlags) Validate() error {
 		return fmt.Errorf("invalid --min-watch-timeout %s", f.MinWatchTimeout)
 	case f.WatchList != "auto" && f.WatchList != "true" && f.WatchList != "false":
 		return fmt.Errorf("invalid --watch-list value %q: must be auto, true or false", f.WatchList)
+	case f.FIFO != "" && f.FIFO != string(FIFOReal) && f.FIFO != string(FIFODelta):
+		return fmt.Errorf("invalid --fifo value %q: must be real (client-go v0.33 and later) or delta (v0.32 and earlier)", f.FIFO)
 	case f.ResourceVersion == "0":
 		return errors.New(`invalid --resource-version "0": give the resourceVersion of a previous delta to resume from`)
 	case f.ResourceVersion != "" && !isRevision(f.ResourceVersion):
@@ -95,6 +101,19 @@ func (f *ListWatchFlags) Validate() error {
 func isRevision(rv string) bool {
 	n, err := strconv.ParseUint(rv, 10, 64)
 	return err == nil && n > 0
+}
+
+// FIFOKind is the queue of the run's informers: --fifo when given, else
+// the RealFIFO of client-go v0.36 when the run shows handler calls, the
+// DeltaFIFO when it shows deltas.
+func (f *ListWatchFlags) FIFOKind(handler bool) FIFO {
+	switch {
+	case f.FIFO != "":
+		return FIFO(f.FIFO)
+	case handler:
+		return FIFOReal
+	}
+	return FIFODelta
 }
 
 // Selected reports whether a label or field selector narrows the run.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -137,8 +138,12 @@ type Informer struct {
 	lw cache.ListerWatcher
 
 	store     cache.Indexer
-	fifo      *cache.DeltaFIFO
+	fifo      queue
 	reflector *cache.Reflector
+	// inOrder: fifo is a RealFIFO emitting atomic events (Config.FIFO is
+	// FIFOReal), whose ReplacedAll and SyncAll deltas process expands.
+	// Set at construction, read-only after.
+	inOrder bool
 
 	// cancel stops the reflector and the consumer, stopReflector the
 	// reflector alone; wg counts the informer's goroutines, reflectorDone
@@ -292,7 +297,7 @@ func (inf *Informer) LastSyncResourceVersion() string {
 }
 
 // newInformer builds the pipeline of t; nothing runs until start.
-func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), healthyHandler func(*Informer)) *Informer {
+func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), healthyHandler func(*Informer)) (*Informer, error) {
 	indexers := cfg.Indexers
 	if indexers == nil {
 		indexers = cache.Indexers{}
@@ -315,15 +320,26 @@ func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), hea
 			resumeFrom, inf.resumedFrom, inf.recorded, resumed = r.ResourceVersion, r.ResourceVersion, r.Seen, true
 		}
 	}
-	inf.fifo = cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{
-		// Resuming a resourceVersion with no state (--resource-version),
-		// a deletion of a key never seen is news; resuming a recording's
-		// state, the Store knows every key there is.
-		KnownObjects:          knownStore{Indexer: inf.store, resume: resumeFrom != "" && !resumed},
-		EmitDeltaTypeReplaced: true,
-		MaxUpdatedBacklog:     cfg.MaxUpdatedBacklog,
-		Populated:             resumed,
-	})
+	if cfg.FIFO == FIFOReal {
+		// As client-go v0.36's informers queue: in order, a relist and a
+		// resync each one atomic delta that process expands against the
+		// Store. A RealFIFO never drops a deletion, known key or not.
+		fifo, err := cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{AtomicEvents: true, Populated: resumed})
+		if err != nil {
+			return nil, fmt.Errorf("internal error: %w", err)
+		}
+		inf.fifo, inf.inOrder = fifo, true
+	} else {
+		inf.fifo = cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{
+			// Resuming a resourceVersion with no state (--resource-version),
+			// a deletion of a key never seen is news; resuming a recording's
+			// state, the Store knows every key there is.
+			KnownObjects:          knownStore{Indexer: inf.store, resume: resumeFrom != "" && !resumed},
+			EmitDeltaTypeReplaced: true,
+			MaxUpdatedBacklog:     cfg.MaxUpdatedBacklog,
+			Populated:             resumed,
+		})
+	}
 	name := t.Resource.GroupResource().String()
 	var backoff cache.BackoffManager
 	if cfg.NewBackoff != nil {
@@ -345,7 +361,20 @@ func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), hea
 		Clock:                  cfg.Clock,
 		Backoff:                backoff,
 	})
-	return inf
+	return inf, nil
+}
+
+// queue is what an Informer needs of its FIFO: a DeltaFIFO or a RealFIFO.
+type queue interface {
+	cache.Queue
+	// Synced is closed once HasSynced holds.
+	Synced() <-chan struct{}
+	// Len is the number of keys (DeltaFIFO) or deltas (RealFIFO) queued.
+	Len() int
+	// Locked runs fn under the lock Pop processes under.
+	Locked(fn func())
+	// KeyOf is the key of an object, a Deltas or a tombstone.
+	KeyOf(obj any) (string, error)
 }
 
 // start runs the informer's goroutines until ctx ends or stop is called:
@@ -434,8 +463,9 @@ func serverResourceVersion(ctx context.Context, lw cache.ListerWatcher) string {
 // goroutine waits on out and the reflector keeps reading the watch into the
 // FIFO.
 func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(error)) {
+	var batches []Batch
 	for {
-		var b Batch
+		batches = batches[:0]
 		_, err := inf.fifo.Pop(func(deltas cache.Deltas, initial bool) error {
 			items, err := inf.process(deltas, initial)
 			if err != nil || len(items) == 0 {
@@ -443,12 +473,11 @@ func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(er
 				// already: nothing to hand out, nothing to count.
 				return err
 			}
-			inf.popped.Add(1)
+			batches = inf.batches(batches, items, initial)
+			inf.popped.Add(int64(len(batches)))
 			if initial {
-				inf.poppedInitial.Add(1)
+				inf.poppedInitial.Add(int64(len(batches)))
 			}
-			b = Batch{Informer: inf, Items: items, Initial: initial, Joined: inf.joined}
-			b.show()
 			return nil
 		})
 		if errors.Is(err, cache.ErrFIFOClosed) {
@@ -458,15 +487,33 @@ func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(er
 			fail(fmt.Errorf("internal error processing %s: %w", inf.target.Resource.Resource, err))
 			return
 		}
-		if b.Items == nil {
-			continue
-		}
-		select {
-		case out <- b:
-		case <-ctx.Done():
-			return
+		for i := range batches {
+			select {
+			case out <- batches[i]:
+			case <-ctx.Done():
+				return
+			}
+			batches[i] = Batch{}
 		}
 	}
+}
+
+// batches appends to dst the batches a Pop's items are handed out as: the
+// DeltaFIFO's one key is one batch; a RealFIFO hands out every delta on
+// its own (a relist's or a resync's expands to one per key), so each is
+// a batch.
+func (inf *Informer) batches(dst []Batch, items []Item, initial bool) []Batch {
+	if !inf.inOrder {
+		b := Batch{Informer: inf, Items: items, Initial: initial, Joined: inf.joined}
+		b.show()
+		return append(dst, b)
+	}
+	for i := range items {
+		b := Batch{Informer: inf, Items: items[i : i+1 : i+1], Initial: initial, Joined: inf.joined}
+		b.show()
+		dst = append(dst, b)
+	}
+	return dst
 }
 
 // process applies popped deltas to the Store and describes them; initial
@@ -475,79 +522,144 @@ func (inf *Informer) consume(ctx context.Context, out chan<- Batch, fail func(er
 func (inf *Informer) process(deltas cache.Deltas, initial bool) ([]Item, error) {
 	items := make([]Item, 0, len(deltas))
 	for _, d := range deltas {
-		if inf.recorded != nil && inf.wasRecorded(d) {
-			continue
-		}
-		it := Item{Delta: d}
+		var err error
 		switch d.Type {
-		case cache.Sync, cache.Replaced, cache.Added, cache.Updated:
-			obj, ok := d.Object.(*rawobj.Object)
-			if !ok {
-				return nil, fmt.Errorf("unexpected object %T in a %s delta", d.Object, d.Type)
-			}
-			inf.withColumns(obj)
-			it.Object, it.Key = obj, cache.ObjectKey(obj)
-			old, exists, err := inf.store.GetByKey(it.Key)
-			if err != nil {
-				return nil, err
-			}
-			if !exists && inf.admission != nil && !inf.admission.Admit(obj, initial) {
-				inf.drop(it.Key, d.Type == cache.Replaced)
-				continue
-			}
-			if initial && d.Type == cache.Replaced && inf.keepsListed {
-				// A Replaced delta popped with the initial list is an
-				// object of the list; an Added one came by the watch.
-				// Noted before the Store has it: a reader that finds it
-				// in the Store finds it listed.
-				inf.noteListed(obj.UID)
-			}
-			if exists {
-				it.Old = old.(*rawobj.Object)
-				err = inf.store.Update(obj)
-			} else {
-				err = inf.store.Add(obj)
-			}
-			if err != nil {
-				return nil, err
-			}
-			it.Unchanged = d.Type == cache.Replaced && it.Old != nil &&
-				it.Old.ResourceVersion == obj.ResourceVersion && it.Old.UID == obj.UID
-		case cache.Deleted:
-			switch o := d.Object.(type) {
-			case cache.DeletedFinalStateUnknown:
-				it.Tombstone, it.Key = true, o.Key
-				if o.Obj != nil {
-					obj, ok := o.Obj.(*rawobj.Object)
-					if !ok {
-						return nil, fmt.Errorf("unexpected object %T in a tombstone", o.Obj)
-					}
-					it.Object = obj
-				}
-			case *rawobj.Object:
-				inf.withColumns(o)
-				it.Object, it.Key = o, cache.ObjectKey(o)
-			default:
-				return nil, fmt.Errorf("unexpected object %T in a Deleted delta", d.Object)
-			}
-			old, exists, _ := inf.store.GetByKey(it.Key)
-			if exists {
-				it.Old = old.(*rawobj.Object)
-			} else if inf.admission != nil {
-				// Never admitted: nothing was shown to delete.
-				inf.drop(it.Key, it.Tombstone)
-				continue
-			}
-			if err := inf.store.Delete(d.Object); err != nil {
-				return nil, err
-			}
+		case cache.ReplacedAll:
+			items, err = inf.processReplacedAll(items, d, initial)
+		case cache.SyncAll:
+			items, err = inf.processSyncAll(items, initial)
+		case cache.Bookmark:
+			// Nothing to hand out: the reflector keeps the position.
 		default:
-			return nil, fmt.Errorf("unknown delta type %q", d.Type)
+			items, err = inf.processDelta(items, d, initial)
 		}
-		it.CaughtUp = inf.caughtUp(&it)
-		items = append(items, it)
+		if err != nil {
+			return nil, err
+		}
 	}
 	return items, nil
+}
+
+// processReplacedAll expands a RealFIFO's relist as client-go v0.36's
+// processReplacedAllInfo does: first a tombstone of every stored key the
+// list lacks, then a Replaced delta of each listed object, in list order.
+// Called under the FIFO's lock.
+func (inf *Informer) processReplacedAll(items []Item, d cache.Delta, initial bool) ([]Item, error) {
+	info, ok := d.Object.(cache.ReplacedAllInfo)
+	if !ok {
+		return nil, fmt.Errorf("a ReplacedAll delta holds %T, not ReplacedAllInfo", d.Object)
+	}
+	tombstones, err := cache.Reconcile(info.Objects, nil, inf.store, inf.fifo.KeyOf, nil)
+	if err != nil {
+		return nil, err
+	}
+	items = slices.Grow(items, len(tombstones)+len(info.Objects))
+	for _, t := range tombstones {
+		if items, err = inf.processDelta(items, cache.Delta{Type: cache.Deleted, Object: t}, initial); err != nil {
+			return nil, err
+		}
+	}
+	for _, obj := range info.Objects {
+		if items, err = inf.processDelta(items, cache.Delta{Type: cache.Replaced, Object: obj}, initial); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// processSyncAll expands a RealFIFO's resync: a Sync of every stored
+// object, by key (client-go follows its store's map order). Called under
+// the FIFO's lock.
+func (inf *Informer) processSyncAll(items []Item, initial bool) ([]Item, error) {
+	keys := inf.store.ListKeys()
+	slices.Sort(keys)
+	var err error
+	for _, key := range keys {
+		obj, exists, _ := inf.store.GetByKey(key)
+		if !exists {
+			continue
+		}
+		if items, err = inf.processDelta(items, cache.Delta{Type: cache.Sync, Object: obj}, initial); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// processDelta applies one delta to the Store and appends its Item to
+// items, unless the delta is kept out. Called under the FIFO's lock.
+func (inf *Informer) processDelta(items []Item, d cache.Delta, initial bool) ([]Item, error) {
+	if inf.recorded != nil && inf.wasRecorded(d) {
+		return items, nil
+	}
+	it := Item{Delta: d}
+	switch d.Type {
+	case cache.Sync, cache.Replaced, cache.Added, cache.Updated:
+		obj, ok := d.Object.(*rawobj.Object)
+		if !ok {
+			return nil, fmt.Errorf("unexpected object %T in a %s delta", d.Object, d.Type)
+		}
+		inf.withColumns(obj)
+		it.Object, it.Key = obj, cache.ObjectKey(obj)
+		old, exists, err := inf.store.GetByKey(it.Key)
+		if err != nil {
+			return nil, err
+		}
+		if !exists && inf.admission != nil && !inf.admission.Admit(obj, initial) {
+			inf.drop(it.Key, d.Type == cache.Replaced)
+			return items, nil
+		}
+		if initial && d.Type == cache.Replaced && inf.keepsListed {
+			// A Replaced delta popped with the initial list is an
+			// object of the list; an Added one came by the watch.
+			// Noted before the Store has it: a reader that finds it
+			// in the Store finds it listed.
+			inf.noteListed(obj.UID)
+		}
+		if exists {
+			it.Old = old.(*rawobj.Object)
+			err = inf.store.Update(obj)
+		} else {
+			err = inf.store.Add(obj)
+		}
+		if err != nil {
+			return nil, err
+		}
+		it.Unchanged = d.Type == cache.Replaced && it.Old != nil &&
+			it.Old.ResourceVersion == obj.ResourceVersion && it.Old.UID == obj.UID
+	case cache.Deleted:
+		switch o := d.Object.(type) {
+		case cache.DeletedFinalStateUnknown:
+			it.Tombstone, it.Key = true, o.Key
+			if o.Obj != nil {
+				obj, ok := o.Obj.(*rawobj.Object)
+				if !ok {
+					return nil, fmt.Errorf("unexpected object %T in a tombstone", o.Obj)
+				}
+				it.Object = obj
+			}
+		case *rawobj.Object:
+			inf.withColumns(o)
+			it.Object, it.Key = o, cache.ObjectKey(o)
+		default:
+			return nil, fmt.Errorf("unexpected object %T in a Deleted delta", d.Object)
+		}
+		old, exists, _ := inf.store.GetByKey(it.Key)
+		if exists {
+			it.Old = old.(*rawobj.Object)
+		} else if inf.admission != nil {
+			// Never admitted: nothing was shown to delete.
+			inf.drop(it.Key, it.Tombstone)
+			return items, nil
+		}
+		if err := inf.store.Delete(d.Object); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("unknown delta type %q", d.Type)
+	}
+	it.CaughtUp = inf.caughtUp(&it)
+	return append(items, it), nil
 }
 
 // caughtUp reports whether it is a change made while nothing recorded:
@@ -658,6 +770,24 @@ type Resumed struct {
 	Seen map[string]string
 }
 
+// FIFO names the queue an informer's deltas go through, as a client-go
+// version's SharedIndexInformer queues them.
+type FIFO string
+
+const (
+	// FIFODelta is the DeltaFIFO (client-go ≤ v0.32's informers): deltas
+	// accumulate per key and a key's are popped together; a relist is a
+	// Replaced per listed object then a tombstone per vanished key; a
+	// resync a Sync per known key not queued.
+	FIFODelta FIFO = "delta"
+	// FIFOReal is the RealFIFO with atomic events (client-go v0.36's
+	// informers): every event on its own, in order; a relist is one
+	// delta, handed out as the tombstones of the vanished keys first,
+	// then a Replaced per listed object in list order; a resync is a
+	// Sync of every stored object.
+	FIFOReal FIFO = "real"
+)
+
 // Config is what every informer of an Engine shares.
 type Config struct {
 	// NewListerWatcher makes the ListerWatcher of a target. Required.
@@ -680,8 +810,11 @@ type Config struct {
 	// resourceVersion compacted away) says what changed meanwhile.
 	Resume func(Target) (Resumed, bool)
 	// MaxUpdatedBacklog folds runs of queued Updated deltas of one key
-	// longer than this into the newest (0 keeps all).
+	// longer than this into the newest (0 keeps all; DeltaFIFO only).
 	MaxUpdatedBacklog int
+	// FIFO is the queue between each reflector and its consumer:
+	// FIFODelta (the default) or FIFOReal.
+	FIFO FIFO
 	// MinWatchTimeout is the shortest server-side watch timeout; 0 means the
 	// reflector's default.
 	MinWatchTimeout time.Duration

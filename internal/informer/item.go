@@ -16,6 +16,10 @@ type Item struct {
 	// (see show) and read by every Sink, which never rewrites them.
 	Type    cache.DeltaType
 	Initial bool
+	// InInitialList is the FIFO's isInInitialList for the delta: popped
+	// before the informer's queue had synced (what OnAdd is told). Set by
+	// show, never rewritten.
+	InInitialList bool
 	// Object is the object after the delta; for a tombstone its last known
 	// state, possibly nil.
 	Object *rawobj.Object
@@ -77,6 +81,7 @@ func (b *Batch) show() {
 			it.Type = cache.Added
 		}
 		it.Initial = b.InitialState() && it.Type == cache.Replaced
+		it.InInitialList = b.Initial
 	}
 }
 

@@ -68,9 +68,13 @@ func appendHealth(dst []byte, h *Health) []byte {
 // Keys come in the documented order:
 //
 //	type, time, initial, [context], apiVersion, kind, resource, namespace,
-//	name, uid, resourceVersion, [finalStateUnknown], [coalesced], [caughtUp], [owners],
-//	[manager], [operation], [health], [changes], object
+//	name, uid, resourceVersion, [delta, oldResourceVersion | isInInitialList],
+//	[finalStateUnknown], [coalesced], [caughtUp], [owners], [manager],
+//	[operation], [health], [changes], object, [oldObject]
 //
+// A handler call's record (--handler: type OnAdd, OnUpdate or OnDelete)
+// has delta (the delta it comes from), and oldResourceVersion for OnUpdate
+// or isInInitialList for OnAdd; oldObject for OnUpdate with --diff.
 // context is written when not empty, finalStateUnknown when true, coalesced when not 0, owners
 // (an array of {"apiVersion","kind","name","uid"}) when not empty, manager and
 // operation each when not empty, health ({"status","reason","message"}, reason
@@ -110,6 +114,9 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	dst = rawobj.AppendString(dst, r.UID)
 	dst = append(dst, `,"resourceVersion":`...)
 	dst = rawobj.AppendString(dst, r.ResourceVersion)
+	if r.IsCall() {
+		dst = appendCall(dst, r)
+	}
 	if r.FinalStateUnknown {
 		dst = append(dst, `,"finalStateUnknown":true`...)
 	}
@@ -147,7 +154,31 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	}
 	dst = append(dst, `,"object":`...)
 	dst = appendRawJSON(dst, r.Object)
+	if r.Call.OldObject != nil {
+		dst = append(dst, `,"oldObject":`...)
+		dst = appendRawJSON(dst, r.Call.OldObject)
+	}
 	return append(dst, '}')
+}
+
+// appendCall appends what a handler call's record has after its
+// resourceVersion: "delta", then OnUpdate's "oldResourceVersion" or
+// OnAdd's "isInInitialList".
+func appendCall(dst []byte, r *Record) []byte {
+	dst = append(dst, `,"delta":`...)
+	dst = rawobj.AppendString(dst, r.Call.Delta)
+	switch r.Type {
+	case OnUpdate:
+		dst = append(dst, `,"oldResourceVersion":`...)
+		dst = rawobj.AppendString(dst, r.Call.OldResourceVersion)
+	case OnAdd:
+		if r.Call.IsInInitialList {
+			dst = append(dst, `,"isInInitialList":true`...)
+		} else {
+			dst = append(dst, `,"isInInitialList":false`...)
+		}
+	}
+	return dst
 }
 
 // appendRawJSON appends an already encoded JSON value: null when empty, and

@@ -77,7 +77,40 @@ type Record struct {
 	// Object is the object's JSON as it will be printed (managedFields
 	// stripped and Secret values redacted as the flags ask), or "null".
 	Object json.RawMessage
+
+	// Call describes, with --handler, the ResourceEventHandler call the
+	// record is (Type is then OnAdd, OnUpdate or OnDelete); its Delta is
+	// "" for a delta record.
+	Call HandlerCall
 }
+
+// The ResourceEventHandler calls a record of --handler is one of.
+const (
+	OnAdd    = "OnAdd"
+	OnUpdate = "OnUpdate"
+	OnDelete = "OnDelete"
+)
+
+// HandlerCall is what a handler call's record says beyond a delta's: the
+// delta it comes from and the arguments a handler is given.
+type HandlerCall struct {
+	// Delta is the type of the delta the call comes from (Added, Updated,
+	// Deleted, Replaced, Sync).
+	Delta string
+	// OldResourceVersion is, for OnUpdate, the resourceVersion of the old
+	// object: equal to ResourceVersion for a resync or an unchanged
+	// object of a relist.
+	OldResourceVersion string
+	// IsInInitialList is OnAdd's isInInitialList: the object came while
+	// the informer had not synced.
+	IsInInitialList bool
+	// OldObject is, for OnUpdate with --diff, the old object's JSON as it
+	// will be printed; nil otherwise.
+	OldObject json.RawMessage
+}
+
+// IsCall reports whether r is a handler call's record.
+func (r *Record) IsCall() bool { return r.Call.Delta != "" }
 
 // Owner is one link of a Record's owner chain: an ownerReference's
 // identifying fields.

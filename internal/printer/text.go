@@ -28,8 +28,17 @@ const (
 	colorFaint  = "\x1b[2m"
 )
 
-// typeColor is the color of a delta type word.
+// typeColor is the color of a delta type word, or of a handler call as
+// of the delta it mostly comes from.
 func typeColor(t string) string {
+	switch t {
+	case OnAdd:
+		return colorGreen
+	case OnUpdate:
+		return colorYellow
+	case OnDelete:
+		return colorRed
+	}
 	switch delta.Type(t) {
 	case delta.Added:
 		return colorGreen
@@ -122,7 +131,10 @@ func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 		b = appendOwnerPath(b, r.Owners)
 		b = append(b, ')')
 	}
-	if r.FinalStateUnknown {
+	switch {
+	case r.IsCall():
+		b = appendCallText(b, r)
+	case r.FinalStateUnknown:
 		b = append(b, " (final state unknown)"...)
 	}
 	if r.Coalesced > 0 {
@@ -160,6 +172,43 @@ func (p *textPrinter) appendRecord(b []byte, r *Record) []byte {
 		b = textsafe.Append(b, op.Text(maxValueLen))
 		b = p.endColor(b, c)
 		b = append(b, '\n')
+	}
+	return b
+}
+
+// appendCallText appends what a handler call's line says after its
+// subject: " 1234→1240" and why an update changed nothing for OnUpdate,
+// " (initial list)" for OnAdd with isInInitialList, the tombstone for
+// OnDelete.
+func appendCallText(b []byte, r *Record) []byte {
+	switch r.Type {
+	case OnUpdate:
+		b = append(b, ' ')
+		b = textsafe.Append(b, r.Call.OldResourceVersion)
+		b = append(b, "→"...)
+		b = textsafe.Append(b, r.ResourceVersion)
+		if r.Call.OldResourceVersion == r.ResourceVersion {
+			switch delta.Type(r.Call.Delta) {
+			case delta.Sync:
+				b = append(b, " (resync)"...)
+			case delta.Replaced:
+				b = append(b, " (relist, unchanged)"...)
+			}
+		}
+	case OnAdd:
+		if r.Call.IsInInitialList {
+			b = append(b, " (initial list)"...)
+		}
+	case OnDelete:
+		if !r.FinalStateUnknown {
+			break
+		}
+		b = append(b, " (DeletedFinalStateUnknown"...)
+		if r.ResourceVersion != "" {
+			b = append(b, ", last seen "...)
+			b = textsafe.Append(b, r.ResourceVersion)
+		}
+		b = append(b, ')')
 	}
 	return b
 }

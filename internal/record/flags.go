@@ -33,6 +33,8 @@ type Flags struct {
 	FailAfter time.Duration
 	// Record is --record: the recording every record also goes to.
 	Record string
+	// Handler is --handler: records are the handler calls of the deltas.
+	Handler bool
 
 	// flags is the set AddFlags declared on, to tell a --health given
 	// from the default.
@@ -58,6 +60,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.ShowSecretData, "show-secret-data", f.ShowSecretData, "Print the values of Secrets (data, stringData, last-applied-configuration); redacted by default.")
 	fs.StringVar(&f.Record, "record", f.Record, "Also write every record to this file, whatever -o prints and the filters keep (--types, --watch-only, --where, --changed-only): the JSON records of -o json, after a \"Recording\" line naming what was watched. FILE.zst is zstd, FILE.gz gzip, else plain JSON Lines; a killed run loses at most its last second. A FILE that holds a recording goes on where it stopped.")
 	fs.DurationVar(&f.FailAfter, "fail-after", f.FailAfter, "How long an image pull error (ErrImagePull, ImagePullBackOff) or a CreateContainerConfigError must last before the Pod counts as Failed: until then it is InProgress, with the reason (0: Failed at first sight). An image that does not exist fails at once. Also how long an unschedulable Pod waits for a scale-up its TriggeredScaleUp Event announced (seen with --events).")
+	fs.BoolVar(&f.Handler, "handler", f.Handler, "Print what a SharedIndexInformer's ResourceEventHandler is called with instead of the deltas: OnAdd (with isInInitialList), OnUpdate (old→new resourceVersion; equal on a resync or an unchanged relisted object) and OnDelete (a DeletedFinalStateUnknown tombstone after a relist), through the queue --fifo names.")
 	fs.BoolVar(&f.Health, "health", f.Health, "Judge each object's health as kstatus does: text lines end with it (\"Updated: replicaset.apps web-7d4 InProgress: Ready: 1/3\"). JSON and YAML records carry it unless --health=false.")
 }
 
@@ -132,6 +135,7 @@ func (f *Flags) ToStage(rows, health bool) (*Stage, error) {
 		Health:         health,
 		FailAfter:      f.FailAfter,
 		Rows:           rows,
+		Handler:        f.Handler,
 		Diff: DiffOptions{
 			Show:         f.Diff,
 			ChangedOnly:  f.ChangedOnly,

@@ -44,6 +44,11 @@ type Options struct {
 	// Rows gives records the server-side Table row their object came with
 	// (-o wide).
 	Rows bool
+	// Handler makes each record the ResourceEventHandler call its delta
+	// is (--handler): OnAdd, OnUpdate or OnDelete, as client-go's
+	// processDeltas calls them. Every call is kept, a relist's unchanged
+	// objects too (a handler is called for them).
+	Handler bool
 }
 
 // Stage turns popped deltas into records. It keeps no state between
@@ -60,6 +65,8 @@ type Stage struct {
 	judge *health.Judge
 	// rows: Options.Rows.
 	rows bool
+	// handler: Options.Handler.
+	handler bool
 	// columnsOf and columns are the last Table columns seen and their
 	// printer form: the rows of a list or a watch share one slice of
 	// columns, converted once. Only the sink's goroutine calls Fill.
@@ -76,11 +83,12 @@ func NewStage(o Options) (*Stage, error) {
 	s := &Stage{
 		types:          map[cache.DeltaType]bool{},
 		watchOnly:      o.WatchOnly,
-		relistAll:      o.RelistAll,
 		showSecretData: o.ShowSecretData,
 		diff:           d,
 		where:          o.Where,
 		rows:           o.Rows,
+		handler:        o.Handler,
+		relistAll:      o.RelistAll || o.Handler,
 	}
 	if o.Health {
 		s.judge = health.NewJudge()
@@ -174,6 +182,11 @@ func (s *Stage) fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 		rec.Owners = append(rec.Owners, printer.Owner{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: string(o.UID)})
 	}
 	secret := isSecret(t) && !s.showSecretData
+	if s.handler {
+		if err := s.call(rec, it, secret); err != nil {
+			return false, err
+		}
+	}
 	if it.Object == nil {
 		rec.Namespace, rec.Name, _ = cache.SplitMetaNamespaceKey(it.Key)
 		rec.Object = json.RawMessage("null")
@@ -207,6 +220,32 @@ func (s *Stage) fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 		}
 	}
 	return true, nil
+}
+
+// call makes rec the handler call of it, as client-go's processDeltas
+// makes one of a delta: a deletion is OnDelete (of the tombstone, when
+// the final state is unknown); any other delta OnUpdate when the Store
+// had the key (it.Old), else OnAdd with isInInitialList. The old object
+// goes into the record with --diff.
+func (s *Stage) call(rec *printer.Record, it *informer.Item, secret bool) (err error) {
+	rec.Call = printer.HandlerCall{Delta: string(it.Delta.Type)}
+	switch {
+	case it.Delta.Type == cache.Deleted:
+		rec.Type = printer.OnDelete
+	case it.Old != nil:
+		rec.Type = printer.OnUpdate
+		rec.Call.OldResourceVersion = it.Old.ResourceVersion
+		if s.diff.show {
+			rec.Call.OldObject = it.Old.JSON
+			if secret {
+				rec.Call.OldObject, err = redactSecretJSON(it.Old.JSON)
+			}
+		}
+	default:
+		rec.Type = printer.OnAdd
+		rec.Call.IsInInitialList = it.InInitialList
+	}
+	return err
 }
 
 // Complete adds to rec, the record another Stage's Fill kept of it (a

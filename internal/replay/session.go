@@ -238,6 +238,9 @@ type Selection struct {
 	// join to watch (Player.Events): a recording made with --events holds
 	// those it showed.
 	Events bool
+	// FIFO is the queue the recorded stream goes through again
+	// (informer.Config.FIFO).
+	FIFO informer.FIFO
 }
 
 // Engine picks the recorded collections of sel and returns the engine that
@@ -276,7 +279,7 @@ func (p *Player) Engine(sel Selection, warn io.Writer) (*informer.Engine, []info
 	if err := p.Select(append(slices.Clone(ts), p.events...), selector); err != nil {
 		return nil, nil, err
 	}
-	cfg := informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff, Dropped: p.dropped}
+	cfg := informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff, Dropped: p.dropped, FIFO: sel.FIFO}
 	if sel.Tree {
 		cfg.Indexers, cfg.KeepListed = tree.Indexers(), tree.KeepListedFromStart
 	}
