@@ -129,7 +129,7 @@ func (f *fakeLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, er
 // theirLW is client-go's ListerWatcher of a fakeLW.
 type theirLW struct{ f *fakeLW }
 
-func (t theirLW) List(metav1.ListOptions) (runtime.Object, error)    { return t.f.list() }
+func (t theirLW) List(metav1.ListOptions) (runtime.Object, error)   { return t.f.list() }
 func (t theirLW) Watch(metav1.ListOptions) (watch.Interface, error) { return t.f.watch() }
 
 // IsWatchListSemanticsUnSupported: the fake lists, as a server without
