@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	clientgocache "k8s.io/client-go/tools/cache"
 )
@@ -186,4 +188,106 @@ func sortInitial(calls []string) []string {
 	}
 	slices.Sort(out[:n])
 	return out
+}
+
+// queueRecord is what the test reads of --queue's records.
+type queueRecord struct {
+	Type          string    `json:"type"`
+	Time          time.Time `json:"time"`
+	Kind          string    `json:"kind"`
+	Name          string    `json:"name"`
+	Calls         int       `json:"calls"`
+	WaitedSeconds float64   `json:"waitedSeconds"`
+	Worker        int       `json:"worker"`
+	Reconciles    int       `json:"reconciles"`
+	Coalesced     int       `json:"coalesced"`
+	Pending       int       `json:"pending"`
+}
+
+// TestQueueFoldsABurst: 100 updates of one ConfigMap through --queue with
+// two workers and 50ms reconciles: far fewer reconciles than calls, never
+// two of the key at once, the last one after the last call, and a summary
+// that adds up.
+func TestQueueFoldsABurst(t *testing.T) {
+	ns := newNamespace(t)
+	createCM(t, ns, "hot", nil, map[string]string{"k": "0"})
+	s := start(t, "cm", "-n", ns, "--handler", "--queue", "--workers=2", "--reconcile-time=50ms", "-o", "json")
+	if !s.waitFor(func(l string) bool { return strings.Contains(l, `"type":"OnAdd"`) }, 30*time.Second) {
+		t.Fatalf("no OnAdd of the initial list; lines:\n%s", strings.Join(s.seen, "\n"))
+	}
+	const updates = 100
+	for i := range updates {
+		updateCM(t, ns, "hot", "k", fmt.Sprint(i+1))
+	}
+	var lastCall time.Time
+	var reconciles []queueRecord
+	calls := 1 // the OnAdd
+	for calls < updates+1 || len(reconciles) == 0 || reconciles[len(reconciles)-1].Time.Before(lastCall) {
+		line := s.next(30 * time.Second)
+		var r queueRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		switch r.Type {
+		case "OnAdd", "OnUpdate":
+			calls++
+			lastCall = r.Time
+		case "Reconcile":
+			reconciles = append(reconciles, r)
+		default:
+			t.Fatalf("unexpected record %s", line)
+		}
+	}
+	s.stop()
+	folded := 0
+	for i, r := range reconciles {
+		folded += r.Calls
+		if r.Name != "hot" || r.Kind != "ConfigMap" {
+			t.Fatalf("reconcile of %s %s", r.Kind, r.Name)
+		}
+		if i > 0 && r.Time.Sub(reconciles[i-1].Time) < 50*time.Millisecond {
+			t.Errorf("two reconciles of hot %s apart: one began before the other ended", r.Time.Sub(reconciles[i-1].Time))
+		}
+	}
+	if len(reconciles) >= updates/2 || folded != calls {
+		t.Fatalf("%d calls made %d reconciles folding %d calls", calls, len(reconciles), folded)
+	}
+	var summary queueRecord
+	for line := range s.lines {
+		if err := json.Unmarshal([]byte(line), &summary); err == nil && summary.Type == "QueueSummary" {
+			break
+		}
+	}
+	if summary.Type != "QueueSummary" || summary.Reconciles != len(reconciles) || summary.Coalesced != calls-len(reconciles) || summary.Pending != 0 {
+		t.Fatalf("summary %+v after %d calls and %d reconciles", summary, calls, len(reconciles))
+	}
+	t.Logf("%d handler calls, %d reconciles", calls, len(reconciles))
+}
+
+// TestQueueKeyOwner: with --queue-key=owner a call queues the object's
+// controlling owner, and an object without one queues nothing.
+func TestQueueKeyOwner(t *testing.T) {
+	ns := newNamespace(t)
+	owner := createCM(t, ns, "owner", nil, nil)
+	yes := true
+	child := &corev1.ConfigMap{}
+	child.Name, child.Namespace = "child", ns
+	child.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, Controller: &yes}}
+	if _, err := testEnv.client.CoreV1().ConfigMaps(ns).Create(context.Background(), child, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, "cm", "-n", ns, "--handler", "--queue", "--queue-key=owner")
+	if !s.waitFor(func(l string) bool { return strings.HasPrefix(l, "Reconcile: ") }, 30*time.Second) {
+		t.Fatalf("no reconcile; lines:\n%s", strings.Join(s.seen, "\n"))
+	}
+	s.quiet(time.Second)
+	var got []string
+	for _, l := range s.seen {
+		if strings.HasPrefix(l, "Reconcile: ") {
+			got = append(got, l)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "Reconcile: configmap "+ns+"/owner (1 call, waited ") {
+		t.Fatalf("reconciles %q; lines:\n%s", got, strings.Join(s.seen, "\n"))
+	}
 }

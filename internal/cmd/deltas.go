@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/progress"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/reconcile"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
@@ -126,6 +127,8 @@ type DeltasOptions struct {
 	Progress *progress.Flags
 	// Timeline: the page drawn of the stream (--timeline).
 	Timeline *timeline.Flags
+	// Queue: the workqueue fed with the handler calls (--queue).
+	Queue *reconcile.Flags
 
 	// Set by Complete: the arguments as given and parsed (nil with
 	// --all-types), and the contexts of a multi-cluster run (nil for one
@@ -171,6 +174,7 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 		Replay:    replay.NewFlags(),
 		Progress:  progress.NewFlags(),
 		Timeline:  timeline.NewFlags(),
+		Queue:     reconcile.NewFlags(),
 		clients:   realClients,
 		IOStreams: streams,
 	}
@@ -225,6 +229,7 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	o.Replay.AddFlags(flags)
 	o.Progress.AddFlags(flags)
 	o.Timeline.AddFlags(flags)
+	o.Queue.AddFlags(flags)
 
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return printer.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
@@ -235,6 +240,8 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	_ = cmd.RegisterFlagCompletionFunc("color", fixedCompletion("auto", "always", "never"))
 	_ = cmd.RegisterFlagCompletionFunc("watch-list", fixedCompletion("auto", "true", "false"))
 	_ = cmd.RegisterFlagCompletionFunc("relist", fixedCompletion("changed", "all"))
+	_ = cmd.RegisterFlagCompletionFunc("fifo", fixedCompletion("real", "delta"))
+	_ = cmd.RegisterFlagCompletionFunc("queue-key", fixedCompletion("object", "owner"))
 	o.registerConfigCompletions(cmd)
 
 	cmd.AddCommand(NewCmdVersion(o.Clusters, o.IOStreams))
@@ -354,6 +361,7 @@ func (o *DeltasOptions) Validate() error {
 		func() error { return o.Wait.ValidateQuiet(o.Records.Record != "") },
 		o.Replay.Validate,
 		o.Timeline.Validate,
+		func() error { return o.Queue.Validate(o.Records.Handler) },
 		targetsValidate,
 	} {
 		if err := validate(); err != nil {
@@ -405,6 +413,11 @@ func (o *DeltasOptions) buildOutput() error {
 		// As the recorded run showed it: one namespace without its name.
 		opts.AllNamespaces = o.replayNamespace() == "" && o.player.OneNamespace() == ""
 	}
-	o.printer, err = o.Output.ToPrinter(o.Out, opts)
-	return err
+	if o.printer, err = o.Output.ToPrinter(o.Out, opts); err != nil {
+		return err
+	}
+	if _, ok := o.printer.(printer.QueuePrinter); o.Queue.Queue && !ok {
+		return fmt.Errorf("--queue prints its reconciles as text, JSON or YAML: drop -o %s", o.Output.Output)
+	}
+	return nil
 }

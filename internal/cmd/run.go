@@ -219,7 +219,8 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 		}
 		runOpts.InitialOut = engine.AnnounceMissing(o.ErrOut, waiting)
 	}
-	sink := o.sinkChain(engine, &runOpts)
+	sink, printing := o.sinkChain(engine, &runOpts)
+	defer o.startQueue(ctx, printing)()
 	if o.recorder != nil {
 		o.beatWhileRecording(engine, &runOpts)
 	}
@@ -285,20 +286,20 @@ func (o *DeltasOptions) beatWhileRecording(engine *informer.Engine, runOpts *inf
 // --tree), which decides what is printed; the join (with --events), which
 // adds the Events of what is printed; the waiter (with a condition),
 // which sees what is printed and stops the run through runOpts.Check; the
-// record sink, which prints.
-func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.RunOptions) informer.Sink {
+// record sink, which prints, and which is returned too.
+func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.RunOptions) (sink informer.Sink, printing *record.Sink) {
 	out := o.Out
 	if o.Wait.Quiet {
 		out = io.Discard
 	}
-	printing := record.NewSink(o.stage, o.printer, out, o.Wait.Count, o.replayClock())
+	printing = record.NewSink(o.stage, o.printer, out, o.Wait.Count, o.replayClock())
 	if o.recorder != nil {
 		printing.RecordTo(o.recorder)
 	}
 	if o.page != nil {
 		printing.ObserveWith(o.page.stage, o.page.Timeline)
 	}
-	var sink informer.Sink = printing
+	sink = printing
 	if o.waiter.Active() {
 		runOpts.Check, runOpts.CheckEvery = o.waiter.Check, o.waiter.CheckEvery()
 		sink = o.waiter.Sink(engine, sink)
@@ -314,7 +315,7 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	if o.Targets.Tree {
 		sink = tree.New(engine, sink)
 	}
-	return sink
+	return sink, printing
 }
 
 // exit maps how the stream ended to the command's exit: 130 when

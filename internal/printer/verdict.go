@@ -5,8 +5,6 @@ import (
 	"io"
 	"time"
 
-	"go.yaml.in/yaml/v2"
-
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
@@ -137,18 +135,5 @@ func (p *jsonPrinter) PrintVerdict(w io.Writer, v *Verdict) error {
 
 // PrintVerdict implements VerdictPrinter: one more YAML document.
 func (p *yamlPrinter) PrintVerdict(w io.Writer, v *Verdict) error {
-	var doc yaml.MapSlice
-	if err := yaml.Unmarshal(AppendVerdictJSON(nil, v), &doc); err != nil {
-		return fmt.Errorf("cannot convert the verdict to YAML: %w", err)
-	}
-	out, err := yaml.Marshal(doc)
-	if err != nil {
-		return fmt.Errorf("cannot convert the verdict to YAML: %w", err)
-	}
-	if p.printed {
-		out = append([]byte("---\n"), out...)
-	}
-	p.printed = true
-	_, err = w.Write(out)
-	return err
+	return p.printDocument(w, AppendVerdictJSON(nil, v), "verdict")
 }

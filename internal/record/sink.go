@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"syscall"
 	"time"
 
@@ -20,6 +21,11 @@ const outputBuffer = 64 << 10
 // Sink prints the records of an informer.Engine's batches. It implements
 // informer.Sink and, like it, is used from the Engine's goroutine only.
 type Sink struct {
+	// printLock serializes printing: the engine's goroutine prints in
+	// Handle, Flush and PrintVerdict, and PrintAside prints what other
+	// goroutines report (--queue's reconciles). It guards printer and out.
+	printLock sync.Mutex
+
 	stage   *Stage
 	printer printer.Printer
 	out     *bufio.Writer
@@ -41,6 +47,32 @@ type Sink struct {
 	observer       Observer
 	observed       *Stage
 	observedRecord printer.Record
+	// calls, if set, is told of every record printed (CallsTo).
+	calls func(rec *printer.Record, obj *rawobj.Object)
+}
+
+// CallsTo has fn told of every record the Sink prints, after it is
+// printed, with the delta's object (nil for a deletion without a final
+// state): with --handler, each is a handler call. fn runs on the Sink's
+// goroutine with the print lock held: it must not print.
+func (s *Sink) CallsTo(fn func(rec *printer.Record, obj *rawobj.Object)) { s.calls = fn }
+
+// PrintAside prints with print, after the records printed so far, and
+// flushes; it may be called from any goroutine (--queue's workers).
+// Nothing is printed when the output is discarded (-q).
+func (s *Sink) PrintAside(print func(p printer.Printer, w io.Writer) error) error {
+	if s.discards {
+		return nil
+	}
+	s.printLock.Lock()
+	defer s.printLock.Unlock()
+	if err := s.releaseLocked(); err != nil {
+		return err
+	}
+	if err := print(s.printer, s.out); err != nil {
+		return writeError(err)
+	}
+	return writeError(s.out.Flush())
 }
 
 // Observer is handed the records a stream shows (ObserveWith): rec
@@ -87,6 +119,8 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 			return false, nil // recording only: nothing printed, nothing counted
 		}
 	}
+	s.printLock.Lock()
+	defer s.printLock.Unlock()
 	for i := range b.Items {
 		keep, err := s.stage.Fill(&s.record, t, &b.Items[i], now)
 		if err != nil {
@@ -103,6 +137,9 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 		}
 		if err := s.printer.Print(s.out, &s.record); err != nil {
 			return false, writeError(err)
+		}
+		if s.calls != nil {
+			s.calls(&s.record, b.Items[i].Object)
 		}
 		s.printed++
 		if s.limit > 0 && s.printed >= s.limit {
@@ -140,7 +177,9 @@ func (s *Sink) PrintVerdict(v *printer.Verdict) error {
 	if !ok || s.discards {
 		return nil
 	}
-	if err := s.release(); err != nil {
+	s.printLock.Lock()
+	defer s.printLock.Unlock()
+	if err := s.releaseLocked(); err != nil {
 		return err
 	}
 	if err := p.PrintVerdict(s.out, v); err != nil {
@@ -152,14 +191,17 @@ func (s *Sink) PrintVerdict(v *printer.Verdict) error {
 // Flush implements informer.Sink: what the printer held back is printed
 // (printer.Releaser) and the output flushed.
 func (s *Sink) Flush() error {
-	if err := s.release(); err != nil {
+	s.printLock.Lock()
+	defer s.printLock.Unlock()
+	if err := s.releaseLocked(); err != nil {
 		return err
 	}
 	return writeError(s.out.Flush())
 }
 
-// release prints what the printer held back, if it holds anything back.
-func (s *Sink) release() error {
+// releaseLocked prints what the printer held back, if it holds anything
+// back. Caller holds printLock.
+func (s *Sink) releaseLocked() error {
 	if r, ok := s.printer.(printer.Releaser); ok {
 		return writeError(r.Release(s.out))
 	}

@@ -1,0 +1,90 @@
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The keys --queue-key names.
+const (
+	// KeyObject queues the object of each handler call (controller-
+	// runtime's EnqueueRequestForObject).
+	KeyObject = "object"
+	// KeyOwner queues the object's controlling owner, and nothing for an
+	// object without one (EnqueueRequestForOwner with OnlyControllerOwner).
+	KeyOwner = "owner"
+)
+
+// Flags are the flags of --queue: the workqueue a controller would feed
+// with the handler calls, and its workers.
+type Flags struct {
+	Queue         bool
+	Workers       int
+	ReconcileTime time.Duration
+	QueueKey      string
+
+	// flags is the set AddFlags declared on, to tell a flag given from
+	// its default.
+	flags *pflag.FlagSet
+}
+
+// NewFlags returns the flags with their defaults.
+func NewFlags() *Flags {
+	return &Flags{Workers: 1, QueueKey: KeyObject}
+}
+
+// AddFlags declares the flags on fs.
+func (f *Flags) AddFlags(fs *pflag.FlagSet) {
+	f.flags = fs
+	fs.BoolVar(&f.Queue, "queue", f.Queue, "With --handler, feed each handler call's key into client-go's workqueue (rate-limiting, default controller rate limiter) drained by --workers, and print each reconcile: its key, how many calls it folds, how long the key waited; a QueueSummary at the end.")
+	fs.IntVar(&f.Workers, "workers", f.Workers, "With --queue, how many workers reconcile at once (a key is never reconciled by two at once).")
+	fs.DurationVar(&f.ReconcileTime, "reconcile-time", f.ReconcileTime, "With --queue, how long each reconcile takes.")
+	fs.StringVar(&f.QueueKey, "queue-key", f.QueueKey, "With --queue, the key a handler call queues: object (the object itself) or owner (its controlling owner, as controller-runtime's EnqueueRequestForOwner with OnlyControllerOwner; objects without one queue nothing).")
+}
+
+// Validate checks the values, and that they go with --queue, and --queue
+// with --handler (handler).
+func (f *Flags) Validate(handler bool) error {
+	switch {
+	case f.Workers < 1:
+		return fmt.Errorf("invalid --workers %d: must be 1 or more", f.Workers)
+	case f.ReconcileTime < 0:
+		return fmt.Errorf("invalid --reconcile-time %s: must be 0 or more", f.ReconcileTime)
+	case f.QueueKey != KeyObject && f.QueueKey != KeyOwner:
+		return fmt.Errorf("invalid --queue-key value %q: must be object or owner", f.QueueKey)
+	case f.Queue && !handler:
+		return errors.New("--queue feeds the handler calls into a workqueue: add --handler")
+	}
+	if !f.Queue && f.flags != nil {
+		for _, name := range []string{"workers", "reconcile-time", "queue-key"} {
+			if f.flags.Changed(name) {
+				return fmt.Errorf("--%s applies to --queue's workqueue: add --queue --handler", name)
+			}
+		}
+	}
+	return nil
+}
+
+// Options are the Queue's options the flags give.
+func (f *Flags) Options() Options {
+	return Options{Workers: f.Workers, ReconcileTime: f.ReconcileTime}
+}
+
+// KeyFor is the key a handler call of the object queues, as --queue-key
+// says: the object, or its controlling owner (refs are its
+// ownerReferences); ok is false when it queues nothing.
+func (f *Flags) KeyFor(context, apiVersion, kind, namespace, name string, refs []metav1.OwnerReference) (k Key, ok bool) {
+	if f.QueueKey == KeyOwner {
+		for i := range refs {
+			if c := refs[i].Controller; c != nil && *c {
+				return Key{APIVersion: refs[i].APIVersion, Kind: refs[i].Kind, Context: context, Namespace: namespace, Name: refs[i].Name}, true
+			}
+		}
+		return Key{}, false
+	}
+	return Key{APIVersion: apiVersion, Kind: kind, Context: context, Namespace: namespace, Name: name}, true
+}
