@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -211,7 +212,8 @@ type queueRecord struct {
 func TestQueueFoldsABurst(t *testing.T) {
 	ns := newNamespace(t)
 	createCM(t, ns, "hot", nil, map[string]string{"k": "0"})
-	s := start(t, "cm", "-n", ns, "--handler", "--queue", "--workers=2", "--reconcile-time=50ms", "-o", "json")
+	file := filepath.Join(t.TempDir(), "burst.jsonl")
+	s := start(t, "cm", "-n", ns, "--handler", "--queue", "--workers=2", "--reconcile-time=50ms", "-o", "json", "--record="+file)
 	if !s.waitFor(func(l string) bool { return strings.Contains(l, `"type":"OnAdd"`) }, 30*time.Second) {
 		t.Fatalf("no OnAdd of the initial list; lines:\n%s", strings.Join(s.seen, "\n"))
 	}
@@ -262,6 +264,33 @@ func TestQueueFoldsABurst(t *testing.T) {
 		t.Fatalf("summary %+v after %d calls and %d reconciles", summary, calls, len(reconciles))
 	}
 	t.Logf("%d handler calls, %d reconciles", calls, len(reconciles))
+
+	// The recording, replayed through the same queue on the recording's
+	// clock: the same calls, folded as they were live.
+	res := run(t, time.Minute, "--replay="+file, "--handler", "--queue", "--workers=2", "--reconcile-time=50ms", "-o", "json")
+	if res.code != 0 {
+		t.Fatalf("replay: exit %d\nstderr:\n%s", res.code, res.stderr)
+	}
+	replayed, replayCalls := 0, 0
+	summary = queueRecord{}
+	for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
+		var r queueRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		switch r.Type {
+		case "OnAdd", "OnUpdate":
+			replayCalls++
+		case "Reconcile":
+			replayed++
+		case "QueueSummary":
+			summary = r
+		}
+	}
+	if replayCalls != calls || replayed == 0 || replayed >= updates/2 || summary.Reconciles != replayed || summary.Calls != calls {
+		t.Fatalf("replay: %d calls, %d reconciles, summary %+v; live: %d calls, %d reconciles\nstdout:\n%s", replayCalls, replayed, summary, calls, len(reconciles), res.stdout)
+	}
+	t.Logf("replayed: %d reconciles (%d pending at the recording's end)\n%s", replayed, summary.Pending, res.stdout)
 }
 
 // TestQueueKeyOwner: with --queue-key=owner a call queues the object's

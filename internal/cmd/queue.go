@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"io"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,42 +15,87 @@ import (
 )
 
 // startQueue runs --queue's workqueue beside the stream: printing hands it
-// every handler call it prints, its reconciles are printed after the
-// calls that queued them. The returned stop ends the workers and prints
-// the QueueSummary; call it once the stream has ended, whatever ended it.
+// every handler call it prints, and its reconciles are printed after the
+// call that queued them. Live, its workers run on the real clock and
+// print as they take a key; in a replay the queue runs on the
+// recording's time, the workers' reconciles played out between the calls
+// (before each call is printed, what happened until its time). The
+// returned stop ends the queue — in a replay once what is queued is
+// reconciled — and prints the QueueSummary; call it once the stream has
+// ended, whatever ended it.
 func (o *DeltasOptions) startQueue(ctx context.Context, printing *record.Sink) (stop func()) {
 	if !o.Queue.Queue {
 		return func() {}
 	}
 	opts := o.Queue.Options()
+	opts.Virtual = o.player != nil
+	// taken holds, in a replay, the reconciles not printed yet.
+	var takenLock sync.Mutex
+	var taken []printer.Reconcile
 	opts.Report = func(r reconcile.Reconcile) {
 		rec := printer.Reconcile{
 			Time: r.Start, Context: r.Key.Context, APIVersion: r.Key.APIVersion, Kind: r.Key.Kind,
 			Namespace: r.Key.Namespace, Name: r.Key.Name, Calls: r.Calls, Waited: r.Waited, Worker: r.Worker,
+		}
+		if opts.Virtual {
+			takenLock.Lock()
+			taken = append(taken, rec)
+			takenLock.Unlock()
+			return
 		}
 		// A failed write shows as the stream's own next one.
 		_ = printing.PrintAside(func(p printer.Printer, w io.Writer) error {
 			return p.(printer.QueuePrinter).PrintReconcile(w, &rec)
 		})
 	}
+	printTaken := func(print record.PrintFunc) error {
+		takenLock.Lock()
+		defer takenLock.Unlock()
+		for i := range taken {
+			if err := print(func(p printer.Printer, w io.Writer) error {
+				return p.(printer.QueuePrinter).PrintReconcile(w, &taken[i])
+			}); err != nil {
+				return err
+			}
+		}
+		taken = taken[:0]
+		return nil
+	}
 	q := reconcile.New(opts)
-	printing.CallsTo(func(rec *printer.Record, obj *rawobj.Object) {
-		var refs []metav1.OwnerReference
-		if obj != nil && o.Queue.QueueKey == reconcile.KeyOwner {
-			refs, _ = obj.OwnerReferences()
+	hooks := &record.CallHooks{
+		After: func(rec *printer.Record, obj *rawobj.Object, print record.PrintFunc) error {
+			var refs []metav1.OwnerReference
+			if obj != nil && o.Queue.QueueKey == reconcile.KeyOwner {
+				refs, _ = obj.OwnerReferences()
+			}
+			if k, ok := o.Queue.KeyFor(rec.Context, rec.APIVersion, rec.Kind, rec.Namespace, rec.Name, refs); ok {
+				q.CallAt(k, rec.Time)
+			}
+			return printTaken(print)
+		},
+	}
+	if opts.Virtual {
+		hooks.Before = func(t time.Time, print record.PrintFunc) error {
+			q.AdvanceTo(t)
+			return printTaken(print)
 		}
-		if k, ok := o.Queue.KeyFor(rec.Context, rec.APIVersion, rec.Kind, rec.Namespace, rec.Name, refs); ok {
-			q.Call(k)
-		}
-	})
+	}
+	printing.CallsTo(hooks)
 	q.Start(ctx)
 	return func() {
 		s := q.Stop()
+		end := s.End
+		if end.IsZero() && o.player != nil {
+			end = o.player.Now() // nothing was called
+		}
 		summary := printer.QueueSummary{
-			Time: time.Now(), Calls: s.Calls, Reconciles: s.Reconciles, Coalesced: s.Coalesced(), Pending: s.Pending,
+			Time: end, Calls: s.Calls, Reconciles: s.Reconciles, Coalesced: s.Coalesced(), Pending: s.Pending,
 			LongestQueue: s.LongestQueue, WaitP50: s.WaitP50, WaitP99: s.WaitP99,
 		}
 		_ = printing.PrintAside(func(p printer.Printer, w io.Writer) error {
+			if err := printTaken(func(print func(printer.Printer, io.Writer) error) error { return print(p, w) }); err != nil {
+				return err
+			}
 			return p.(printer.QueuePrinter).PrintQueueSummary(w, &summary)
 		})
 	}

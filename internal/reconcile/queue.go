@@ -52,6 +52,8 @@ type Summary struct {
 	// WaitP50 and WaitP99 are the median and 99th percentile of how long
 	// a key waited for its reconcile; 0 without reconciles.
 	WaitP50, WaitP99 time.Duration
+	// End is the queue's time as it stopped.
+	End time.Time
 }
 
 // Coalesced is how many calls did not have a reconcile of their own: they
@@ -64,10 +66,16 @@ type Options struct {
 	Workers int
 	// ReconcileTime is how long each reconcile takes.
 	ReconcileTime time.Duration
-	// Clock is the queue's and the workers' time; nil is the real clock.
-	Clock clock.WithTicker
-	// Report is told of each reconcile as it starts, on the worker's
-	// goroutine; it must be safe for concurrent use.
+	// Virtual runs the queue on the time of the calls (CallAt), not the
+	// clock's: a replay's. Each call first lets the workers do what they
+	// would have done until its time, reconcile by reconcile; Stop lets
+	// them finish what is queued. The workers are then no goroutines but
+	// slots that the caller's goroutine plays. Without it the workers run
+	// on the real clock, free.
+	Virtual bool
+	// Report is told of each reconcile as it starts: on the worker's
+	// goroutine in real time (it must be safe for concurrent use), on the
+	// caller's of CallAt, AdvanceTo or Stop in virtual time.
 	Report func(Reconcile)
 }
 
@@ -80,7 +88,6 @@ type pending struct {
 // Queue feeds handler calls to client-go's workqueue and drains it.
 type Queue struct {
 	opts  Options
-	clock clock.WithTicker
 	queue workqueue.TypedRateLimitingInterface[Key]
 
 	// lock guards everything below.
@@ -90,58 +97,156 @@ type Queue struct {
 	summary Summary
 	waits   []time.Duration
 
+	// In virtual time: now is the queue's time, and slots are the
+	// workers, each reconciling a key until a time or free. Only the
+	// goroutine that calls CallAt, AdvanceTo and Stop touches them.
+	now   time.Time
+	slots []slot
+
 	// stopping is closed by Stop: workers take no more keys.
 	stopping chan struct{}
 	workers  sync.WaitGroup
 }
 
-// New returns a Queue; Start runs its workers.
-func New(o Options) *Queue {
-	c := o.Clock
-	if c == nil {
-		c = clock.RealClock{}
-	}
-	q := &Queue{
-		opts:  o,
-		clock: c,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[Key](),
-			workqueue.TypedRateLimitingQueueConfig[Key]{Name: "kubectl-deltas", Clock: c}),
-		waiting:  map[Key]*pending{},
-		stopping: make(chan struct{}),
-	}
-	return q
+// slot is a worker of virtual time.
+type slot struct {
+	busy  bool
+	key   Key
+	until time.Time
 }
 
-// Call enqueues the key of one handler call, as a controller's handler
+// New returns a Queue; Start runs its workers.
+func New(o Options) *Queue {
+	o.Workers = max(o.Workers, 1)
+	return &Queue{
+		opts: o,
+		// The rate limiter is a controller's; a handler's Add does not
+		// go through it (only requeues after an error would).
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[Key](),
+			workqueue.TypedRateLimitingQueueConfig[Key]{Name: "kubectl-deltas", Clock: clock.RealClock{}}),
+		waiting:  map[Key]*pending{},
+		slots:    make([]slot, o.Workers),
+		stopping: make(chan struct{}),
+	}
+}
+
+// nowLocked is the queue's time. Caller holds lock.
+func (q *Queue) nowLocked() time.Time {
+	if q.opts.Virtual {
+		return q.now
+	}
+	return time.Now()
+}
+
+// Call enqueues the key of one handler call made now (real time).
+func (q *Queue) Call(k Key) { q.CallAt(k, time.Time{}) }
+
+// CallAt enqueues the key of one handler call, as a controller's handler
 // does (Add: a key already queued is not queued twice; one being
-// reconciled is queued again once its reconcile is done).
-func (q *Queue) Call(k Key) {
+// reconciled is queued again once its reconcile is done). In virtual
+// time, at is the call's time: the workers first do what they would have
+// done until then, and a free one takes the key at once.
+func (q *Queue) CallAt(k Key, at time.Time) {
+	if q.opts.Virtual {
+		q.AdvanceTo(at)
+	}
 	q.lock.Lock()
 	p := q.waiting[k]
 	if p == nil {
-		p = &pending{first: q.clock.Now()}
+		p = &pending{first: q.nowLocked()}
 		q.waiting[k] = p
 	}
 	p.calls++
 	q.summary.Calls++
 	q.lock.Unlock()
 	q.queue.Add(k)
-	if n := q.queue.Len(); n > 0 {
-		q.lock.Lock()
-		q.summary.LongestQueue = max(q.summary.LongestQueue, n)
-		q.lock.Unlock()
+	n := q.queue.Len()
+	q.lock.Lock()
+	q.summary.LongestQueue = max(q.summary.LongestQueue, n)
+	q.lock.Unlock()
+	if q.opts.Virtual {
+		q.fill()
 	}
 }
 
-// Start runs the workers until Stop.
+// AdvanceTo moves virtual time to at (never back), ending on the way each
+// reconcile due, in order, each freed worker taking the next key. It
+// does nothing in real time.
+func (q *Queue) AdvanceTo(at time.Time) {
+	if !q.opts.Virtual {
+		return
+	}
+	if q.now.IsZero() {
+		q.now = at
+	}
+	for q.endNext(at, true) {
+	}
+	if at.After(q.now) {
+		q.now = at
+	}
+}
+
+// endNext ends the reconcile of virtual time that ends first (the lowest
+// worker on a tie), unless bounded and it ends after at; the worker is
+// done with its key (which the workqueue queues again if it was called
+// meanwhile) and free workers take queued keys. It reports whether it
+// ended one.
+func (q *Queue) endNext(at time.Time, bounded bool) bool {
+	first := -1
+	for i, s := range q.slots {
+		if s.busy && (first < 0 || s.until.Before(q.slots[first].until)) {
+			first = i
+		}
+	}
+	if first < 0 || (bounded && q.slots[first].until.After(at)) {
+		return false
+	}
+	s := &q.slots[first]
+	q.now, s.busy = s.until, false
+	q.queue.Forget(s.key)
+	q.queue.Done(s.key)
+	q.fill()
+	return true
+}
+
+// fill has each free worker of virtual time take a queued key, in worker
+// order: the workqueue's Get does not block, the queue holding keys and
+// this goroutine being its only consumer.
+func (q *Queue) fill() {
+	for i := range q.slots {
+		for !q.slots[i].busy && q.queue.Len() > 0 {
+			k, shutdown := q.queue.Get()
+			if shutdown {
+				return
+			}
+			r := q.take(k, i+1)
+			if q.opts.Report != nil {
+				q.opts.Report(r)
+			}
+			if q.opts.ReconcileTime > 0 {
+				q.slots[i] = slot{busy: true, key: k, until: q.now.Add(q.opts.ReconcileTime)}
+				continue
+			}
+			q.queue.Forget(k)
+			q.queue.Done(k)
+		}
+	}
+}
+
+// Start runs the workers of real time until Stop; in virtual time the
+// workers are played by the calls themselves.
 func (q *Queue) Start(ctx context.Context) {
-	for i := range max(q.opts.Workers, 1) {
+	if q.opts.Virtual {
+		return
+	}
+	for i := range q.opts.Workers {
 		q.workers.Go(func() { q.work(ctx, i+1) })
 	}
 }
 
-// work is one worker: it takes a key, reports it, takes ReconcileTime,
-// and is done with it, until the queue shuts down.
+// work is one worker of real time: it takes a key, reports it, takes
+// ReconcileTime (cut short by ctx or Stop), and is done with it, until
+// the queue shuts down.
 func (q *Queue) work(ctx context.Context, worker int) {
 	for {
 		k, shutdown := q.queue.Get()
@@ -160,14 +265,13 @@ func (q *Queue) work(ctx context.Context, worker int) {
 			q.opts.Report(r)
 		}
 		if q.opts.ReconcileTime > 0 {
-			t := q.clock.NewTimer(q.opts.ReconcileTime)
+			t := time.NewTimer(q.opts.ReconcileTime)
 			select {
-			case <-t.C():
+			case <-t.C:
 			case <-ctx.Done():
-				t.Stop()
 			case <-q.stopping:
-				t.Stop()
 			}
+			t.Stop()
 		}
 		q.queue.Forget(k)
 		q.queue.Done(k)
@@ -176,9 +280,9 @@ func (q *Queue) work(ctx context.Context, worker int) {
 
 // take accounts for a worker taking k.
 func (q *Queue) take(k Key, worker int) Reconcile {
-	now := q.clock.Now()
 	q.lock.Lock()
 	defer q.lock.Unlock()
+	now := q.nowLocked()
 	r := Reconcile{Key: k, Start: now, Worker: worker}
 	if p := q.waiting[k]; p != nil {
 		r.Calls, r.Waited = p.calls, now.Sub(p.first)
@@ -189,9 +293,14 @@ func (q *Queue) take(k Key, worker int) Reconcile {
 	return r
 }
 
-// Stop ends the run: workers finish the reconcile they are in and take
-// no more; what is still queued is pending. It returns the summary.
+// Stop ends the run and returns the summary. In real time, workers finish
+// the reconcile they are in and take no more: what is still queued is
+// pending. In virtual time they first do, on its time, what is queued.
 func (q *Queue) Stop() Summary {
+	if q.opts.Virtual {
+		for q.endNext(time.Time{}, false) {
+		}
+	}
 	close(q.stopping)
 	q.queue.ShutDown()
 	q.workers.Wait()
@@ -199,6 +308,7 @@ func (q *Queue) Stop() Summary {
 	defer q.lock.Unlock()
 	s := q.summary
 	s.Pending = len(q.waiting)
+	s.End = q.nowLocked()
 	if n := len(q.waits); n > 0 {
 		w := slices.Clone(q.waits)
 		slices.Sort(w)

@@ -2,13 +2,11 @@ package reconcile
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 )
 
 // reports collects a Queue's reconciles and lets the test wait for them.
@@ -41,55 +39,63 @@ func (r *reports) wait(n int) []Reconcile {
 	return append([]Reconcile(nil), r.got...)
 }
 
-// waitTimer blocks until a worker waits on the fake clock: its reconcile
-// has begun, so a Step counts from then.
-func waitTimer(c *clocktesting.FakeClock) {
-	for !c.HasWaiters() {
-		runtime.Gosched()
-	}
-}
-
-func TestQueueFoldsCallsOfAKeyInReconcile(t *testing.T) {
-	c := clocktesting.NewFakeClock(time.Unix(1000, 0))
+func TestVirtualQueueFoldsCallsOfAKeyInReconcile(t *testing.T) {
 	r := newReports()
-	q := New(Options{Workers: 2, ReconcileTime: time.Second, Clock: c, Report: r.report})
+	q := New(Options{Workers: 2, ReconcileTime: time.Second, Virtual: true, Report: r.report})
 	q.Start(context.Background())
 	web := Key{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "web"}
 	db := Key{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "db"}
+	t0 := time.Unix(1000, 0)
 
-	q.Call(web)
-	first := r.wait(1)[0]
-	if first.Key != web || first.Calls != 1 || first.Waited != 0 {
-		t.Fatalf("first reconcile %+v", first)
-	}
-	waitTimer(c)
+	q.CallAt(web, t0)
 	// While web is reconciled, 5 more calls of web and one of db: db is
 	// taken by the other worker at once, web waits for its reconcile to
 	// end, then folds the 5 calls into one.
-	c.Step(100 * time.Millisecond)
 	for range 5 {
-		q.Call(web)
+		q.CallAt(web, t0.Add(100*time.Millisecond))
 	}
-	q.Call(db)
-	got := r.wait(2)
-	if got[1].Key != db || got[1].Calls != 1 {
-		t.Fatalf("second reconcile %+v", got[1])
+	q.CallAt(db, t0.Add(100*time.Millisecond))
+	q.AdvanceTo(t0.Add(time.Second))
+	s := q.Stop()
+	got := r.wait(3)
+	want := []Reconcile{
+		{Key: web, Start: t0, Calls: 1, Worker: got[0].Worker},
+		{Key: db, Start: t0.Add(100 * time.Millisecond), Calls: 1, Worker: got[1].Worker},
+		{Key: web, Start: t0.Add(time.Second), Waited: 900 * time.Millisecond, Calls: 5, Worker: got[2].Worker},
 	}
-	c.Step(900 * time.Millisecond) // web's first reconcile ends
-	got = r.wait(3)
-	if got[2].Key != web || got[2].Calls != 5 || got[2].Waited != 900*time.Millisecond {
-		t.Fatalf("third reconcile %+v, want web folding 5 calls after 900ms", got[2])
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] || got[0].Worker == got[1].Worker {
+		t.Fatalf("reconciles\n got  %+v\n want %+v", got, want)
+	}
+	if s.Calls != 7 || s.Reconciles != 3 || s.Coalesced() != 4 || s.Pending != 0 || s.WaitP99 != 900*time.Millisecond || !s.End.Equal(t0.Add(2*time.Second)) {
+		t.Fatalf("summary %+v", s)
+	}
+}
+
+func TestVirtualQueueWorkersTakeTurns(t *testing.T) {
+	// One worker, three keys at once: each waits for the reconciles
+	// before it, on the calls' time.
+	r := newReports()
+	q := New(Options{Workers: 1, ReconcileTime: 50 * time.Millisecond, Virtual: true, Report: r.report})
+	q.Start(context.Background())
+	t0 := time.Unix(2000, 0)
+	for _, name := range []string{"a", "b", "c"} {
+		q.CallAt(Key{Name: name}, t0)
 	}
 	s := q.Stop()
-	if s.Calls != 7 || s.Reconciles != 3 || s.Coalesced() != 4 || s.Pending != 0 || s.WaitP99 != 900*time.Millisecond {
+	got := r.wait(3)
+	for i, name := range []string{"a", "b", "c"} {
+		if got[i].Key.Name != name || got[i].Waited != time.Duration(i)*50*time.Millisecond {
+			t.Fatalf("reconcile %d: %+v", i, got[i])
+		}
+	}
+	if s.LongestQueue != 2 || s.WaitP50 != 50*time.Millisecond {
 		t.Fatalf("summary %+v", s)
 	}
 }
 
 func TestQueueStopLeavesQueuedKeysPending(t *testing.T) {
-	c := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	r := newReports()
-	q := New(Options{Workers: 1, ReconcileTime: time.Minute, Clock: c, Report: r.report})
+	q := New(Options{Workers: 1, ReconcileTime: time.Hour, Report: r.report})
 	q.Start(context.Background())
 	q.Call(Key{Name: "a"})
 	r.wait(1)

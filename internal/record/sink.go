@@ -47,15 +47,34 @@ type Sink struct {
 	observer       Observer
 	observed       *Stage
 	observedRecord printer.Record
-	// calls, if set, is told of every record printed (CallsTo).
-	calls func(rec *printer.Record, obj *rawobj.Object)
+	// calls, if set, are told of every record printed (CallsTo).
+	calls *CallHooks
+	// printHere prints through printer and out: what the hooks print
+	// with, the print lock held.
+	printHere PrintFunc
 }
 
-// CallsTo has fn told of every record the Sink prints, after it is
-// printed, with the delta's object (nil for a deletion without a final
-// state): with --handler, each is a handler call. fn runs on the Sink's
-// goroutine with the print lock held: it must not print.
-func (s *Sink) CallsTo(fn func(rec *printer.Record, obj *rawobj.Object)) { s.calls = fn }
+// PrintFunc prints with print on the stream's printer and output.
+type PrintFunc func(print func(p printer.Printer, w io.Writer) error) error
+
+// CallHooks are told of every record the Sink prints (with --handler,
+// each is a handler call): Before with its time, before it is printed;
+// After with the record and the delta's object (nil for a deletion
+// without a final state), after. Either may be nil. They run on the
+// Sink's goroutine with the print lock held, and print only with the
+// PrintFunc they are given.
+type CallHooks struct {
+	Before func(t time.Time, print PrintFunc) error
+	After  func(rec *printer.Record, obj *rawobj.Object, print PrintFunc) error
+}
+
+// CallsTo has h told of every record the Sink prints.
+func (s *Sink) CallsTo(h *CallHooks) {
+	s.calls = h
+	s.printHere = func(print func(p printer.Printer, w io.Writer) error) error {
+		return writeError(print(s.printer, s.out))
+	}
+}
 
 // PrintAside prints with print, after the records printed so far, and
 // flushes; it may be called from any goroutine (--queue's workers).
@@ -135,11 +154,18 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 		if s.observer != nil {
 			s.observe(t, &b.Items[i])
 		}
+		if s.calls != nil && s.calls.Before != nil {
+			if err := s.calls.Before(s.record.Time, s.printHere); err != nil {
+				return false, err
+			}
+		}
 		if err := s.printer.Print(s.out, &s.record); err != nil {
 			return false, writeError(err)
 		}
-		if s.calls != nil {
-			s.calls(&s.record, b.Items[i].Object)
+		if s.calls != nil && s.calls.After != nil {
+			if err := s.calls.After(&s.record, b.Items[i].Object, s.printHere); err != nil {
+				return false, err
+			}
 		}
 		s.printed++
 		if s.limit > 0 && s.printed >= s.limit {
