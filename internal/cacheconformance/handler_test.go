@@ -2,6 +2,7 @@ package cacheconformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -361,11 +362,16 @@ func startSides(t *testing.T, fifo informer.FIFO, initial []string, resync time.
 	}
 	stop := make(chan struct{})
 	theirDone := make(chan struct{})
-	go func() { defer close(theirDone); theirs.Run(stop) }()
+	go func() {
+		defer close(theirDone)
+		theirs.Run(stop)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		close(stop)
-		<-done
+		if err := <-done; err != nil && !errors.Is(err, informer.ErrInterrupted) {
+			t.Errorf("our informer ended with %v", err)
+		}
 		<-theirDone
 	})
 	s.ourWatch, s.theirWatch = s.nextWatches()

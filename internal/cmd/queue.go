@@ -48,11 +48,11 @@ func (o *DeltasOptions) startQueue(ctx context.Context, printing *record.Sink) (
 			return p.(printer.QueuePrinter).PrintReconcile(w, &rec)
 		})
 	}
-	printTaken := func(print record.PrintFunc) error {
+	printTaken := func(emit record.PrintFunc) error {
 		takenLock.Lock()
 		defer takenLock.Unlock()
 		for i := range taken {
-			if err := print(func(p printer.Printer, w io.Writer) error {
+			if err := emit(func(p printer.Printer, w io.Writer) error {
 				return p.(printer.QueuePrinter).PrintReconcile(w, &taken[i])
 			}); err != nil {
 				return err
@@ -63,7 +63,7 @@ func (o *DeltasOptions) startQueue(ctx context.Context, printing *record.Sink) (
 	}
 	q := reconcile.New(opts)
 	hooks := &record.CallHooks{
-		After: func(rec *printer.Record, obj *rawobj.Object, print record.PrintFunc) error {
+		After: func(rec *printer.Record, obj *rawobj.Object, emit record.PrintFunc) error {
 			var refs []metav1.OwnerReference
 			if obj != nil && o.Queue.QueueKey == reconcile.KeyOwner {
 				refs, _ = obj.OwnerReferences()
@@ -71,13 +71,13 @@ func (o *DeltasOptions) startQueue(ctx context.Context, printing *record.Sink) (
 			if k, ok := o.Queue.KeyFor(rec.Context, rec.APIVersion, rec.Kind, rec.Namespace, rec.Name, refs); ok {
 				q.CallAt(k, rec.Time)
 			}
-			return printTaken(print)
+			return printTaken(emit)
 		},
 	}
 	if opts.Virtual {
-		hooks.Before = func(t time.Time, print record.PrintFunc) error {
+		hooks.Before = func(t time.Time, emit record.PrintFunc) error {
 			q.AdvanceTo(t)
-			return printTaken(print)
+			return printTaken(emit)
 		}
 	}
 	printing.CallsTo(hooks)
@@ -93,7 +93,7 @@ func (o *DeltasOptions) startQueue(ctx context.Context, printing *record.Sink) (
 			LongestQueue: s.LongestQueue, WaitP50: s.WaitP50, WaitP99: s.WaitP99,
 		}
 		_ = printing.PrintAside(func(p printer.Printer, w io.Writer) error {
-			if err := printTaken(func(print func(printer.Printer, io.Writer) error) error { return print(p, w) }); err != nil {
+			if err := printTaken(func(emit func(printer.Printer, io.Writer) error) error { return emit(p, w) }); err != nil {
 				return err
 			}
 			return p.(printer.QueuePrinter).PrintQueueSummary(w, &summary)

@@ -54,8 +54,8 @@ type Sink struct {
 	printHere PrintFunc
 }
 
-// PrintFunc prints with print on the stream's printer and output.
-type PrintFunc func(print func(p printer.Printer, w io.Writer) error) error
+// PrintFunc prints with emit on the stream's printer and output.
+type PrintFunc func(emit func(p printer.Printer, w io.Writer) error) error
 
 // CallHooks are told of every record the Sink prints (with --handler,
 // each is a handler call): Before with its time, before it is printed;
@@ -64,22 +64,22 @@ type PrintFunc func(print func(p printer.Printer, w io.Writer) error) error
 // Sink's goroutine with the print lock held, and print only with the
 // PrintFunc they are given.
 type CallHooks struct {
-	Before func(t time.Time, print PrintFunc) error
-	After  func(rec *printer.Record, obj *rawobj.Object, print PrintFunc) error
+	Before func(t time.Time, emit PrintFunc) error
+	After  func(rec *printer.Record, obj *rawobj.Object, emit PrintFunc) error
 }
 
 // CallsTo has h told of every record the Sink prints.
 func (s *Sink) CallsTo(h *CallHooks) {
 	s.calls = h
-	s.printHere = func(print func(p printer.Printer, w io.Writer) error) error {
-		return writeError(print(s.printer, s.out))
+	s.printHere = func(emit func(p printer.Printer, w io.Writer) error) error {
+		return writeError(emit(s.printer, s.out))
 	}
 }
 
-// PrintAside prints with print, after the records printed so far, and
+// PrintAside prints with emit, after the records printed so far, and
 // flushes; it may be called from any goroutine (--queue's workers).
 // Nothing is printed when the output is discarded (-q).
-func (s *Sink) PrintAside(print func(p printer.Printer, w io.Writer) error) error {
+func (s *Sink) PrintAside(emit func(p printer.Printer, w io.Writer) error) error {
 	if s.discards {
 		return nil
 	}
@@ -88,7 +88,7 @@ func (s *Sink) PrintAside(print func(p printer.Printer, w io.Writer) error) erro
 	if err := s.releaseLocked(); err != nil {
 		return err
 	}
-	if err := print(s.printer, s.out); err != nil {
+	if err := emit(s.printer, s.out); err != nil {
 		return writeError(err)
 	}
 	return writeError(s.out.Flush())
