@@ -319,6 +319,18 @@ func readmeRecipes() []recipe {
 		wantStderr: []string{`^deployment.apps/web condition met$`},
 		cleanup:    waitWeb,
 	}, {
+		cmd:     "kubectl deltas cm -n demo --handler --resync=5s",
+		ready:   []string{`^OnAdd: settings \(initial list\)$`},
+		act:     configMapSteps,
+		want:    []string{`^OnAdd: demo$`, `^OnUpdate: demo \d+→\d+$`, `^OnDelete: demo$`, `^OnUpdate: settings (\d+)→(\d+) \(resync\)$`},
+		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
+	}, {
+		cmd:     "kubectl deltas cm -n demo --handler --queue --reconcile-time=50ms",
+		ready:   []string{`^Reconcile: configmap demo/settings \(1 call, waited \S+, worker 1\)$`},
+		act:     configMapSteps,
+		want:    []string{`^OnUpdate: demo \d+→\d+$`, `^Reconcile: configmap demo/demo \(\d+ calls?, waited \S+, worker 1\)$`},
+		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
+	}, {
 		cmd:        "kubectl deltas deployment/web -n demo --until=condition=Available --timeout=5m",
 		ends:       true,
 		want:       []string{`^Replaced: web$`},
