@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
 	clientgocache "k8s.io/client-go/tools/cache"
 )
 
@@ -51,8 +52,14 @@ func callOf(typ, name, rv, oldRV string, initial, tombstone bool) string {
 // ConfigMaps of ns, as a controller would, until the test ends.
 func watchWithClientGo(t *testing.T, ns string) *handlerCalls {
 	t.Helper()
+	return watchWithClientGoOf(t, testEnv.client, ns)
+}
+
+// watchWithClientGoOf is watchWithClientGo through client.
+func watchWithClientGoOf(t *testing.T, client kubernetes.Interface, ns string) *handlerCalls {
+	t.Helper()
 	calls := &handlerCalls{}
-	lw := clientgocache.NewListWatchFromClient(testEnv.client.CoreV1().RESTClient(), "configmaps", ns, fields.Everything())
+	lw := clientgocache.NewListWatchFromClient(client.CoreV1().RESTClient(), "configmaps", ns, fields.Everything())
 	inf := clientgocache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, clientgocache.Indexers{})
 	name := func(obj any) (string, string) {
 		m, err := meta.Accessor(obj)
@@ -105,9 +112,15 @@ type handlerRecord struct {
 // readCalls reads n --handler JSON records of s as calls.
 func readCalls(t *testing.T, s *stream, n int) []string {
 	t.Helper()
+	return readCallsWithin(t, s, n, 30*time.Second)
+}
+
+// readCallsWithin is readCalls, each line within limit.
+func readCallsWithin(t *testing.T, s *stream, n int, limit time.Duration) []string {
+	t.Helper()
 	var out []string
 	for len(out) < n {
-		line := s.next(30 * time.Second)
+		line := s.next(limit)
 		var r handlerRecord
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("not a JSON record: %q: %v", line, err)

@@ -154,6 +154,18 @@ func clients() []clientDef {
 			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--watch-list=true") },
 		},
 		{
+			ID: "d-handler", Group: "d", Label: "(d) -o json --handler",
+			Measured: "-o json --handler: the SharedIndexInformer's handler calls through the RealFIFO of client-go v0.36 (issue 43); one JSON line per call.",
+			mode:     lines(), exits: true,
+			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--handler") },
+		},
+		{
+			ID: "d-handler-delta", Group: "d", Label: "(d) -o json --handler --fifo=delta",
+			Measured: "as above through the DeltaFIFO (client-go v0.32 and earlier).",
+			mode:     lines(), exits: true,
+			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--handler", "--fifo=delta") },
+		},
+		{
 			ID: "d-json-nowl", Group: "d", Label: "(d) -o json --watch-list=false",
 			Measured: "-o json --watch-list=false (list, then watch).",
 			mode:     lines(), exits: true,
