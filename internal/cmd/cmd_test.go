@@ -38,6 +38,14 @@ func TestValidate(t *testing.T) {
 		{"name across all namespaces", []string{"cm/a", "-A"}, "error: a resource cannot be watched by name across all namespaces"},
 		{"name with a selector", []string{"cm", "a", "-l", "x=y"}, "error: a name cannot be given together with --selector"},
 		{"tree without a name", []string{"deploy", "--tree"}, "error: --tree follows what given objects own: name them (deploy/NAME)"},
+		{"bad fifo", []string{"cm", "--handler", "--fifo=fast"}, `error: invalid --fifo value "fast": must be real`},
+		{"fifo without handler", []string{"cm", "--fifo=delta"}, "error: --fifo chooses the queue whose handler calls --handler shows: add --handler"},
+		{"queue without handler", []string{"cm", "--queue"}, "error: --queue feeds the handler calls into a workqueue: add --handler"},
+		{"no workers", []string{"cm", "--handler", "--queue", "--workers=0"}, "error: invalid --workers 0: must be 1 or more"},
+		{"negative reconcile time", []string{"cm", "--handler", "--queue", "--reconcile-time=-1s"}, "error: invalid --reconcile-time -1s"},
+		{"bad queue key", []string{"cm", "--handler", "--queue", "--queue-key=parent"}, `error: invalid --queue-key value "parent": must be object or owner`},
+		{"workers without queue", []string{"cm", "--handler", "--workers=2"}, "error: --workers applies to --queue's workqueue: add --queue --handler"},
+		{"queue with -o name", []string{"cm", "--handler", "--queue", "-o", "name"}, "error: --queue prints its reconciles as text, JSON or YAML: drop -o name"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
