@@ -87,6 +87,20 @@ func scaleClients() []clientDef {
 			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--health=false") },
 		},
 		{
+			ID: "d-handler", Group: "d", Label: "(d) -o json --handler",
+			Measured:      "-o json --handler: the handler calls through client-go v0.36's RealFIFO (issue 43).",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true,
+			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--handler") },
+		},
+		{
+			ID: "d-handler-delta", Group: "d", Label: "(d) -o json --handler --fifo=delta",
+			Measured:      "as above through the DeltaFIFO (client-go v0.32 and earlier).",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true,
+			args: func(e *env, watch bool) []string { return e.deltas("json", watch, "--handler", "--fifo=delta") },
+		},
+		{
 			ID: "d-wide", Group: "d", Label: "(d) kubectl deltas -o wide",
 			Measured:      "-o wide --no-headers: the server's Table of Pods with each row's object (issue 23); one line per delta.",
 			peakPerObject: 6000,

@@ -374,7 +374,7 @@ func displayOrder(cs []clientResult) []clientResult {
 	return out
 }
 
-var scaleDisplay = []string{"a-page", "a-page-plain", "a-full", "b-typed-list", "b-typed-proto", "b-typed-stream", "b-dyn-list", "b-dyn-stream", "c", "d-json", "d-json-nh", "d-wide", "d-text", "d-json-wl", "d-meta", "d-all"}
+var scaleDisplay = []string{"a-page", "a-page-plain", "a-full", "b-typed-list", "b-typed-proto", "b-typed-stream", "b-dyn-list", "b-dyn-stream", "c", "d-json", "d-json-nh", "d-handler", "d-handler-delta", "d-wide", "d-text", "d-json-wl", "d-meta", "d-all"}
 
 func passWord(t target) string {
 	switch {

@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -340,4 +341,77 @@ func idleInformer(t *testing.T, resource, kind string) (*informer.Informer, info
 		t.Fatal(err)
 	}
 	return inf, target
+}
+
+// observed collects what an Observer is handed.
+type observed struct{ types []string }
+
+func (o *observed) Observe(rec *printer.Record, _ *rawobj.Object, _ Changes) {
+	o.types = append(o.types, rec.Type)
+}
+func (o *observed) ObserveHidden(*printer.Record, *rawobj.Object) {}
+
+// TestSinkHandlerCalls: with --handler the Sink prints the handler call
+// of each delta — OnAdd with isInInitialList, OnUpdate with the old
+// resourceVersion (a relist's unchanged object too), OnDelete of a
+// tombstone — tells the CallHooks of each, before and after, and hands
+// the page the deltas.
+func TestSinkHandlerCalls(t *testing.T) {
+	inf, _ := idleInformer(t, "configmaps", "ConfigMap")
+	v1 := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"}}`)
+	v2 := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"}}`)
+	stage, err := NewStage(Options{Handler: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := printer.New(printer.Options{Format: "text"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	sink := NewSink(stage, p, &out, 0, nil)
+	page, err := NewStage(Options{RelistAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o observed
+	sink.ObserveWith(page, &o)
+	var hooks []string
+	sink.CallsTo(&CallHooks{
+		Before: func(time.Time, PrintFunc) error { hooks = append(hooks, "before"); return nil },
+		After: func(rec *printer.Record, _ *rawobj.Object, emit PrintFunc) error {
+			hooks = append(hooks, rec.Type)
+			return emit(func(_ printer.Printer, w io.Writer) error {
+				_, err := io.WriteString(w, "  after "+rec.Type+"\n")
+				return err
+			})
+		},
+	})
+	items := []informer.Item{
+		{Delta: cache.Delta{Type: cache.Replaced, Object: v1}, Object: v1, Key: "ns/a"},
+		{Delta: cache.Delta{Type: cache.Updated, Object: v2}, Object: v2, Old: v1, Key: "ns/a"},
+		{Delta: cache.Delta{Type: cache.Replaced, Object: v2}, Object: v2, Old: v2, Key: "ns/a", Unchanged: true},
+		{Delta: cache.Delta{Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: "ns/a", Obj: v2}}, Object: v2, Old: v2, Key: "ns/a", Tombstone: true},
+	}
+	for i, it := range items {
+		b := informer.Batch{Informer: inf, Initial: i == 0, Items: []informer.Item{it}}
+		b.Items[0].Type, b.Items[0].InInitialList = it.Delta.Type, i == 0
+		if _, err := sink.Handle(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sink.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := "OnAdd: a (initial list)\n  after OnAdd\nOnUpdate: a 1→2\n  after OnUpdate\nOnUpdate: a 2→2 (relist, unchanged)\n  after OnUpdate\n" +
+		"OnDelete: a (DeletedFinalStateUnknown, last seen 2)\n  after OnDelete\n"
+	if out.String() != want {
+		t.Errorf("printed:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if w := []string{"before", "OnAdd", "before", "OnUpdate", "before", "OnUpdate", "before", "OnDelete"}; !reflect.DeepEqual(hooks, w) {
+		t.Errorf("hooks %v, want %v", hooks, w)
+	}
+	if w := []string{"Replaced", "Updated", "Replaced", "Deleted"}; !reflect.DeepEqual(o.types, w) {
+		t.Errorf("the page was handed %v, want the deltas %v", o.types, w)
+	}
 }

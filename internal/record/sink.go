@@ -180,6 +180,10 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 // lacks (health, changes), so that nothing is computed twice.
 func (s *Sink) observe(t informer.Target, it *informer.Item) {
 	s.observedRecord = s.record
+	if s.observedRecord.IsCall() {
+		// The page draws deltas, whatever the stream prints (--handler).
+		s.observedRecord.Type, s.observedRecord.Call = string(it.Type), printer.HandlerCall{}
+	}
 	s.observer.Observe(&s.observedRecord, it.Object, s.observed.Complete(&s.observedRecord, t, it))
 }
 
