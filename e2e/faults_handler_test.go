@@ -190,3 +190,37 @@ func TestBusyQueueKeyOwnerDuringARollout(t *testing.T) {
 	}
 	t.Logf("%d handler calls of Pods, reconciles of ReplicaSets %v", calls, replicaSets)
 }
+
+// TestBusyHandlerTree: --handler keeps --tree, --health and --until
+// working: a Deployment created while the stream waits for it, followed
+// as handler calls until it is Current, its tree's members' calls among
+// them.
+func TestBusyHandlerTree(t *testing.T) {
+	c := busyCluster(t)
+	r := &rollout{t: t, c: c, ns: c.namespace(t)}
+	s := startAs(t, c.cp.AdminKubeconfig(), "deploy/web", "-n", r.ns, "--tree", "--health", "--handler", "--until=status=Current", "--timeout=2m")
+	waitStderrOf(t, s, "waiting for it to be created", 30*time.Second)
+	r.create(2, "web:v1")
+	for l := range s.lines {
+		s.seen = append(s.seen, l)
+	}
+	if code := s.stop(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, s.stderr.String())
+	}
+	var updates, pods int
+	for _, l := range s.seen {
+		switch {
+		case strings.HasPrefix(l, "OnUpdate: deployment.apps web "):
+			updates++
+		case strings.HasPrefix(l, "OnAdd: pod web-"):
+			pods++
+		case strings.HasPrefix(l, "OnAdd: deployment.apps web (initial list)"):
+			t.Errorf("web was created while the stream ran, not listed: %q", l)
+		case strings.HasPrefix(l, "Added:"), strings.HasPrefix(l, "Updated:"), strings.HasPrefix(l, "Replaced:"), strings.HasPrefix(l, "Deleted:"):
+			t.Errorf("a delta line in a --handler stream: %q", l)
+		}
+	}
+	if updates == 0 || pods < 2 || !strings.Contains(s.stderr.String(), "condition met") {
+		t.Fatalf("%d updates of web, %d Pods added; lines:\n%s\nstderr:\n%s", updates, pods, strings.Join(s.seen, "\n"), s.stderr.String())
+	}
+}
