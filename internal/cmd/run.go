@@ -268,7 +268,7 @@ func (o *DeltasOptions) beatWhileRecording(engine *informer.Engine, runOpts *inf
 		// scouts and owned types list again).
 		return slices.DeleteFunc(engine.Positions(), func(p informer.Position) bool {
 			role := p.Target.Role
-			return role != informer.RoleRoot && (role != informer.RoleEvents || parked)
+			return !role.IsRoot() && (role != informer.RoleEvents || parked)
 		})
 	})
 	beat := func() error { return o.recorder.Heartbeat(time.Now()) }

@@ -23,9 +23,6 @@ type Stream interface {
 	Targets() []informer.Target
 }
 
-// isRoot tells the targets the user named or selected.
-func isRoot(t informer.Target) bool { return t.Role == informer.RoleRoot }
-
 // Waiter evaluates --until, --until-any and --fail-when whenever the engine
 // asks, on the objects the printed stream has shown: the objects named
 // (present or not), or every object of an unnamed target. Its view is kept
@@ -272,7 +269,7 @@ type watched struct {
 func (w *Waiter) objects(rootsOnly bool) []watched {
 	var out []watched
 	for _, t := range w.stream.Targets() {
-		if rootsOnly && !isRoot(t) {
+		if rootsOnly && !t.Role.IsRoot() {
 			continue
 		}
 		if t.Name != "" {
@@ -567,7 +564,7 @@ func (w *Waiter) pathOf(obj *rawobj.Object) []Owner {
 			break
 		}
 		path = append([]Owner{{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID)}}, path...)
-		if isRoot(o.target) {
+		if o.target.Role.IsRoot() {
 			break
 		}
 		cur = o.obj
@@ -727,7 +724,7 @@ func (w *Waiter) TimedOut() error {
 	}
 	blamed := map[string]bool{}
 	for _, o := range held {
-		if isRoot(o.target) {
+		if o.target.Role.IsRoot() {
 			blamed[o.target.ID()] = true
 		} else {
 			// A member of a tree holds up the roots of its cluster.
@@ -750,7 +747,7 @@ func contextKey(context string) string { return "context|" + context }
 func (w *Waiter) waited(blamed map[string]bool) string {
 	var pending []string
 	for _, t := range w.stream.Targets() {
-		if !isRoot(t) || len(blamed) > 0 && !blamed[t.ID()] && !blamed[contextKey(t.Context)] {
+		if !t.Role.IsRoot() || len(blamed) > 0 && !blamed[t.ID()] && !blamed[contextKey(t.Context)] {
 			continue
 		}
 		what := t.Resource.GroupResource().String()

@@ -41,6 +41,10 @@ const (
 	RoleEvents
 )
 
+// IsRoot reports whether the role is RoleRoot: a target the user named or
+// selected, not a scout, an owned type or the Events that explain them.
+func (r Role) IsRoot() bool { return r == RoleRoot }
+
 // Unfiltered reports whether the run's label and field selectors do not
 // apply: every object of the collection is watched (what a tree's roots
 // own, whatever its labels; the Events about them).

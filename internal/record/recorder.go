@@ -186,7 +186,7 @@ func (r *Recorder) sameRoots(targets []informer.Target) error {
 	}
 	var roots []informer.Target
 	for _, t := range targets {
-		if t.Role != informer.RoleRoot {
+		if !t.Role.IsRoot() {
 			continue
 		}
 		roots = append(roots, t)

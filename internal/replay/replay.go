@@ -254,7 +254,7 @@ func (p *Player) addRoots(name string, h *recording.Header) error {
 			p.eventCollections = addTarget(p.eventCollections, target)
 			continue
 		}
-		if watched.Role == informer.RoleRoot {
+		if watched.Role.IsRoot() {
 			p.recorded = addTarget(p.recorded, target)
 		}
 		target.Name = ""
@@ -451,7 +451,7 @@ func (p *Player) Barrier() <-chan chan struct{} { return p.barriers }
 func (p *Player) NeverSeen() []informer.Target {
 	var out []informer.Target
 	for _, f := range p.feeds {
-		if f.target.Name != "" && f.target.Role == informer.RoleRoot && !f.matched {
+		if f.target.Name != "" && f.target.Role.IsRoot() && !f.matched {
 			out = append(out, f.target)
 		}
 	}

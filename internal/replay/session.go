@@ -381,7 +381,7 @@ func ReadEnd(name string, warn io.Writer) (*End, error) {
 	// objects in a tree: they list again.
 	var resumable []informer.Target
 	for _, t := range p.watched {
-		if t.Role == informer.RoleRoot || t.Role == informer.RoleEvents {
+		if t.Role.IsRoot() || t.Role == informer.RoleEvents {
 			resumable = append(resumable, t)
 		}
 	}

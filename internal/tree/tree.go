@@ -106,23 +106,18 @@ func ScoutTarget(t informer.Target, namespace string) informer.Target {
 	}
 }
 
-// IsRoot reports whether t is a root target of a tree (or of a run
-// without one): not a scout, not an owned type, not the Events that
-// explain them.
-func IsRoot(t informer.Target) bool { return t.Role == informer.RoleRoot }
-
 // KeepListed is the engine's informer.Config.KeepListed for a tree: roots
 // and scouts remember what their initial lists held (see "The initial
 // state").
 func KeepListed(t informer.Target) bool {
-	return t.Role == informer.RoleRoot || t.Role == informer.RoleScout
+	return t.Role.IsRoot() || t.Role == informer.RoleScout
 }
 
 // KeepListedFromStart is KeepListed for a tree whose owned types are
 // watched from the start, without scouts (a replay, where every recorded
 // type is known): roots and owned informers remember their initial lists.
 func KeepListedFromStart(t informer.Target) bool {
-	return t.Role == informer.RoleRoot || t.Role == informer.RoleOwned
+	return t.Role.IsRoot() || t.Role == informer.RoleOwned
 }
 
 // key is how the tree knows an object: its cluster's context and its UID.
@@ -519,7 +514,7 @@ func (t *Tree) named(target informer.Target, obj *rawobj.Object) (root, initial 
 	}
 	for _, inf := range t.engine.Informers() {
 		rt := inf.Target()
-		if !IsRoot(rt) || rt.Resource != target.Resource || rt.Context != target.Context {
+		if !rt.Role.IsRoot() || rt.Resource != target.Resource || rt.Context != target.Context {
 			continue
 		}
 		if o, ok, _ := inf.Store().GetByKey(storeKey); ok {
@@ -593,7 +588,7 @@ func (t *Tree) join(k key) (bool, error) {
 		queue = queue[1:]
 		for _, inf := range t.engine.Informers() {
 			target := inf.Target()
-			if target.Role == informer.RoleRoot || target.Role == informer.RoleEvents || target.Context != owner.context {
+			if target.Role.IsRoot() || target.Role == informer.RoleEvents || target.Context != owner.context {
 				// A root's Store holds what the user named; the scout of
 				// its type sees the rest.
 				continue
