@@ -6,7 +6,7 @@ import (
 	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/listwatch"
 )
 
 // clientMaker makes the clients of one cluster from its REST config: raw
@@ -15,7 +15,7 @@ type clientMaker func(config *rest.Config) (rest.Interface, authorizationv1clien
 
 // realClients is the clientMaker of the command.
 func realClients(config *rest.Config) (rest.Interface, authorizationv1client.SelfSubjectAccessReviewInterface, error) {
-	client, err := source.NewRESTClient(config)
+	client, err := listwatch.NewRESTClient(config)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/listwatch"
 )
 
 // fakeCluster answers the requests of a run: namespaces, lists of the
@@ -117,7 +117,7 @@ func status(code int, reason, message string) *http.Response {
 // fake transport of the getter's config), and reviews that allow all but
 // the denied resources.
 func (f *fakeCluster) clients(config *rest.Config) (rest.Interface, authorizationv1client.SelfSubjectAccessReviewInterface, error) {
-	client, err := source.NewRESTClient(config)
+	client, err := listwatch.NewRESTClient(config)
 	if err != nil {
 		return nil, nil, err
 	}

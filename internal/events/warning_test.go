@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/listwatch"
 )
 
 // serve answers the one request LatestWarning makes with body, and records
@@ -24,7 +24,7 @@ func serve(t *testing.T, body string, status int) (rest.Interface, *http.Request
 		_, _ = w.Write([]byte(body))
 	}))
 	t.Cleanup(srv.Close)
-	client, err := source.NewRESTClient(&rest.Config{Host: srv.URL})
+	client, err := listwatch.NewRESTClient(&rest.Config{Host: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/listwatch"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
 )
 
 // ListWatchFlags are the flags of how lists and watches are made: the
@@ -138,7 +138,7 @@ func (f *ListWatchFlags) Config(clientOf func(context string) rest.Interface, ta
 	parse := rawobj.ParseOptions{KeepManagedFields: f.ShowManagedFields}
 	return Config{
 		NewListerWatcher: func(t Target) cache.ListerWatcher {
-			return source.NewListerWatcher(clientOf(t.Context), f.sourceTarget(t, parse, tableRows, errOut))
+			return listwatch.NewListerWatcher(clientOf(t.Context), f.request(t, parse, tableRows, errOut))
 		},
 		ResyncPeriod:    f.Resync,
 		PageSize:        pageSize,
@@ -155,11 +155,11 @@ func (f *ListWatchFlags) Config(clientOf func(context string) rest.Interface, ta
 	}
 }
 
-// sourceTarget is what t's ListerWatcher lists and watches: the run's
+// request is what t's ListerWatcher lists and watches: the run's
 // selectors unless t's role watches every object, metadata only for a
 // scout or with --metadata-only, Table rows when asked.
-func (f *ListWatchFlags) sourceTarget(t Target, parse rawobj.ParseOptions, tableRows bool, errOut io.Writer) source.Target {
-	target := source.Target{
+func (f *ListWatchFlags) request(t Target, parse rawobj.ParseOptions, tableRows bool, errOut io.Writer) listwatch.Request {
+	target := listwatch.Request{
 		Resource:      t.Resource,
 		Namespace:     t.Namespace,
 		LabelSelector: f.LabelSelector,

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/listwatch"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
@@ -189,7 +189,7 @@ func (f *Follower) Run(ctx context.Context, stream Stream) {
 func (f *Follower) servedTypesConfig() informer.Config {
 	return informer.Config{
 		NewListerWatcher: func(t informer.Target) cache.ListerWatcher {
-			return source.NewListerWatcher(f.cfg.Client, source.Target{Resource: t.Resource})
+			return listwatch.NewListerWatcher(f.cfg.Client, listwatch.Request{Resource: t.Resource})
 		},
 	}
 }

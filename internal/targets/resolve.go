@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/source"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/listwatch"
 )
 
 // Cluster is the discovery of one cluster: kubectl's cached RESTMapper and
@@ -73,7 +73,7 @@ func (r *Resolution) NeedsAPIServices() bool {
 	}
 	for _, ts := range [][]informer.Target{r.Targets, r.Scouts} {
 		for _, t := range ts {
-			if !source.BuiltIn(t.Resource.GroupVersion()) {
+			if !listwatch.BuiltIn(t.Resource.GroupVersion()) {
 				return true
 			}
 		}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package source
+package listwatch
 
 import (
 	"syscall"

@@ -1,9 +1,9 @@
-// Package source lists and watches one Kubernetes resource over the REST
+// Package listwatch lists and watches one Kubernetes resource over the REST
 // API and hands the reflector objects that keep the server's JSON
 // (internal/rawobj): only the metadata the cache needs is decoded, so the
 // JSON output is mostly a byte copy and the Store holds about the objects'
 // JSON size in memory.
-package source
+package listwatch
 
 import (
 	"context"
@@ -29,8 +29,8 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
-// Target names what one ListerWatcher lists and watches.
-type Target struct {
+// Request names what one ListerWatcher lists and watches.
+type Request struct {
 	// GroupVersionResource of the collection.
 	Resource schema.GroupVersionResource
 	// Namespace, or "" for cluster-scoped resources and all namespaces.
@@ -90,10 +90,10 @@ func NewRESTClient(config *rest.Config) (*rest.RESTClient, error) {
 	return client, nil
 }
 
-// ListerWatcher lists and watches a Target with raw JSON requests.
+// ListerWatcher lists and watches a Request with raw JSON requests.
 type ListerWatcher struct {
 	client rest.Interface
-	target Target
+	target Request
 	// retryDelay is the pause between attempts of a list request whose
 	// connection failed before a response came.
 	retryDelay time.Duration
@@ -112,7 +112,7 @@ var (
 )
 
 // NewListerWatcher returns a ListerWatcher of t through client.
-func NewListerWatcher(client rest.Interface, t Target) *ListerWatcher {
+func NewListerWatcher(client rest.Interface, t Request) *ListerWatcher {
 	return &ListerWatcher{client: client, target: t, retryDelay: time.Second, builtIn: BuiltIn(t.Resource.GroupVersion())}
 }
 

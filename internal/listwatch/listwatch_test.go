@@ -1,4 +1,4 @@
-package source
+package listwatch
 
 import (
 	"bufio"
@@ -151,7 +151,7 @@ func (f *fakeServer) requestURIs() []string {
 	return append([]string(nil), f.requests...)
 }
 
-func newTestLW(t testing.TB, f *fakeServer, target Target) *ListerWatcher {
+func newTestLW(t testing.TB, f *fakeServer, target Request) *ListerWatcher {
 	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -171,7 +171,7 @@ func newTestLW(t testing.TB, f *fakeServer, target Target) *ListerWatcher {
 
 func TestList(t *testing.T) {
 	f := &fakeServer{n: 500}
-	lw := newTestLW(t, f, Target{LabelSelector: "app=demo", FieldSelector: "metadata.name!=x"})
+	lw := newTestLW(t, f, Request{LabelSelector: "app=demo", FieldSelector: "metadata.name!=x"})
 	obj, err := lw.List(context.Background(), metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +204,7 @@ func TestList(t *testing.T) {
 // the same as List's.
 func TestListEach(t *testing.T) {
 	f := &fakeServer{n: 500}
-	lw := newTestLW(t, f, Target{})
+	lw := newTestLW(t, f, Request{})
 	want, err := lw.List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -239,12 +239,12 @@ func TestListEach(t *testing.T) {
 
 	// Items without a kind, the list's kind after them: they could not be
 	// typed when handed out.
-	late := newTestLW(t, &fakeServer{fail: failWith(200, "application/json", []byte(`{"items":[{"metadata":{"name":"a"}}],"apiVersion":"v1","kind":"ConfigMapList","metadata":{}}`))}, Target{})
+	late := newTestLW(t, &fakeServer{fail: failWith(200, "application/json", []byte(`{"items":[{"metadata":{"name":"a"}}],"apiVersion":"v1","kind":"ConfigMapList","metadata":{}}`))}, Request{})
 	if _, err := late.ListEach(context.Background(), metav1.ListOptions{}, func(runtime.Object) error { return nil }); !errors.Is(err, cache.ErrListNotStreamable) {
 		t.Errorf("a list typed after its items: %v", err)
 	}
 
-	forbidden := newTestLW(t, &fakeServer{fail: failWith(403, "application/json", statusBody(403, metav1.StatusReasonForbidden, "no"))}, Target{})
+	forbidden := newTestLW(t, &fakeServer{fail: failWith(403, "application/json", statusBody(403, metav1.StatusReasonForbidden, "no"))}, Request{})
 	if _, err := forbidden.ListEach(context.Background(), metav1.ListOptions{}, func(runtime.Object) error { return nil }); !apierrors.IsForbidden(err) {
 		t.Errorf("403: %v", err)
 	}
@@ -252,7 +252,7 @@ func TestListEach(t *testing.T) {
 
 func TestListPaginated(t *testing.T) {
 	f := &fakeServer{n: 1234}
-	lw := newTestLW(t, f, Target{Parse: rawobj.ParseOptions{KeepManagedFields: true}})
+	lw := newTestLW(t, f, Request{Parse: rawobj.ParseOptions{KeepManagedFields: true}})
 	opts := metav1.ListOptions{Limit: 500}
 	var names []string
 	pages := 0
@@ -338,7 +338,7 @@ func TestListAndWatchErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lw := newTestLW(t, &fakeServer{fail: tc.fail}, Target{})
+			lw := newTestLW(t, &fakeServer{fail: tc.fail}, Request{})
 			ctx := context.Background()
 			_, oldErr := lw.oldList(ctx, metav1.ListOptions{})
 			_, err := lw.List(ctx, metav1.ListOptions{})
@@ -375,7 +375,7 @@ func TestListBadBody(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			lw := newTestLW(t, &fakeServer{fail: tc.fail}, Target{})
+			lw := newTestLW(t, &fakeServer{fail: tc.fail}, Request{})
 			_, err := lw.List(context.Background(), metav1.ListOptions{})
 			// The index of the item cut depends on the body's size; the
 			// rest of the message is exact.
@@ -416,7 +416,7 @@ func TestListRetriesReset(t *testing.T) {
 		}
 		return true
 	}
-	lw := newTestLW(t, f, Target{})
+	lw := newTestLW(t, f, Request{})
 	lw.retryDelay = 10 * time.Millisecond
 	obj, err := lw.List(context.Background(), metav1.ListOptions{})
 	if err != nil || len(obj.(*rawobj.List).Items) != 3 || resets.Load() != 3 {
@@ -449,7 +449,7 @@ func events(n int) func(w io.Writer, flush func()) {
 
 func TestWatch(t *testing.T) {
 	f := &fakeServer{watch: events(300)}
-	lw := newTestLW(t, f, Target{})
+	lw := newTestLW(t, f, Request{})
 	w, err := lw.Watch(context.Background(), metav1.ListOptions{ResourceVersion: "7", AllowWatchBookmarks: true})
 	if err != nil {
 		t.Fatal(err)
@@ -500,7 +500,7 @@ func TestWatchBadStream(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeServer{watch: func(w io.Writer, flush func()) { _, _ = io.WriteString(w, tc.stream) }}
-			lw := newTestLW(t, f, Target{})
+			lw := newTestLW(t, f, Request{})
 			w, err := lw.Watch(context.Background(), metav1.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -571,7 +571,7 @@ func TestWatchStop(t *testing.T) {
 			// the server is closed: cleanups run last first).
 			release := make(chan struct{})
 			f := &fakeServer{watch: func(w io.Writer, flush func()) { events(tc.events)(w, flush); <-release }}
-			lw := newTestLW(t, f, Target{})
+			lw := newTestLW(t, f, Request{})
 			t.Cleanup(func() { close(release) })
 			w, err := lw.Watch(context.Background(), metav1.ListOptions{})
 			if err != nil {
@@ -623,7 +623,7 @@ func TestStreamWatcherNoLeak(t *testing.T) {
 
 // Run with:
 //
-//	go test -run '^$' -bench . -benchmem ./internal/source/
+//	go test -run '^$' -bench . -benchmem ./internal/listwatch/
 //
 // Besides ns/op, the benchmarks report cpu-ns/op (CPU time of the process,
 // less sensitive than wall time to other load on the machine; 0 where
@@ -660,7 +660,7 @@ func measure(b *testing.B, fn func()) {
 // bodies are made once, so B/op is the client's.
 func BenchmarkList10k(b *testing.B) {
 	f := &fakeServer{n: 10000}
-	lw := newTestLW(b, f, Target{})
+	lw := newTestLW(b, f, Request{})
 	size := len(listBody(0, 10000, "", 0))
 	b.Run("Do+Raw+ParseList", func(b *testing.B) {
 		b.SetBytes(int64(size))
@@ -744,7 +744,7 @@ func BenchmarkWatch10k(b *testing.B) {
 			b = b[n:]
 		}
 	}}
-	lw := newTestLW(b, f, Target{})
+	lw := newTestLW(b, f, Request{})
 	sources := []struct {
 		name string
 		open func(b *testing.B) io.ReadCloser
@@ -801,7 +801,7 @@ func TestMetadataOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			fallbacks := 0
-			lw := NewListerWatcher(client, Target{
+			lw := NewListerWatcher(client, Request{
 				Resource:     schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
 				Namespace:    "ns",
 				MetadataOnly: true,
@@ -900,7 +900,7 @@ func TestListEmptyFromWatchCache(t *testing.T) {
 					consistent = func(http.ResponseWriter, *http.Request) bool { return false }
 				}
 				f := &fakeServer{n: tc.n, fail: emptyCache(consistent), gadgets: tc.gadgets}
-				lw := newTestLW(t, f, Target{})
+				lw := newTestLW(t, f, Request{})
 				var obj runtime.Object
 				var err error
 				items := 0
