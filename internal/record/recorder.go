@@ -18,9 +18,9 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 )
 
-// headerTargetOf describes t for a recording's header.
-func headerTargetOf(t informer.Target) recording.Target {
-	return recording.Target{
+// headerCollectionOf describes t for a recording's header.
+func headerCollectionOf(t informer.Target) recording.Collection {
+	return recording.Collection{
 		Context: t.Context, APIVersion: t.Kind.GroupVersion().String(), Kind: t.Kind.Kind,
 		Resource: t.Resource.Resource, Namespace: t.Namespace, Name: t.Name, Role: t.Role.String(),
 		FieldSelector: t.FieldSelector,
@@ -121,7 +121,7 @@ func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fiel
 		LabelSelector: labelSelector, FieldSelector: fieldSelector,
 	}
 	for _, t := range targets {
-		h.Targets = append(h.Targets, headerTargetOf(t))
+		h.Targets = append(h.Targets, headerCollectionOf(t))
 	}
 	if err := r.writeLine(h); err != nil {
 		return err
@@ -170,7 +170,7 @@ func (r *Recorder) Heartbeat(now time.Time) error {
 	h := recording.Heartbeat{Type: recording.HeartbeatType, Time: now.UTC()}
 	if r.positions != nil {
 		for _, p := range r.positions() {
-			h.Positions = append(h.Positions, recording.Position{Target: headerTargetOf(p.Target), ResourceVersion: p.ResourceVersion})
+			h.Positions = append(h.Positions, recording.Position{Collection: headerCollectionOf(p.Target), ResourceVersion: p.ResourceVersion})
 		}
 	}
 	return r.writeLine(h)

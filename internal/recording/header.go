@@ -14,17 +14,18 @@ const Schema = "v1"
 // wrote it, what was watched (a type with no objects has no records, but
 // was watched) and with which selectors.
 type Header struct {
-	Type          string    `json:"type"`
-	Time          time.Time `json:"time"`
-	Schema        string    `json:"schema"`
-	Version       string    `json:"version"`
-	LabelSelector string    `json:"labelSelector,omitempty"`
-	FieldSelector string    `json:"fieldSelector,omitempty"`
-	Targets       []Target  `json:"targets"`
+	Type          string       `json:"type"`
+	Time          time.Time    `json:"time"`
+	Schema        string       `json:"schema"`
+	Version       string       `json:"version"`
+	LabelSelector string       `json:"labelSelector,omitempty"`
+	FieldSelector string       `json:"fieldSelector,omitempty"`
+	Targets       []Collection `json:"targets"`
 }
 
-// Target is one collection a run watched, as its records name it.
-type Target struct {
+// Collection is one collection a run watched, as its records name it
+// (a header's "targets").
+type Collection struct {
 	Context    string `json:"context,omitempty"`
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
@@ -62,7 +63,7 @@ type Heartbeat struct {
 
 // Position is where the record of one collection stands.
 type Position struct {
-	Target
+	Collection
 	ResourceVersion string `json:"resourceVersion"`
 }
 

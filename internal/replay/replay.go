@@ -265,7 +265,7 @@ func (p *Player) addRoots(name string, h *recording.Header) error {
 
 // targetOf is t, a collection a header or a Heartbeat names, as the run
 // that recorded it watched it: with its role and field selector.
-func targetOf(t recording.Target) (informer.Target, error) {
+func targetOf(t recording.Collection) (informer.Target, error) {
 	gv, err := schema.ParseGroupVersion(t.APIVersion)
 	if err != nil {
 		return informer.Target{}, fmt.Errorf("apiVersion %q: %w", t.APIVersion, err)
@@ -952,7 +952,7 @@ func (f *feed) saw(l *line) {
 // collections.
 func (p *Player) sawHeartbeat(l *line) {
 	for _, pos := range l.heartbeat.Positions {
-		t, err := targetOf(pos.Target)
+		t, err := targetOf(pos.Collection)
 		if err != nil || pos.ResourceVersion == "" {
 			continue
 		}

@@ -125,7 +125,7 @@ func InferHeader(name string) (*recording.Header, error) {
 		i, seen := index[c]
 		if !seen {
 			index[c] = len(h.Targets)
-			h.Targets = append(h.Targets, recording.Target{
+			h.Targets = append(h.Targets, recording.Collection{
 				Context: l.Context, APIVersion: l.APIVersion, Kind: l.Kind, Resource: l.Resource, Namespace: l.Namespace, Role: informer.RoleRoot.String(),
 			})
 			continue
