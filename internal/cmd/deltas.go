@@ -71,6 +71,9 @@ stderr.`
   # The same Deployment in two clusters, one stream
   kubectl deltas deployment/web --context=staging,prod
 
+  # What a controller's event handler receives, and the reconciles its workqueue makes of it
+  kubectl deltas pods -n shop --handler --queue --queue-key=owner
+
   # Stop after 10 deltas or 30 seconds, whichever comes first
   kubectl deltas cm --count=10 --timeout=30s`
 )
