@@ -120,7 +120,7 @@ unit: need-jq ## Unit tests only (no control plane)
 .PHONY: e2e-faults
 e2e-faults: controlplane ## Fault-injection end-to-end suite: apiserver kills, compaction, proxy faults, etcd restores, two apiservers, revoked rights, expiring credentials, large objects, churn, slow reader, signals, bad input, secrets, rollouts on a busy cluster, the timeline page in a browser
 	$(GO) vet -tags faults ./e2e/
-	$(GO) test -race -tags faults -count=1 -timeout 25m -run '^Test(Fault|Busy|Browser|RightsRevoked)' -v ./e2e/
+	$(GO) test -race -tags faults -count=1 -timeout 40m -run '^Test(Fault|Busy|Browser|RightsRevoked)' -v ./e2e/
 
 .PHONY: e2e-churn
 e2e-churn: controlplane ## Churn at scale on the busy cluster (issue 14): 50,000 Pods, 500 writes/s for 2 minutes, kube-apiserver killed and etcd compacted mid-way (CI runs it at 1,000 Pods)
