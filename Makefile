@@ -129,15 +129,15 @@ e2e-churn: controlplane ## Churn at scale on the busy cluster (issue 14): 50,000
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME (default 20s)
-	$(GO) test -run='^$$' -fuzz='^FuzzDeltaFIFODifferential$$' -fuzztime=$(FUZZTIME) ./internal/cacheconformance/
-	$(GO) test -run='^$$' -fuzz='^FuzzDiffApply$$' -fuzztime=$(FUZZTIME) ./internal/diff/
-	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
-	$(GO) test -run='^$$' -fuzz='^FuzzParseListFrom$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
-	$(GO) test -run='^$$' -fuzz='^FuzzRowCells$$' -fuzztime=$(FUZZTIME) ./internal/printer/
-	$(GO) test -run='^$$' -fuzz='^FuzzNextEvent$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
-	$(GO) test -run='^$$' -fuzz='^FuzzEachValidMember$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
-	$(GO) test -run='^$$' -fuzz='^FuzzChangeWalker$$' -fuzztime=$(FUZZTIME) ./internal/record/
-	$(GO) test -run='^$$' -fuzz='^FuzzDecodeValue$$' -fuzztime=$(FUZZTIME) ./internal/rawobj/
+	GO=$(GO) hack/fuzz.sh ./internal/cacheconformance/ FuzzDeltaFIFODifferential $(FUZZTIME)
+	GO=$(GO) hack/fuzz.sh ./internal/diff/ FuzzDiffApply $(FUZZTIME)
+	GO=$(GO) hack/fuzz.sh ./internal/rawobj/ FuzzParse $(FUZZTIME)
+	GO=$(GO) hack/fuzz.sh ./internal/rawobj/ FuzzParseListFrom $(FUZZTIME)
+	GO=$(GO) hack/fuzz.sh ./internal/printer/ FuzzRowCells $(FUZZTIME)
+	GO=$(GO) hack/fuzz.sh ./internal/rawobj/ FuzzNextEvent $(FUZZTIME)
+	GO=$(GO) hack/fuzz.sh ./internal/rawobj/ FuzzEachValidMember $(FUZZTIME)
+	GO=$(GO) hack/fuzz.sh ./internal/record/ FuzzChangeWalker $(FUZZTIME)
+	GO=$(GO) hack/fuzz.sh ./internal/rawobj/ FuzzDecodeValue $(FUZZTIME)
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## golangci-lint (.golangci.yml), go vet, gofmt and go mod tidy checks
