@@ -307,7 +307,7 @@ func (f *RealFIFO) Replace(list []any, resourceVersion string) error {
 
 // replaceLocked is Replace without atomic events. Caller must lock first.
 func (f *RealFIFO) replaceLocked(list []any) error {
-	tombstones, err := Reconcile(list, f.items, f.knownObjects, f.KeyOf, nil)
+	tombstones, err := Reconcile(list, f.items, f.knownObjects, f.KeyOf)
 	if err != nil {
 		return err
 	}
@@ -330,9 +330,9 @@ func (f *RealFIFO) replaceLocked(list []any) error {
 // for each key of known (in sorted order, where client-go follows its
 // store's map order) not queued; keys in list are kept. A tombstone
 // carries the key's newest queued object, else the known one (nil when
-// known cannot give it). When replaced is not nil it is called for each
-// object of list, in list order, after the tombstones are found.
-func Reconcile(list []any, queued []Delta, known KeyListerGetter, keyOf KeyFunc, replaced func(obj any) error) ([]DeletedFinalStateUnknown, error) {
+// known cannot give it). The caller handles list itself, after the
+// tombstones, as both of client-go's callers do.
+func Reconcile(list []any, queued []Delta, known KeyListerGetter, keyOf KeyFunc) ([]DeletedFinalStateUnknown, error) {
 	listed := make(set, len(list))
 	for _, obj := range list {
 		key, err := keyOf(obj)
@@ -384,13 +384,6 @@ func Reconcile(list []any, queued []Delta, known KeyListerGetter, keyOf KeyFunc,
 				obj = nil
 			}
 			tombstones = append(tombstones, DeletedFinalStateUnknown{Key: key, Obj: obj})
-		}
-	}
-	if replaced != nil {
-		for _, obj := range list {
-			if err := replaced(obj); err != nil {
-				return nil, err
-			}
 		}
 	}
 	return tombstones, nil

@@ -1144,8 +1144,7 @@ func TestRealFIFOPopulated(t *testing.T) {
 }
 
 // TestReconcile tests Reconcile directly: the tombstones of queued keys in
-// the order of their first delta, then those of known keys sorted, and
-// replaced called in list order once the tombstones are found.
+// the order of their first delta, then those of known keys sorted.
 func TestReconcile(t *testing.T) {
 	keyOf := newRealFIFO(t, RealFIFOOptions{AtomicEvents: true}).KeyOf
 	dfsus := func(ts []DeletedFinalStateUnknown) []string {
@@ -1171,7 +1170,7 @@ func TestReconcile(t *testing.T) {
 			{Type: Bookmark, Object: BookmarkInfo{ResourceVersion: "3"}},
 			{Type: SyncAll, Object: SyncAllInfo{}},
 		}
-		got, err := Reconcile([]any{mkObj("kept", 2)}, queued, nil, keyOf, nil)
+		got, err := Reconcile([]any{mkObj("kept", 2)}, queued, nil, keyOf)
 		must(t, err)
 		want := []string{"DFSU{b, b@2}", "DFSU{a, a@1}", "DFSU{c, c@1}", "DFSU{f, f@2}"}
 		if !slices.Equal(dfsus(got), want) {
@@ -1186,7 +1185,7 @@ func TestReconcile(t *testing.T) {
 			fail: map[string]bool{"broken": true},
 		}
 		queued := []Delta{{Type: Updated, Object: mkObj("queued", 2)}, {Type: Added, Object: mkObj("y", 1)}}
-		got, err := Reconcile([]any{mkObj("listed", 2)}, queued, known, keyOf, nil)
+		got, err := Reconcile([]any{mkObj("listed", 2)}, queued, known, keyOf)
 		must(t, err)
 		want := []string{
 			"DFSU{queued, queued@2}", "DFSU{y, y@1}",
@@ -1197,37 +1196,12 @@ func TestReconcile(t *testing.T) {
 		}
 	})
 
-	t.Run("replaced in list order after the tombstones", func(t *testing.T) {
-		known := literalKnown{"old": mkObj("old", 1)}
-		list := []any{mkObj("c", 1), mkObj("a", 1), mkObj("b", 1)}
-		var calls []string
-		got, err := Reconcile(list, nil, known, keyOf, func(obj any) error {
-			calls = append(calls, describe(obj))
-			// Had the known keys been listed after this call, "late"
-			// would be tombstoned and "old" would not.
-			known["late"] = mkObj("late", 1)
-			delete(known, "old")
-			return nil
-		})
-		must(t, err)
-		if want := []string{"c@1", "a@1", "b@1"}; !slices.Equal(calls, want) {
-			t.Errorf("replaced called with %q, want %q", calls, want)
-		}
-		if want := []string{"DFSU{old, old@1}"}; !slices.Equal(dfsus(got), want) {
-			t.Errorf("tombstones %q, want %q", dfsus(got), want)
-		}
-	})
-
 	t.Run("errors", func(t *testing.T) {
-		boom := errors.New("boom")
-		if _, err := Reconcile([]any{mkObj("a", 1)}, nil, nil, keyOf, func(any) error { return boom }); !errors.Is(err, boom) {
-			t.Errorf("replaced's error: got %v, want boom", err)
-		}
-		if _, err := Reconcile([]any{"keyless"}, nil, nil, keyOf, nil); !errors.As(err, new(KeyError)) {
+		if _, err := Reconcile([]any{"keyless"}, nil, nil, keyOf); !errors.As(err, new(KeyError)) {
 			t.Errorf("keyless listed object: got %v, want a KeyError", err)
 		}
 		queued := []Delta{{Type: Added, Object: "keyless"}}
-		if _, err := Reconcile(nil, queued, nil, keyOf, nil); !errors.As(err, new(KeyError)) {
+		if _, err := Reconcile(nil, queued, nil, keyOf); !errors.As(err, new(KeyError)) {
 			t.Errorf("keyless queued object: got %v, want a KeyError", err)
 		}
 	})

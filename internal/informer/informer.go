@@ -553,7 +553,7 @@ func (inf *Informer) processReplacedAll(items []Item, d cache.Delta, initial boo
 	if !ok {
 		return nil, fmt.Errorf("a ReplacedAll delta holds %T, not ReplacedAllInfo", d.Object)
 	}
-	tombstones, err := cache.Reconcile(info.Objects, nil, inf.store, inf.fifo.KeyOf, nil)
+	tombstones, err := cache.Reconcile(info.Objects, nil, inf.store, inf.fifo.KeyOf)
 	if err != nil {
 		return nil, err
 	}
