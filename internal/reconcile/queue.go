@@ -138,14 +138,12 @@ func (q *Queue) nowLocked() time.Time {
 	return time.Now()
 }
 
-// Call enqueues the key of one handler call made now (real time).
-func (q *Queue) Call(k Key) { q.CallAt(k, time.Time{}) }
-
 // CallAt enqueues the key of one handler call, as a controller's handler
 // does (Add: a key already queued is not queued twice; one being
 // reconciled is queued again once its reconcile is done). In virtual
 // time, at is the call's time: the workers first do what they would have
-// done until then, and a free one takes the key at once.
+// done until then, and a free one takes the key at once; in real time at
+// is not read.
 func (q *Queue) CallAt(k Key, at time.Time) {
 	if q.opts.Virtual {
 		q.AdvanceTo(at)

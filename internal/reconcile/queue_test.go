@@ -97,10 +97,10 @@ func TestQueueStopLeavesQueuedKeysPending(t *testing.T) {
 	r := newReports()
 	q := New(Options{Workers: 1, ReconcileTime: time.Hour, Report: r.report})
 	q.Start(context.Background())
-	q.Call(Key{Name: "a"})
+	q.CallAt(Key{Name: "a"}, time.Time{})
 	r.wait(1)
-	q.Call(Key{Name: "b"})
-	q.Call(Key{Name: "c"})
+	q.CallAt(Key{Name: "b"}, time.Time{})
+	q.CallAt(Key{Name: "c"}, time.Time{})
 	s := q.Stop() // the reconcile of a is cut short; b and c never start
 	if s.Reconciles != 1 || s.Pending != 2 || s.Calls != 3 || s.LongestQueue != 2 {
 		t.Fatalf("summary %+v", s)
