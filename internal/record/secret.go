@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
 // A Secret's values are never printed unless --show-secret-data: the
@@ -35,6 +36,15 @@ func isSecretValuePath(path []string) bool {
 		return path[0] == "metadata" && path[1] == "annotations" && path[2] == corev1.LastAppliedConfigAnnotation
 	}
 	return false
+}
+
+// shownJSON is obj's JSON as a record shows it: with its values redacted
+// when it is a Secret whose data is not to be shown (secret).
+func shownJSON(obj *rawobj.Object, secret bool) ([]byte, error) {
+	if !secret {
+		return obj.JSON, nil
+	}
+	return redactSecretJSON(obj.JSON)
 }
 
 // redactSecretJSON returns a Secret's JSON with its values redacted.

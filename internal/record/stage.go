@@ -198,11 +198,8 @@ func (s *Stage) fill(rec *printer.Record, t informer.Target, it *informer.Item, 
 	if it.Type != cache.Deleted {
 		rec.Manager, rec.Operation = changeManager(it.Old, obj)
 	}
-	rec.Object = obj.JSON
-	if secret {
-		if rec.Object, err = redactSecretJSON(obj.JSON); err != nil {
-			return false, err
-		}
+	if rec.Object, err = shownJSON(obj, secret); err != nil {
+		return false, err
 	}
 	if keep, err := s.matches(rec, it, secret); !keep || err != nil {
 		return false, err
@@ -236,10 +233,7 @@ func (s *Stage) call(rec *printer.Record, it *informer.Item, secret bool) (err e
 		rec.Type = printer.OnUpdate
 		rec.Call.OldResourceVersion = it.Old.ResourceVersion
 		if s.diff.show {
-			rec.Call.OldObject = it.Old.JSON
-			if secret {
-				rec.Call.OldObject, err = redactSecretJSON(it.Old.JSON)
-			}
+			rec.Call.OldObject, err = shownJSON(it.Old, secret)
 		}
 	default:
 		rec.Type = printer.OnAdd
@@ -350,13 +344,13 @@ func (s *Stage) matches(rec *printer.Record, it *informer.Item, secret bool) (bo
 	if it.Object != nil {
 		v.Object = rec.Object
 	}
-	if it.Old != nil {
-		v.OldObject = it.Old.JSON
-		if secret {
-			var err error
-			if v.OldObject, err = redactSecretJSON(it.Old.JSON); err != nil {
-				return false, err
-			}
+	switch {
+	case rec.Call.OldObject != nil:
+		v.OldObject = rec.Call.OldObject // shown already (--handler --diff)
+	case it.Old != nil:
+		var err error
+		if v.OldObject, err = shownJSON(it.Old, secret); err != nil {
+			return false, err
 		}
 	}
 	return celexpr.All(s.where, v)
