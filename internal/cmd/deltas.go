@@ -32,50 +32,15 @@ import (
 )
 
 const (
-	deltasLong = `Print every change to Kubernetes resources as an informer sees it.
+	deltasLong = `Print every change to Kubernetes resources as an informer sees it (docs/guarantees.md).`
 
-kubectl deltas lists and watches the given resources through its own informer
-machinery (a Reflector feeding a DeltaFIFO whose known objects are an indexed
-Store, with client-go's semantics) and prints every delta it pops: Replaced
-for the objects of the initial list, then Added, Updated and Deleted as they
-happen, Replaced and Deleted (final state unknown) after a relist, and Sync
-on periodic resyncs.
-
-It never exits because the server ended a watch: it re-watches from the last
-resourceVersion, relists with tombstones when that expired, and backs off
-while the server is unreachable. stdout carries data only; warnings go to
-stderr.`
-
-	deltasExample = `  # Watch ConfigMaps in the current namespace
-  kubectl deltas configmaps
-
-  # Several types in one stream, across all namespaces, as JSON lines
-  kubectl deltas deployments.apps,configmaps -A -o json
-
-  # Only deletions, piped into jq
-  kubectl deltas pods -o json --types=Deleted | jq -c '{name: .name, finalStateUnknown}'
-
-  # One object, what changed field by field
-  kubectl deltas deployment/web --diff
-
-  # Everything that changes in a namespace (categories work too: all, or one a CRD declares)
-  kubectl deltas --all-types -n demo
-  kubectl deltas all -n demo
-
-  # A snapshot of the current state with delta types, then exit
-  kubectl deltas secrets --until-synced -o name
-
-  # A new Deployment and everything it owns (ReplicaSets, Pods), until it is Available
-  kubectl deltas deployment/web --tree --until=condition=Available --timeout=5m
-
-  # The same Deployment in two clusters, one stream
-  kubectl deltas deployment/web --context=staging,prod
-
-  # What a controller's event handler receives, and the reconciles its workqueue makes of it
-  kubectl deltas pods -n shop --handler --queue --queue-key=owner
-
-  # Stop after 10 deltas or 30 seconds, whichever comes first
-  kubectl deltas cm --count=10 --timeout=30s`
+	// deltasExample is one line per task the README's quick start shows.
+	deltasExample = `  Watch a type               kubectl deltas configmaps -n demo
+  What changed, by whom      kubectl deltas deploy/web --diff --show-manager
+  Follow a rollout, wait     kubectl deltas deploy/web --tree --until=status=Current --timeout=5m
+  Record, then look back     kubectl deltas -n shop --record=s.zst, later --replay=s.zst --at=-5m
+  Draw a timeline            kubectl deltas deploy/web --tree --timeline=web.html
+  Several clusters           kubectl deltas deploy/web --context=staging,prod`
 )
 
 // Exit codes: 0 for a normal end (--count, --timeout, --until-synced, the
@@ -223,16 +188,19 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	// Declared here so that cobra adds no -v shorthand: kubectl users type
 	// -v=6 out of habit. cobra still prints the version for it.
 	flags.Bool("version", false, "Print the client version information and exit.")
+	// The groups file their flags under --help's headings as they declare
+	// them; within a heading, --help keeps this order.
 	o.Clusters.AddFlags(flags)
 	o.Targets.AddFlags(flags)
-	o.ListWatch.AddFlags(flags)
-	o.Records.AddFlags(flags)
-	o.Wait.AddFlags(flags)
 	o.Output.AddFlags(flags)
-	o.Replay.AddFlags(flags)
 	o.Progress.AddFlags(flags)
+	o.Wait.AddFlags(flags)
+	o.Records.AddFlags(flags)
+	o.ListWatch.AddFlags(flags)
+	o.Replay.AddFlags(flags)
 	o.Timeline.AddFlags(flags)
 	o.Queue.AddFlags(flags)
+	setHelp(cmd)
 
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return printer.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
@@ -247,7 +215,7 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	_ = cmd.RegisterFlagCompletionFunc("queue-key", fixedCompletion("object", "owner"))
 	o.registerConfigCompletions(cmd)
 
-	cmd.AddCommand(NewCmdVersion(o.Clusters, o.IOStreams))
+	cmd.AddCommand(NewCmdVersion(o.Clusters, o.IOStreams), newCmdOptions(cmd, o.IOStreams))
 	return cmd
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 )
 
 // Flags are the flags of when a run stops: --until, --until-any and
@@ -33,14 +35,17 @@ func NewFlags() *Flags { return &Flags{} }
 
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.Until, "until", f.Until, "Exit 0 as soon as every watched object meets this condition (repeatable: all must hold), as kubectl wait --for: delete, create, condition=NAME[=VALUE] or jsonpath='{PATH}'[=VALUE], or cel='EXPR' (CEL, as --where). A named object that does not exist yet is waited for. With --timeout, running out of time exits 1.")
-	fs.StringArrayVar(&f.UntilAny, "until-any", f.UntilAny, "Exit 0 as soon as one watched object meets this condition (repeatable: any may hold).")
-	fs.StringArrayVar(&f.FailWhen, "fail-when", f.FailWhen, "Exit 2 as soon as any watched object meets this condition (repeatable), after printing the delta that made it hold, e.g. --fail-when=condition=Failed.")
-	fs.BoolVarP(&f.Quiet, "quiet", "q", f.Quiet, "With --until, --until-any or --fail-when: print no deltas, only the outcome on stderr (and the exit code). With --record: record without printing.")
-	fs.DurationVar(&f.Timeout, "timeout", f.Timeout, "Exit after this long: 0, or 1 while waiting for an --until condition (0 = run until interrupted).")
-	fs.IntVar(&f.Count, "count", f.Count, "Exit (0) after printing this many deltas (0 = no limit).")
-	fs.BoolVar(&f.UntilSynced, "until-synced", f.UntilSynced, "Print the initial list, then exit (0).")
-	fs.DurationVar(&f.StableFor, "stable-for", f.StableFor, "With --until: exit 0 only once the conditions have held this long without a break (a tree Current for a second that then crash-loops does not pass); --fail-when still trips meanwhile.")
+	fs.StringArrayVar(&f.Until, "until", f.Until, "Exit 0 once every watched object meets `COND` (repeatable: all must hold)")
+	fs.StringArrayVar(&f.UntilAny, "until-any", f.UntilAny, "Exit 0 once one watched object meets `COND` (repeatable)")
+	fs.StringArrayVar(&f.FailWhen, "fail-when", f.FailWhen, "Exit 2 as soon as any watched object meets `COND` (repeatable)")
+	fs.DurationVar(&f.StableFor, "stable-for", f.StableFor, "With --until: exit once the conditions held this long")
+	fs.DurationVar(&f.Timeout, "timeout", f.Timeout, "Exit after this long (1 if an --until condition is unmet)")
+	fs.IntVar(&f.Count, "count", f.Count, "Exit after printing `N` deltas")
+	fs.BoolVar(&f.UntilSynced, "until-synced", f.UntilSynced, "Print the initial list, then exit")
+	fs.BoolVarP(&f.Quiet, "quiet", "q", f.Quiet, "Print no deltas: only the outcome on stderr, and the exit code")
+	flaghelp.File(fs, flaghelp.Wait, "until", "until-any", "fail-when", "stable-for", "timeout", "count", "until-synced", "quiet")
+	flaghelp.Pair(fs, "until", "until-any", "Exit 0 once every / one watched object meets COND (repeatable)")
+	flaghelp.Pair(fs, "timeout", "count", "Exit after a duration (1 if --until is unmet), or N deltas")
 }
 
 // Validate checks the values and parses the conditions, so that a mistake

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 )
 
 // Flags are the flags of which clusters a run watches: kubectl's
@@ -38,13 +40,29 @@ func NewFlags(streams genericiooptions.IOStreams) *Flags {
 // AddFlags declares the flags on fs: kubectl's, then --context made to
 // take several contexts.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
+	before := map[string]bool{}
+	fs.VisitAll(func(flag *pflag.Flag) { before[flag.Name] = true })
 	f.ConfigFlags.AddFlags(fs)
+	var kubectls []string
+	fs.VisitAll(func(flag *pflag.Flag) {
+		if !before[flag.Name] {
+			kubectls = append(kubectls, flag.Name)
+		}
+	})
+	if flag := fs.Lookup("namespace"); flag != nil {
+		flag.Usage = "Watch this `NAMESPACE` (default: the context's)"
+	}
 	if flag := fs.Lookup("context"); flag != nil {
 		flag.Value = &contextList{names: &f.Contexts, single: f.ConfigFlags.Context}
-		flag.Usage = "The name of the kubeconfig context to use; several (comma-separated or repeated) merge their clusters into one stream, each record naming its context"
+		flag.Usage = "The kubeconfig context; several (a,b) merge into one stream"
 	}
-	fs.BoolVar(&f.AllContexts, "all-contexts", f.AllContexts, "Watch every context of the kubeconfig: one stream, each record naming its context.")
-	fs.BoolVar(&f.SkipUnavailable, "skip-unavailable", f.SkipUnavailable, "With several contexts: a cluster that cannot be reached or watched at start is skipped with a warning instead of ending the run.")
+	fs.BoolVar(&f.AllContexts, "all-contexts", f.AllContexts, "Watch every context of the kubeconfig, as one stream")
+	fs.BoolVar(&f.SkipUnavailable, "skip-unavailable", f.SkipUnavailable, "With several contexts: skip one that fails at start (a warning)")
+	flaghelp.File(fs, flaghelp.Watch, "namespace", "context", "all-contexts", "skip-unavailable")
+	flaghelp.Pair(fs, "context", "all-contexts", "The contexts to watch (a,b), or all: one stream (docs/clusters.md)")
+	// The rest of kubectl's flags: `kubectl deltas options` lists them.
+	kubectls = slices.DeleteFunc(kubectls, func(name string) bool { return name == "namespace" || name == "context" })
+	flaghelp.File(fs, flaghelp.Global, kubectls...)
 }
 
 // ContextNames reads the kubeconfig and returns the contexts to watch, as

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/listwatch"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
@@ -50,17 +51,20 @@ func NewListWatchFlags() *ListWatchFlags {
 // AddFlags declares the flags on fs.
 func (f *ListWatchFlags) AddFlags(fs *pflag.FlagSet) {
 	f.flags = fs
-	fs.StringVarP(&f.LabelSelector, "selector", "l", f.LabelSelector, "Label selector to filter on, supports '=', '==', '!=', 'in', 'notin' (e.g. -l key1=value1,key2=value2). Evaluated by the server.")
-	fs.StringVar(&f.FieldSelector, "field-selector", f.FieldSelector, "Field selector to filter on, supports '=', '==', and '!=' (e.g. --field-selector metadata.name=demo). Evaluated by the server.")
-	fs.BoolVar(&f.MetadataOnly, "metadata-only", f.MetadataOnly, "List and watch each object's metadata only (PartialObjectMetadata): far less to transfer and keep, for --all-types -A on large clusters. The printed object is the metadata object; --diff diffs metadata. Types that cannot serve it are watched whole, with a note.")
-	fs.BoolVar(&f.ShowManagedFields, "show-managed-fields", f.ShowManagedFields, "Keep metadata.managedFields in printed objects (stripped by default).")
-	fs.Int64Var(&f.ChunkSize, "chunk-size", f.ChunkSize, "List in pages of this many objects (0 = one request).")
-	fs.StringVar(&f.WatchList, "watch-list", f.WatchList, "Get the initial state as a stream of watch events (sendInitialEvents): true, false, or auto (the faster choice, currently list then watch). true falls back to list+watch if the server refuses.")
-	fs.StringVar(&f.ResourceVersion, "resource-version", f.ResourceVersion, "Start watching from this resourceVersion instead of listing (resume a stream). An expired one falls back to a full relist.")
-	fs.DurationVar(&f.Resync, "resync", f.Resync, "Emit Sync deltas for every known object this often (0 = never).")
-	fs.IntVar(&f.MaxUpdatedBacklog, "max-update-backlog", f.MaxUpdatedBacklog, "When output falls behind, fold more than this many queued updates of one object into the newest (the record says how many were coalesced; 0 = keep all).")
-	fs.StringVar(&f.FIFO, "fifo", f.FIFO, "With --handler, the queue of the informer whose calls are shown: real (client-go v0.33 and later: RealFIFO, every event in order; a relist deletes first) or delta (client-go v0.32 and earlier: DeltaFIFO, a key's deltas together). Default real.")
+	fs.StringVarP(&f.LabelSelector, "selector", "l", f.LabelSelector, "Only objects whose labels match `SELECTOR`, as kubectl get -l")
+	fs.StringVar(&f.FieldSelector, "field-selector", f.FieldSelector, "Only objects whose fields match `SELECTOR` (metadata.name=web)")
+	fs.BoolVar(&f.ShowManagedFields, "show-managed-fields", f.ShowManagedFields, "Keep metadata.managedFields in printed objects")
+	fs.BoolVar(&f.MetadataOnly, "metadata-only", f.MetadataOnly, "List and watch metadata only: a fraction of the memory")
+	fs.Int64Var(&f.ChunkSize, "chunk-size", f.ChunkSize, "List in pages of `N` objects (0: one request)")
+	fs.StringVar(&f.WatchList, "watch-list", f.WatchList, "Initial state as a watch stream: true, false or auto")
+	fs.StringVar(&f.ResourceVersion, "resource-version", f.ResourceVersion, "Resume: watch from `RV` instead of listing")
+	fs.DurationVar(&f.Resync, "resync", f.Resync, "Sync deltas for every known object this often (0: never)")
+	fs.IntVar(&f.MaxUpdatedBacklog, "max-update-backlog", f.MaxUpdatedBacklog, "When output lags, fold over `N` updates of an object")
+	fs.StringVar(&f.FIFO, "fifo", f.FIFO, "With --handler: real (RealFIFO, the default) or delta (DeltaFIFO)")
 	fs.DurationVar(&f.MinWatchTimeout, "min-watch-timeout", f.MinWatchTimeout, "Shortest server-side watch timeout; each watch lasts a random time between this and twice this (default 5m).")
+	flaghelp.File(fs, flaghelp.Watch, "selector", "field-selector")
+	flaghelp.File(fs, flaghelp.Filter, "show-managed-fields")
+	flaghelp.File(fs, flaghelp.Tuning, "metadata-only", "chunk-size", "watch-list", "resource-version", "resync", "max-update-backlog", "fifo")
 	_ = fs.MarkHidden("min-watch-timeout")
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 )
 
 // Flags are the output flags, as cli-runtime's PrintFlags: the format of
@@ -30,11 +32,12 @@ func NewFlags() *Flags {
 
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVarP(&f.Output, "output", "o", f.Output, "Output format: "+strings.Join(AllowedFormats(), "|")+" (text is the default).")
-	fs.BoolVar(&f.NoHeaders, "no-headers", f.NoHeaders, "Do not print the header of wide and custom-columns output.")
-	fs.StringVar(&f.Color, "color", f.Color, "Color human-readable output: auto (on a terminal, unless NO_COLOR is set), always or never.")
-	fs.BoolVar(&f.Timestamps, "timestamps", f.Timestamps, "Prefix human-readable output with the time each delta was popped.")
-	fs.BoolVar(&f.ShowManager, "show-manager", f.ShowManager, "Text output: name the field manager of each change (\"Updated: demo by kubectl-edit\").")
+	fs.StringVarP(&f.Output, "output", "o", f.Output, "text (default), wide, json, yaml, name, custom-columns, template")
+	fs.BoolVar(&f.NoHeaders, "no-headers", f.NoHeaders, "No header line in wide and custom-columns output")
+	fs.StringVar(&f.Color, "color", f.Color, "Colored output: auto, always or never")
+	fs.BoolVar(&f.Timestamps, "timestamps", f.Timestamps, "Prefix each line with the time its delta was popped")
+	fs.BoolVar(&f.ShowManager, "show-manager", f.ShowManager, "Text: name who made each change (by kubectl-edit)")
+	flaghelp.File(fs, flaghelp.Output, "output", "no-headers", "color", "timestamps", "show-manager")
 }
 
 // Validate checks the values that need no file: a known format, with an

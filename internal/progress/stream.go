@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 )
 
@@ -24,8 +25,9 @@ func NewFlags() *Flags { return &Flags{Show: true, After: time.Second} }
 
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.Show, "progress", f.Show, "When stderr is a terminal and the output goes elsewhere, show an initial list or a replay that takes more than a second as one line on stderr, updated in place and cleared when done (never with -q).")
+	fs.BoolVar(&f.Show, "progress", f.Show, "A long initial list or replay as one line on stderr")
 	fs.DurationVar(&f.After, "progress-after", f.After, "How long work runs before the progress line shows.")
+	flaghelp.File(fs, flaghelp.Output, "progress")
 	_ = fs.MarkHidden("progress-after")
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 )
 
 // The keys --queue-key names.
@@ -40,10 +42,11 @@ func NewFlags() *Flags {
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	f.flags = fs
-	fs.BoolVar(&f.Queue, "queue", f.Queue, "With --handler, feed each handler call's key into client-go's workqueue (rate-limiting, default controller rate limiter) drained by --workers, and print each reconcile: its key, how many calls it folds, how long the key waited; a QueueSummary at the end.")
-	fs.IntVar(&f.Workers, "workers", f.Workers, "With --queue, how many workers reconcile at once (a key is never reconciled by two at once).")
-	fs.DurationVar(&f.ReconcileTime, "reconcile-time", f.ReconcileTime, "With --queue, how long each reconcile takes.")
-	fs.StringVar(&f.QueueKey, "queue-key", f.QueueKey, "With --queue, the key a handler call queues: object (the object itself) or owner (its controlling owner, as controller-runtime's EnqueueRequestForOwner with OnlyControllerOwner; objects without one queue nothing).")
+	fs.BoolVar(&f.Queue, "queue", f.Queue, "With --handler: feed client-go's workqueue; print each reconcile")
+	fs.StringVar(&f.QueueKey, "queue-key", f.QueueKey, "With --queue: queue the object or its owner")
+	fs.IntVar(&f.Workers, "workers", f.Workers, "With --queue: `N` workers reconcile at once")
+	fs.DurationVar(&f.ReconcileTime, "reconcile-time", f.ReconcileTime, "With --queue: how long each reconcile takes")
+	flaghelp.File(fs, flaghelp.Output, "queue", "queue-key", "workers", "reconcile-time")
 }
 
 // Validate checks the values, and that they go with --queue, and --queue

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 )
 
@@ -49,19 +50,25 @@ func NewFlags() *Flags {
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	f.flags = fs
-	fs.StringSliceVar(&f.Types, "types", f.Types, "Print only these delta types: "+TypeList()+" (default: all).")
-	fs.BoolVar(&f.WatchOnly, "watch-only", f.WatchOnly, "Do not print the initial list (it is still listed, to know the starting state).")
-	fs.StringVar(&f.Relist, "relist", f.Relist, "After a relist, print Replaced for: changed (objects whose resourceVersion changed) or all.")
-	fs.StringArrayVar(&f.Where, "where", f.Where, "Print only the deltas for which this CEL expression is true (repeatable: all must be), over object, oldObject, deltaType, kind, apiVersion, resource and name, in the CEL environment of Kubernetes' admission policies, e.g. --where='object.metadata.?labels.tier.orValue(\"\") == \"web\"' (an optional cel= prefix is allowed). Everything is still watched.")
-	fs.BoolVar(&f.Diff, "diff", f.Diff, "Show what changed in Updated deltas (and in Replaced deltas of objects that changed during a relist): indented lines in text, a \"changes\" JSON Patch in json/yaml, a CHANGES count in wide.")
-	fs.BoolVar(&f.ChangedOnly, "changed-only", f.ChangedOnly, "Drop Updated deltas whose diff is empty once ignored paths (resourceVersion, managedFields, generation, --ignore-path) are left out.")
-	fs.BoolVar(&f.Status, "status", f.Status, "Include status in diffs; --status=false ignores status changes (with --changed-only, status-only updates are dropped).")
-	fs.StringArrayVar(&f.IgnorePaths, "ignore-path", f.IgnorePaths, "Leave this field out of diffs (repeatable): a JSON pointer (/metadata/labels/x) or a dotted path (metadata.labels.x).")
-	fs.BoolVar(&f.ShowSecretData, "show-secret-data", f.ShowSecretData, "Print the values of Secrets (data, stringData, last-applied-configuration); redacted by default.")
-	fs.StringVar(&f.Record, "record", f.Record, "Also write every record to this file, whatever -o prints and the filters keep (--types, --watch-only, --where, --changed-only): the JSON records of -o json, after a \"Recording\" line naming what was watched. FILE.zst is zstd, FILE.gz gzip, else plain JSON Lines; a killed run loses at most its last second. A FILE that holds a recording goes on where it stopped.")
-	fs.DurationVar(&f.FailAfter, "fail-after", f.FailAfter, "How long an image pull error (ErrImagePull, ImagePullBackOff) or a CreateContainerConfigError must last before the Pod counts as Failed: until then it is InProgress, with the reason (0: Failed at first sight). An image that does not exist fails at once. Also how long an unschedulable Pod waits for a scale-up its TriggeredScaleUp Event announced (seen with --events).")
-	fs.BoolVar(&f.Handler, "handler", f.Handler, "Print what a SharedIndexInformer's ResourceEventHandler is called with instead of the deltas: OnAdd (with isInInitialList), OnUpdate (old→new resourceVersion; equal on a resync or an unchanged relisted object) and OnDelete (a DeletedFinalStateUnknown tombstone after a relist), through the queue --fifo names.")
-	fs.BoolVar(&f.Health, "health", f.Health, "Judge each object's health as kstatus does: text lines end with it (\"Updated: replicaset.apps web-7d4 InProgress: Ready: 1/3\"). JSON and YAML records carry it unless --health=false.")
+	fs.StringSliceVar(&f.Types, "types", f.Types, "Print only these delta `TYPES`: "+TypeList())
+	fs.BoolVar(&f.WatchOnly, "watch-only", f.WatchOnly, "Do not print the initial list (it is still listed)")
+	fs.StringArrayVar(&f.Where, "where", f.Where, "Print only the deltas for which the CEL `EXPR` is true (docs/waiting.md)")
+	fs.BoolVar(&f.Diff, "diff", f.Diff, "Show what changed in each update, field by field")
+	fs.BoolVar(&f.ChangedOnly, "changed-only", f.ChangedOnly, "Drop updates whose diff is empty once ignored paths are left out")
+	fs.BoolVar(&f.Status, "status", f.Status, "Include status in diffs")
+	fs.StringArrayVar(&f.IgnorePaths, "ignore-path", f.IgnorePaths, "Leave `PATH` (/a/b or a.b) out of diffs")
+	fs.BoolVar(&f.ShowSecretData, "show-secret-data", f.ShowSecretData, "Print the values of Secrets (redacted by default)")
+	fs.BoolVar(&f.Health, "health", f.Health, "Judge each object's health as kstatus does (docs/waiting.md)")
+	fs.BoolVar(&f.Handler, "handler", f.Handler, "Print an informer handler's calls, not deltas (docs/handler.md)")
+	fs.StringVar(&f.Relist, "relist", f.Relist, "After a relist, print the changed or all objects")
+	fs.DurationVar(&f.FailAfter, "fail-after", f.FailAfter, "Grace for a pull error or a stuck Pod before Failed")
+	fs.StringVar(&f.Record, "record", f.Record, "Also write every record to `FILE` (.zst, .gz or JSON Lines)")
+	flaghelp.File(fs, flaghelp.Filter, "types", "watch-only", "where", "changed-only", "diff", "status", "ignore-path")
+	flaghelp.File(fs, flaghelp.Filter, "show-secret-data")
+	flaghelp.File(fs, flaghelp.Output, "health", "handler")
+	flaghelp.File(fs, flaghelp.Tuning, "relist")
+	flaghelp.File(fs, flaghelp.Wait, "fail-after")
+	flaghelp.File(fs, flaghelp.History, "record")
 }
 
 // Validate checks the values that ToStage does not: the relist mode, and

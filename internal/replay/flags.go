@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 )
 
 // Flags are the flags of a replay: the recording to play instead of a
@@ -22,10 +24,12 @@ func NewFlags() *Flags { return &Flags{Files: []string{}} }
 
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.At, "at", f.At, "With --replay: print the state at this time — each object that existed then, as it was then — as Replaced records, and exit. A time (2026-11-26T10:40:00Z, or 10:40 UTC on the recording's first day), or a duration after the recording's start (+5m) or before its end (-5m).")
-	fs.StringVar(&f.From, "from", f.From, "With --replay: start at this time (as --at takes it): the state then as the initial list, then the changes after it.")
-	fs.StringVar(&f.To, "to", f.To, "With --replay: stop at this time (as --at takes it).")
-	fs.StringArrayVar(&f.Files, "replay", f.Files, "Play this recording (written by --record; - for standard input; plain, .gz or .zst) instead of watching a cluster: the records go through the same informer machinery, at the recording's time, so that types and names, -n, -l, --context, --where, --diff, --health, --tree, --events, --until, --count and every -o work as on a live stream. Without -n every namespace recorded is played. Repeatable: several recordings (of several clusters, say) play as one stream, in the order of their records' times.")
+	fs.StringArrayVar(&f.Files, "replay", f.Files, "Play the recording `FILE` instead of watching a cluster (- for stdin)")
+	fs.StringVar(&f.At, "at", f.At, "With --replay: print the state at `TIME` (10:40, +5m, -5m), then exit")
+	fs.StringVar(&f.From, "from", f.From, "With --replay: start at `TIME`, its state as the initial list")
+	fs.StringVar(&f.To, "to", f.To, "With --replay: stop at `TIME`")
+	flaghelp.File(fs, flaghelp.History, "replay", "at", "from", "to")
+	flaghelp.Pair(fs, "from", "to", "With --replay: play from / stop at TIME (as --at takes it)")
 }
 
 // Active reports whether the run replays a recording.

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 )
 
 // Flags are the flags of what to watch besides the arguments: every type
@@ -30,11 +32,12 @@ func NewFlags() *Flags { return &Flags{} }
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	f.flags = fs
-	fs.BoolVar(&f.AllTypes, "all-types", f.AllTypes, "Watch every resource type the server serves that can be listed and watched, CRDs and aggregated APIs included (cluster-scoped types with -A only). Types you may not list and watch are skipped with a note.")
-	fs.StringSliceVar(&f.Exclude, "exclude", f.Exclude, "With --all-types or a category (all, or one a CRD declares): leave these types out. Default: events, events.events.k8s.io and leases.coordination.k8s.io; --exclude= (empty) leaves nothing out.")
-	fs.BoolVarP(&f.AllNamespaces, "all-namespaces", "A", f.AllNamespaces, "Watch the resources in all namespaces.")
-	fs.BoolVar(&f.Tree, "tree", f.Tree, "Also print the deltas of everything the named or selected objects own, transitively (by metadata.ownerReferences): a Deployment's ReplicaSets and their Pods, a Job's Pods. Text shows the owner path, JSON an owners field; --until applies to the named objects, --fail-when to all.")
-	fs.BoolVar(&f.Events, "events", f.Events, "Also print the Events whose subject is a watched object (by UID), in the same stream: text \"Event: pod web-x Warning FailedScheduling: …\", JSON a record of kind Event. A repetition is an Updated; Events' expiry is not printed. Events of other objects are not shown nor kept.")
+	fs.BoolVarP(&f.AllNamespaces, "all-namespaces", "A", f.AllNamespaces, "Watch all namespaces")
+	fs.BoolVar(&f.AllTypes, "all-types", f.AllTypes, "Watch every type the server can list and watch, CRDs included")
+	fs.StringSliceVar(&f.Exclude, "exclude", f.Exclude, "With --all-types or a category: leave these `TYPES` out")
+	fs.BoolVar(&f.Tree, "tree", f.Tree, "Also what the objects own, transitively (docs/diffs-and-trees.md)")
+	fs.BoolVar(&f.Events, "events", f.Events, "Also the Events about the watched objects (docs/events.md)")
+	flaghelp.File(fs, flaghelp.Watch, "all-namespaces", "all-types", "exclude", "tree", "events")
 }
 
 // Validate checks the flags against the arguments (raw as given, args

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 )
 
 // Flags are the flags of the page (--timeline).
@@ -20,7 +22,8 @@ func NewFlags() *Flags { return &Flags{} }
 
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.File, "timeline", f.File, "Also draw the stream as a self-contained HTML page in this file (FILE.html): one lane per object nested by owner, coloured by its health over time, a mark for every delta and Event, the diff and manager of each change on a click. Written when the stream ends, however it ends, and rewritten every 5s while it runs; what -o prints is unchanged.")
+	fs.StringVar(&f.File, "timeline", f.File, "Also draw the stream as an HTML page in `FILE` (docs/timeline.md)")
+	flaghelp.File(fs, flaghelp.History, "timeline")
 }
 
 // Active reports whether the run draws a page.
