@@ -125,7 +125,7 @@ type DeltasOptions struct {
 
 	// clients makes a cluster's clients from its REST config; tests give
 	// client-go's fakes.
-	clients clientMaker
+	clients targets.ClientMaker
 
 	genericiooptions.IOStreams
 }
@@ -143,7 +143,7 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 		Progress:  progress.NewFlags(),
 		Timeline:  timeline.NewFlags(),
 		Queue:     reconcile.NewFlags(),
-		clients:   realClients,
+		clients:   targets.RealClients,
 		IOStreams: streams,
 	}
 }

@@ -111,14 +111,14 @@ func (o *DeltasOptions) beginRecording(engine *informer.Engine) error {
 
 // nameKinds tells the printer whether records of several kinds may share
 // the stream, so that human output names the kind on every line.
-func (o *DeltasOptions) nameKinds(clusters []*cluster) {
+func (o *DeltasOptions) nameKinds(clusters []*targets.Cluster) {
 	m, ok := o.printer.(printer.MultiTyper)
 	if !ok {
 		return
 	}
 	multi := o.Targets.Tree
 	for _, cl := range clusters {
-		multi = multi || cl.res.Expanded || targets.DistinctResources(cl.targets) > 1
+		multi = multi || cl.Resolution.Expanded || targets.DistinctResources(cl.Targets) > 1
 	}
 	m.SetMultiType(multi)
 }
@@ -128,12 +128,12 @@ func (o *DeltasOptions) nameKinds(clusters []*cluster) {
 // --all-types or a category: types appear and go away while the stream
 // runs (not with --until-synced, a snapshot, nor --tree, whose scouts
 // are fixed).
-func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*targets.Follower, error) {
-	byContext := map[string]*cluster{}
+func (o *DeltasOptions) buildEngine(clusters []*targets.Cluster) (*informer.Engine, []*targets.Follower, error) {
+	byContext := map[string]*targets.Cluster{}
 	for _, cl := range clusters {
-		byContext[cl.conn.Context] = cl
+		byContext[cl.Conn.Context] = cl
 	}
-	clientOf := func(context string) rest.Interface { return byContext[context].client }
+	clientOf := func(context string) rest.Interface { return byContext[context].Client }
 	cfg := o.ListWatch.Config(clientOf, o.Output.TableRows(), o.ErrOut)
 	cfg.FIFO = o.ListWatch.FIFOKind(o.Records.Handler)
 	cfg.DescribeAPIService = func(t informer.Target) string {
@@ -151,13 +151,10 @@ func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*t
 	}
 	var follows []*targets.Follower
 	for _, cl := range clusters {
-		if !o.followsTypes(cl) {
+		if !o.preparation().FollowsTypes(cl) {
 			continue
 		}
-		f, err := targets.NewFollower(targets.FollowerConfig{
-			Cluster: cl.conn, Request: cl.req, Categories: cl.res.Categories, Context: cl.conn.Context,
-			Client: cl.client, Reviews: cl.reviews, ErrOut: cl.errOut, Down: len(cl.down) > 0,
-		})
+		f, err := cl.Follower()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -176,7 +173,7 @@ func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*t
 	}
 	engine := informer.New(cfg, o.ErrOut)
 	for _, cl := range clusters {
-		for _, t := range cl.targets {
+		for _, t := range cl.Targets {
 			if _, err := engine.Add(t); err != nil {
 				return nil, nil, err
 			}
@@ -185,7 +182,7 @@ func (o *DeltasOptions) buildEngine(clusters []*cluster) (*informer.Engine, []*t
 	if o.Targets.Events {
 		o.join = events.NewJoin(engine, nil)
 		for _, cl := range clusters {
-			for _, t := range cl.events {
+			for _, t := range cl.Events {
 				if err := o.join.Watch(t); err != nil {
 					return nil, nil, err
 				}
@@ -323,7 +320,7 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 // waiting for a condition or, with --until-synced, before every initial
 // list was out or while API groups were down (an incomplete snapshot), 0
 // for a --timeout otherwise.
-func (o *DeltasOptions) exit(clusters []*cluster, engine *informer.Engine, err error) error {
+func (o *DeltasOptions) exit(clusters []*targets.Cluster, engine *informer.Engine, err error) error {
 	var failed *condition.FailedError
 	switch {
 	case errors.Is(err, informer.ErrInterrupted):
@@ -378,11 +375,11 @@ func (o *DeltasOptions) printVerdict(outcome, cond string, held []condition.Held
 
 // incompleteSnapshot is the error of an --until-synced run that listed
 // every type it could while API groups were down (targets.Incomplete).
-func incompleteSnapshot(clusters []*cluster) error {
+func incompleteSnapshot(clusters []*targets.Cluster) error {
 	var down []string
 	for _, cl := range clusters {
-		for _, gv := range cl.down {
-			down = append(down, cl.conn.Prefix()+gv)
+		for _, gv := range cl.Down {
+			down = append(down, cl.Conn.Prefix()+gv)
 		}
 	}
 	return targets.Incomplete(down)
@@ -390,11 +387,11 @@ func incompleteSnapshot(clusters []*cluster) error {
 
 // clientsOf finds the client of a cluster by its context (the only
 // cluster's for any, when there is one); nil for none.
-func clientsOf(clusters []*cluster) func(context string) rest.Interface {
+func clientsOf(clusters []*targets.Cluster) func(context string) rest.Interface {
 	return func(context string) rest.Interface {
 		for _, cl := range clusters {
-			if len(clusters) == 1 || cl.conn.Context == context {
-				return cl.client
+			if len(clusters) == 1 || cl.Conn.Context == context {
+				return cl.Client
 			}
 		}
 		return nil

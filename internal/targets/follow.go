@@ -63,7 +63,7 @@ type FollowerConfig struct {
 	// Cluster is the cluster's discovery; Request what was resolved there
 	// (namespace, -A, --exclude) and Categories the arguments that were
 	// categories, expanded again on every change (none with --all-types).
-	Cluster    Cluster
+	Cluster    Discovery
 	Request    Request
 	Categories []string
 	// Context is the cluster's context in a run over several ("" for one):

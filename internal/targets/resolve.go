@@ -15,15 +15,15 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/listwatch"
 )
 
-// Cluster is the discovery of one cluster: kubectl's cached RESTMapper and
+// Discovery is the discovery of one cluster: kubectl's cached RESTMapper and
 // discovery client, with configuration errors explained
 // (connection.Cluster).
-type Cluster interface {
+type Discovery interface {
 	RESTMapper() (meta.RESTMapper, error)
 	DiscoveryClient() (discovery.CachedDiscoveryInterface, error)
 }
 
-// freshDiscovery is a Cluster that reads discovery without a cache
+// freshDiscovery is a Discovery that reads discovery without a cache
 // (connection.Cluster): with aggregated discovery, only such a read
 // reports the group versions whose aggregated API is down.
 type freshDiscovery interface {
@@ -85,7 +85,7 @@ func (r *Resolution) NeedsAPIServices() bool {
 // through the cluster's discovery. --all-types and categories read
 // discovery afresh; named types use kubectl's discovery cache as kubectl
 // get does.
-func Resolve(c Cluster, req Request) (*Resolution, error) {
+func Resolve(c Discovery, req Request) (*Resolution, error) {
 	mapper, err := c.RESTMapper()
 	if err != nil {
 		return nil, err
@@ -182,7 +182,7 @@ func expandCategory(expand func() (*expansion, error), a Arg) (targets []informe
 
 // newExpansion reads discovery for --all-types and categories; fresh skips
 // kubectl's discovery cache.
-func newExpansion(c Cluster, mapper meta.RESTMapper, req Request, fresh bool) (*expansion, error) {
+func newExpansion(c Discovery, mapper meta.RESTMapper, req Request, fresh bool) (*expansion, error) {
 	dc, err := c.DiscoveryClient()
 	if err != nil {
 		return nil, err
