@@ -136,7 +136,7 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 20s)
 	GO=$(GO) hack/fuzz.sh ./internal/printer/ FuzzRowCells $(FUZZTIME)
 	GO=$(GO) hack/fuzz.sh ./internal/rawobj/ FuzzNextEvent $(FUZZTIME)
 	GO=$(GO) hack/fuzz.sh ./internal/rawobj/ FuzzEachValidMember $(FUZZTIME)
-	GO=$(GO) hack/fuzz.sh ./internal/record/ FuzzChangeWalker $(FUZZTIME)
+	GO=$(GO) hack/fuzz.sh ./internal/stage/ FuzzChangeWalker $(FUZZTIME)
 	GO=$(GO) hack/fuzz.sh ./internal/rawobj/ FuzzDecodeValue $(FUZZTIME)
 
 .PHONY: lint

@@ -29,7 +29,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 )
 
 // The handler-call differential test runs kubectl deltas' informer
@@ -233,7 +233,7 @@ func theirHandler(log *calls) clientgocache.ResourceEventHandler {
 // ourSink turns our informer's batches into handler calls through the
 // record Stage of --handler, as the printed records say them.
 type ourSink struct {
-	stage *record.Stage
+	stage *stage.Stage
 	log   *calls
 }
 
@@ -326,7 +326,7 @@ func startSides(t *testing.T, fifo informer.FIFO, initial []string, resync time.
 	}
 	s.ours, s.thei = newFakeLW(s.c, true), newFakeLW(s.c, false)
 
-	stage, err := record.NewStage(record.Options{Handler: true})
+	st, err := stage.NewStage(stage.Options{Handler: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func startSides(t *testing.T, fifo informer.FIFO, initial []string, resync time.
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, &ourSink{stage: stage, log: s.ourCalls}, informer.RunOptions{}) }()
+	go func() { done <- engine.Run(ctx, &ourSink{stage: st, log: s.ourCalls}, informer.RunOptions{}) }()
 
 	// The informer's resync period is its resync check period: a handler's
 	// own longer one is never checked without it.

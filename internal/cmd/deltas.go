@@ -24,8 +24,8 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/progress"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/reconcile"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/timeline"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
@@ -83,7 +83,7 @@ type DeltasOptions struct {
 	ListWatch *informer.ListWatchFlags
 	// Records: what a record holds and which are printed (--types,
 	// --watch-only, --where, --diff, Secrets, --health, …).
-	Records *record.Flags
+	Records *stage.Flags
 	// Wait: when the run stops (--until, --fail-when, --timeout,
 	// --count, --until-synced, -q).
 	Wait *condition.Flags
@@ -111,14 +111,14 @@ type DeltasOptions struct {
 	// Built by Run before any request: the printer, the record stage and
 	// the waiter; join, with --events, once the engine is.
 	printer printer.Printer
-	stage   *record.Stage
+	stage   *stage.Stage
 	waiter  *condition.Waiter
 	join    *events.Join
 	// player, with --replay, plays the recording; opened by Run.
 	player *replay.Player
 	// recorder, with --record, records what the stream is handed; it is
 	// created with the printer and closed when Run returns.
-	recorder *record.Recorder
+	recorder *stage.Recorder
 	// page, with --timeline, draws the stream; created with the printer
 	// (its file written once), written when Run returns.
 	page *page
@@ -136,7 +136,7 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 		Clusters:  connection.NewFlags(streams),
 		Targets:   targets.NewFlags(),
 		ListWatch: informer.NewListWatchFlags(),
-		Records:   record.NewFlags(),
+		Records:   stage.NewFlags(),
 		Wait:      condition.NewFlags(),
 		Output:    printer.NewFlags(),
 		Replay:    replay.NewFlags(),
@@ -206,7 +206,7 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 		return printer.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("types", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return record.TypeNames(), cobra.ShellCompDirectiveNoFileComp
+		return stage.TypeNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("color", fixedCompletion("auto", "always", "never"))
 	_ = cmd.RegisterFlagCompletionFunc("watch-list", fixedCompletion("auto", "true", "false"))

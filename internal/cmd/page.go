@@ -3,7 +3,7 @@ package cmd
 import (
 	"os"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/timeline"
 )
 
@@ -11,7 +11,7 @@ import (
 // it is handed.
 type page struct {
 	*timeline.Timeline
-	stage *record.Stage
+	stage *stage.Stage
 }
 
 // newPage creates the page of --timeline (nil without): its file written
@@ -20,7 +20,7 @@ func (o *DeltasOptions) newPage() (*page, error) {
 	if !o.Timeline.Active() {
 		return nil, nil
 	}
-	stage, err := o.Records.ToObserverStage(o.Records.Judges(true, o.ListWatch.MetadataOnly))
+	st, err := o.Records.ToObserverStage(o.Records.Judges(true, o.ListWatch.MetadataOnly))
 	if err != nil {
 		return nil, err
 	}
@@ -28,5 +28,5 @@ func (o *DeltasOptions) newPage() (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &page{Timeline: tl, stage: stage}, nil
+	return &page{Timeline: tl, stage: st}, nil
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/reconcile"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 )
 
 // startQueue runs --queue's workqueue beside the stream: printing hands it
@@ -23,7 +23,7 @@ import (
 // returned stop ends the queue — in a replay once what is queued is
 // reconciled — and prints the QueueSummary; call it once the stream has
 // ended, whatever ended it.
-func (o *DeltasOptions) startQueue(ctx context.Context, printing *record.Sink) (stop func()) {
+func (o *DeltasOptions) startQueue(ctx context.Context, printing *stage.Sink) (stop func()) {
 	if !o.Queue.Queue {
 		return func() {}
 	}
@@ -48,7 +48,7 @@ func (o *DeltasOptions) startQueue(ctx context.Context, printing *record.Sink) (
 			return p.(printer.QueuePrinter).PrintReconcile(w, &rec)
 		})
 	}
-	printTaken := func(emit record.PrintFunc) error {
+	printTaken := func(emit stage.PrintFunc) error {
 		takenLock.Lock()
 		defer takenLock.Unlock()
 		for i := range taken {
@@ -62,8 +62,8 @@ func (o *DeltasOptions) startQueue(ctx context.Context, printing *record.Sink) (
 		return nil
 	}
 	q := reconcile.New(opts)
-	hooks := &record.CallHooks{
-		After: func(rec *printer.Record, obj *rawobj.Object, emit record.PrintFunc) error {
+	hooks := &stage.CallHooks{
+		After: func(rec *printer.Record, obj *rawobj.Object, emit stage.PrintFunc) error {
 			var refs []metav1.OwnerReference
 			if obj != nil && o.Queue.QueueKey == reconcile.KeyOwner {
 				refs, _ = obj.OwnerReferences()
@@ -75,7 +75,7 @@ func (o *DeltasOptions) startQueue(ctx context.Context, printing *record.Sink) (
 		},
 	}
 	if opts.Virtual {
-		hooks.Before = func(t time.Time, emit record.PrintFunc) error {
+		hooks.Before = func(t time.Time, emit stage.PrintFunc) error {
 			q.AdvanceTo(t)
 			return printTaken(emit)
 		}

@@ -20,9 +20,9 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
@@ -284,12 +284,12 @@ func (o *DeltasOptions) beatWhileRecording(engine *informer.Engine, runOpts *inf
 // adds the Events of what is printed; the waiter (with a condition),
 // which sees what is printed and stops the run through runOpts.Check; the
 // record sink, which prints, and which is returned too.
-func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.RunOptions) (sink informer.Sink, printing *record.Sink) {
+func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.RunOptions) (sink informer.Sink, printing *stage.Sink) {
 	out := o.Out
 	if o.Wait.Quiet {
 		out = io.Discard
 	}
-	printing = record.NewSink(o.stage, o.printer, out, o.Wait.Count, o.replayClock())
+	printing = stage.NewSink(o.stage, o.printer, out, o.Wait.Count, o.replayClock())
 	if o.recorder != nil {
 		printing.RecordTo(o.recorder)
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 )
 
 // These tests run the Engine as the command does, with the record stage
@@ -84,7 +84,7 @@ func (b *syncBuffer) lines() []string {
 // notifySink passes batches to the record Sink and tells the test after
 // each one was handled.
 type notifySink struct {
-	*record.Sink
+	*stage.Sink
 	handled chan informer.Batch
 }
 
@@ -106,7 +106,7 @@ type harness struct {
 }
 
 type harnessOptions struct {
-	stage record.Options
+	stage stage.Options
 	limit int
 	multi bool
 	// backoff, if set, makes the reflectors' backoffs.
@@ -165,7 +165,7 @@ func newHarness(t *testing.T, o harnessOptions, lws map[informer.Target]*cachete
 		KeepListed:       o.keepListed,
 		Resume:           o.resume,
 	}, h.errOut)
-	stage, err := record.NewStage(o.stage)
+	st, err := stage.NewStage(o.stage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func newHarness(t *testing.T, o harnessOptions, lws map[informer.Target]*cachete
 		t.Fatal(err)
 	}
 	h.sink = &notifySink{
-		Sink:    record.NewSink(stage, p, h.out, o.limit, h.clock.Now),
+		Sink:    stage.NewSink(st, p, h.out, o.limit, h.clock.Now),
 		handled: make(chan informer.Batch, 1024),
 	}
 	return h
@@ -325,12 +325,12 @@ func TestRunUntilSynced(t *testing.T) {
 func TestRunWatchOnlyAndTypes(t *testing.T) {
 	cases := []struct {
 		name  string
-		stage record.Options
+		stage stage.Options
 		want  []string
 	}{
-		{"watch-only", record.Options{WatchOnly: true}, []string{"Updated: a", "Deleted: b", "Added: c"}},
-		{"types", record.Options{Types: []cache.DeltaType{cache.Deleted, cache.Added}}, []string{"Deleted: b", "Added: c"}},
-		{"all", record.Options{}, []string{"Replaced: a", "Replaced: b", "Updated: a", "Deleted: b", "Added: c"}},
+		{"watch-only", stage.Options{WatchOnly: true}, []string{"Updated: a", "Deleted: b", "Added: c"}},
+		{"types", stage.Options{Types: []cache.DeltaType{cache.Deleted, cache.Added}}, []string{"Deleted: b", "Added: c"}},
+		{"all", stage.Options{}, []string{"Replaced: a", "Replaced: b", "Updated: a", "Deleted: b", "Added: c"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

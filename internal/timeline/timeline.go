@@ -13,7 +13,7 @@
 // that it can be opened, and reloaded, while the run goes on (Refresh).
 //
 // The page's data-* attributes are a contract for tests and scripts: see
-// page.html and the README.
+// page.html and docs/timeline.md.
 package timeline
 
 import (
@@ -27,7 +27,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 )
 
 // Version is the version of the page's data document ("v").
@@ -198,7 +198,7 @@ func (t *Timeline) Path() string { return t.path }
 // unless changes computes them: then they are computed with those of
 // other marks, at the next write or once maxPending wait (settle), in one
 // go rather than one by one as the stream trickles in.
-func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object, changes record.Changes) {
+func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object, changes stage.Changes) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.start.IsZero() || rec.Time.Before(t.start) {
@@ -266,7 +266,7 @@ const (
 // pendingMark is a mark whose changes are computed when it is settled.
 type pendingMark struct {
 	mark    mark
-	changes record.Changes
+	changes stage.Changes
 }
 
 // settle computes the changes of the marks waiting for them and adds

@@ -14,7 +14,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/record"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 )
 
 var t0 = time.Date(2026, 11, 26, 10, 40, 0, 0, time.UTC)
@@ -362,7 +362,7 @@ func TestHiddenDeltasStillMoveTheHealth(t *testing.T) {
 func TestChangesAreComputedLaterInOrder(t *testing.T) {
 	tl := New(filepath.Join(t.TempDir(), "t.html"), "", nil)
 	calls := 0
-	changes := func(ops ...diff.Operation) record.Changes {
+	changes := func(ops ...diff.Operation) stage.Changes {
 		return func() ([]diff.Operation, error) {
 			calls++
 			if len(ops) == 0 {

@@ -1,9 +1,9 @@
-// Package record turns the deltas an informer pops into the records that
-// printers print: it applies the delta filters (--types, --watch-only,
-// --relist, --changed-only), redacts Secrets, computes field-level diffs
-// and names the field manager of each change. Sink feeds the records of a
-// running informer.Engine to a printer.
-package record
+// Package stage is the record stage: it turns the deltas an informer pops
+// into the records that printers print. It applies the delta filters
+// (--types, --watch-only, --relist, --changed-only), redacts Secrets,
+// computes field-level diffs and names the field manager of each change.
+// Sink feeds the records of a running informer.Engine to a printer.
+package stage
 
 import (
 	"encoding/json"

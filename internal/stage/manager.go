@@ -1,4 +1,4 @@
-package record
+package stage
 
 import "github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 
