@@ -2,13 +2,13 @@
 
 package e2e
 
-// The README's recipes, run as written: every command of a sh or console
-// block of its usage sections is a row of readmeRecipes, run in bash at a
-// terminal (a pseudo-terminal: programs such as jq flush each line there,
-// as users see them) against the busy cluster, with the namespaces and
-// contexts the README assumes, and checked against what the README says
-// it does. A recipe added to the README without a row, or a row whose
-// recipe left the README, fails the test.
+// The recipes of the README and of the docs/ pages, run as written: every
+// command of a sh or console block of their usage sections is a row of
+// readmeRecipes, run in bash at a terminal (a pseudo-terminal: programs
+// such as jq flush each line there, as users see them) against the busy
+// cluster, with the namespaces and contexts the pages assume, and checked
+// against what the pages say it does. A recipe added to a page without a
+// row, or a row whose recipe left every page, fails the test.
 
 import (
 	"fmt"
@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,17 +33,38 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
 )
 
-// readmeCommands returns the commands of the README that run kubectl
-// deltas, outside its Install, Shell completion and Development sections:
-// in ```sh
-// blocks every command (comments dropped, continued lines joined), in
-// ```console blocks every line after "$ ".
-func readmeCommands(t *testing.T) []string {
+// docCommand is a command of a page and the page it is on.
+type docCommand struct {
+	cmd, file string
+}
+
+// readmeCommands returns the commands of README.md and of the docs/*.md
+// pages that run kubectl deltas, in the order of docFiles, outside their
+// Install, Shell completion and Development sections: in ```sh blocks
+// every command (comments dropped, continued lines joined), in ```console
+// blocks every line after "$ ".
+func readmeCommands(t *testing.T) []docCommand {
 	t.Helper()
+	var out []docCommand
+	for _, f := range docFiles(t) {
+		for _, c := range pageCommands(docText(t, f)) {
+			name := filepath.Base(f)
+			if filepath.Base(filepath.Dir(f)) == "docs" {
+				name = "docs/" + name
+			}
+			out = append(out, docCommand{cmd: c, file: name})
+		}
+	}
+	return out
+}
+
+// pageCommands returns the commands of one page, as readmeCommands
+// describes them.
+func pageCommands(text string) []string {
 	var out []string
 	section, lang, inBlock := "", "", false
 	var pending string
-	for _, line := range strings.Split(readme(t), "\n") {
+	for _, line := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case !inBlock && strings.HasPrefix(line, "## "):
@@ -154,7 +176,9 @@ func (e *readmeEnv) web(t *testing.T) *rollout {
 	return &rollout{t: t, c: e.c, ns: "demo"}
 }
 
-// readmeRecipes are the README's recipes, in its order.
+// readmeRecipes are the recipes of the README and of the docs/ pages, in
+// the order their commands first appear: README.md, then docs/*.md by
+// name (docFiles).
 func readmeRecipes() []recipe {
 	configMapSteps := func(t *testing.T, e *readmeEnv, n int) {
 		switch n {
@@ -186,6 +210,88 @@ func readmeRecipes() []recipe {
 		want:    []string{`^Added: demo$`, `^Updated: demo$`, `^Deleted: demo$`},
 		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
 	}, {
+		cmd: "kubectl deltas cm -n demo --diff",
+		setup: func(t *testing.T, e *readmeEnv) {
+			e.configMap(t, "demo", map[string]string{"key": "a", "old": "x"})
+		},
+		ready: []string{`^Replaced: demo$`},
+		act: func(t *testing.T, e *readmeEnv, n int) {
+			if n == 0 {
+				e.patch(t, "configmap", "demo", `{"data":{"key":"b","old":null},"metadata":{"labels":{"tier":"web"}}}`)
+			}
+		},
+		want:    []string{`^Updated: demo by kubectl-patch$`, `^  ~ data.key: "a" → "b"$`, `^  - data.old$`, `^  \+ metadata.labels: \{"tier":"web"\}$`},
+		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
+	}, {
+		cmd:        "kubectl deltas deploy/web -n demo --tree --until=status=Current --fail-when=status=Failed --timeout=5m",
+		act:        rollWeb,
+		ends:       true,
+		want:       []string{`^Replaced: deployment.apps web$`, `^Replaced: pod web-\w+-\w+ \(deployment.apps web → replicaset.apps web-\w+\)$`},
+		wantStderr: []string{`^deployment.apps/web condition met$`},
+		cleanup:    waitWeb,
+	}, {
+		cmd:   "kubectl deltas cm,secrets -n shop --record=shop.jsonl.zst",
+		setup: func(t *testing.T, e *readmeEnv) { e.shop(t) },
+		ready: []string{`^Replaced: configmap checkout$`},
+		act:   shopSteps,
+		want:  []string{`^Updated: configmap checkout$`, `^Added: secret payment-key$`, `^Added: configmap feature-flags$`, `^Deleted: configmap feature-flags$`},
+	}, {
+		cmd:  "kubectl deltas --replay=shop.jsonl.zst --diff --timestamps",
+		ends: true,
+		want: []string{`^\S+Z Replaced: configmap checkout$`, `^\S+Z Updated: configmap checkout by ops-script$`, `^  ~ data.timeout: "30s" → "3s"$`,
+			`^\S+Z Added: secret payment-key$`, `^\S+Z Deleted: configmap feature-flags$`},
+	}, {
+		cmd:  `kubectl deltas cm/checkout --replay=shop.jsonl.zst --at=08:18:16 -o json | jq -c '{type, time, name, data: .object.data}'`,
+		swap: [2]string{"--at=08:18:16", "--at=+0s"}, // the recording's own times
+		ends: true,
+		want: []string{`^\{"type":"Replaced","time":"[^"]+","name":"checkout","data":\{"timeout":"30s"\}\}$`},
+	}, {
+		cmd:        "kubectl deltas deploy/web -n demo --tree --events --until=status=Current --timeline=rollout.html",
+		act:        rollWeb,
+		ends:       true,
+		want:       []string{`^Replaced: deployment.apps web$`, `^Replaced: replicaset.apps web-\w+ \(deployment.apps web\)$`},
+		wantStderr: []string{`^deployment.apps/web condition met$`},
+		cleanup:    waitWeb,
+	}, {
+		cmd:  "kubectl deltas deployment/web --context=staging,prod --tree",
+		want: []string{`^staging Replaced: deployment.apps web$`, `^prod    Replaced: deployment.apps web$`, `^staging Replaced: pod web-`, `^prod    Replaced: pod web-`},
+	}, {
+		cmd:  `kubectl deltas cm --all-contexts -o json | jq -r '"\(.context) \(.type) \(.name)"'`,
+		want: []string{`^busy Replaced settings$`, `^staging Replaced kube-root-ca.crt$`, `^prod Replaced kube-root-ca.crt$`},
+	}, {
+		cmd:   `kubectl deltas cm -n demo --diff -o json | jq -c 'select(.changes) | .changes'`,
+		setup: func(t *testing.T, e *readmeEnv) { e.configMap(t, "demo", map[string]string{"key": "a", "old": "x"}) },
+		act: func(t *testing.T, e *readmeEnv, n int) {
+			// Back and forth until a change comes after the initial list.
+			if n%2 == 0 {
+				e.patch(t, "configmap", "demo", `{"data":{"key":"b","old":null}}`)
+			} else {
+				e.patch(t, "configmap", "demo", `{"data":{"key":"a","old":"x"}}`)
+			}
+		},
+		want:    []string{`^\[\{"op":"replace","path":"/data/key","old":"a","value":"b"\},\{"op":"remove","path":"/data/old","old":"x"\}\]$`},
+		never:   []string{`^null$`},
+		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
+	}, {
+		cmd:   "kubectl deltas deployment/web -n demo --tree",
+		ready: []string{`^Replaced: deployment.apps web$`, `^Replaced: replicaset.apps web-\w+ \(deployment.apps web\)$`, `^Replaced: pod web-\w+-\w+ \(deployment.apps web → replicaset.apps web-\w+\)$`},
+		act:   rollWeb,
+		want: []string{`^Updated: deployment.apps web$`, `^Added: replicaset.apps web-\w+ \(deployment.apps web\)$`,
+			`^Added: pod web-\w+-\w+ \(deployment.apps web → replicaset.apps web-\w+\)$`},
+		cleanup: waitWeb,
+	}, {
+		cmd:     "kubectl deltas cm -n demo --handler --resync=5s",
+		ready:   []string{`^OnAdd: settings \(initial list\)$`},
+		act:     configMapSteps,
+		want:    []string{`^OnAdd: demo$`, `^OnUpdate: demo \d+→\d+$`, `^OnDelete: demo$`, `^OnUpdate: settings (\d+)→(\d+) \(resync\)$`},
+		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
+	}, {
+		cmd:     "kubectl deltas cm -n demo --handler --queue --reconcile-time=50ms",
+		ready:   []string{`^Reconcile: configmap demo/settings \(1 call, waited \S+, worker 1\)$`},
+		act:     configMapSteps,
+		want:    []string{`^OnUpdate: demo \d+→\d+$`, `^Reconcile: configmap demo/demo \(\d+ calls?, waited \S+, worker 1\)$`},
+		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
+	}, {
 		cmd:  "kubectl deltas cm -n demo -o name",
 		want: []string{`^configmap/settings$`, `^configmap/kube-root-ca.crt$`},
 	}, {
@@ -198,25 +304,11 @@ func readmeRecipes() []recipe {
 		cmd:  `kubectl deltas cm -n demo -o jsonpath='{.type} {.object.metadata.name}{"\n"}'`,
 		want: []string{`^Replaced settings$`},
 	}, {
-		cmd:  "kubectl deltas --all-types -n demo --watch-only",
-		act:  newConfigMap("everything"),
-		want: []string{`^Added: configmap everything-\d+$`},
-	}, {
-		cmd:  "kubectl deltas --all-types -A --watch-only --metadata-only --show-manager",
-		act:  newConfigMap("meta"),
-		want: []string{`^Added: configmap demo/meta-\d+ by \S+$`},
-	}, {
-		cmd:  `kubectl deltas --all-types -n demo --watch-only --timeout=5m -o json | jq -r '.kind' | sort | uniq -c | sort -rn`,
-		swap: [2]string{"--timeout=5m", "--timeout=8s"},
-		act:  newConfigMap("counted"),
-		ends: true,
-		want: []string{`^ +\d+ ConfigMap$`},
-	}, {
-		cmd:  `kubectl deltas --all-types -A --watch-only --timeout=10m -o json | jq -r '"\(.time[0:16]) \(.kind)"' | sort | uniq -c`,
-		swap: [2]string{"--timeout=10m", "--timeout=8s"},
-		act:  newConfigMap("per-minute"),
-		ends: true,
-		want: []string{`^ +\d+ \d{4}-\d\d-\d\dT\d\d:\d\d ConfigMap$`},
+		cmd:     `kubectl deltas deploy/web -n demo --tree -o json --until=status=Current --fail-when=status=Failed --timeout=5m | jq -c 'select(.type == "Verdict") | {outcome, blockers: [.objects[] | select(.health.status != "Current") | {kind, name, reason: .health.reason, container, event: .event.reason}]}'`,
+		act:     rollWeb,
+		ends:    true,
+		want:    []string{`^\{"outcome":"Met","blockers":\[\]\}$`},
+		cleanup: waitWeb,
 	}, {
 		cmd: `kubectl deltas pods -A -o json | jq -c 'select(.type == "Deleted") | {namespace, name, finalStateUnknown}'`,
 		act: func(t *testing.T, e *readmeEnv, n int) {
@@ -245,12 +337,6 @@ func readmeRecipes() []recipe {
 		want:    []string{`^\{"type":"(Added|Replaced)","name":"ready","uid":"[0-9a-f-]{36}"\}$`},
 		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "ready") },
 	}, {
-		cmd:     `kubectl deltas deploy/web -n demo --tree -o json --until=status=Current --fail-when=status=Failed --timeout=5m | jq -c 'select(.type == "Verdict") | {outcome, blockers: [.objects[] | select(.health.status != "Current") | {kind, name, reason: .health.reason, container, event: .event.reason}]}'`,
-		act:     rollWeb,
-		ends:    true,
-		want:    []string{`^\{"outcome":"Met","blockers":\[\]\}$`},
-		cleanup: waitWeb,
-	}, {
 		cmd:  `kubectl deltas cm,secrets -A -o json --watch-only --timeout=10m | jq -r '"\(.time[0:16]) \(.kind)"' | sort | uniq -c`,
 		swap: [2]string{"--timeout=10m", "--timeout=8s"},
 		act:  newConfigMap("counted-again"),
@@ -263,53 +349,17 @@ func readmeRecipes() []recipe {
 		recorded: []string{`"initial":false,.*"name":"recorded-\d+"`},
 		want:     []string{`^\{"type":"Added",.*"namespace":"demo","name":"recorded-\d+",`},
 	}, {
-		cmd: "kubectl deltas cm -n demo --diff",
-		setup: func(t *testing.T, e *readmeEnv) {
-			e.configMap(t, "demo", map[string]string{"key": "a", "old": "x"})
-		},
-		ready: []string{`^Replaced: demo$`},
-		act: func(t *testing.T, e *readmeEnv, n int) {
-			if n == 0 {
-				e.patch(t, "configmap", "demo", `{"data":{"key":"b","old":null},"metadata":{"labels":{"tier":"web"}}}`)
-			}
-		},
-		want:    []string{`^Updated: demo by kubectl-patch$`, `^  ~ data.key: "a" → "b"$`, `^  - data.old$`, `^  \+ metadata.labels: \{"tier":"web"\}$`},
-		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
+		cmd:   "kubectl deltas --replay=shop.jsonl.zst --from=10:37 --to=10:42 --watch-only --diff",
+		swap:  [2]string{"--from=10:37 --to=10:42", "--from=+0s --to=-0s"},
+		ends:  true,
+		want:  []string{`^Updated: configmap checkout by ops-script$`, `^  ~ data.timeout: "30s" → "3s"$`},
+		never: []string{`Replaced`},
 	}, {
-		cmd:   `kubectl deltas cm -n demo --diff -o json | jq -c 'select(.changes) | .changes'`,
-		setup: func(t *testing.T, e *readmeEnv) { e.configMap(t, "demo", map[string]string{"key": "a", "old": "x"}) },
-		act: func(t *testing.T, e *readmeEnv, n int) {
-			// Back and forth until a change comes after the initial list.
-			if n%2 == 0 {
-				e.patch(t, "configmap", "demo", `{"data":{"key":"b","old":null}}`)
-			} else {
-				e.patch(t, "configmap", "demo", `{"data":{"key":"a","old":"x"}}`)
-			}
-		},
-		want:    []string{`^\[\{"op":"replace","path":"/data/key","old":"a","value":"b"\},\{"op":"remove","path":"/data/old","old":"x"\}\]$`},
-		never:   []string{`^null$`},
-		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
-	}, {
-		cmd:   "kubectl deltas deployment/web -n demo --tree",
-		ready: []string{`^Replaced: deployment.apps web$`, `^Replaced: replicaset.apps web-\w+ \(deployment.apps web\)$`, `^Replaced: pod web-\w+-\w+ \(deployment.apps web → replicaset.apps web-\w+\)$`},
-		act:   rollWeb,
-		want: []string{`^Updated: deployment.apps web$`, `^Added: replicaset.apps web-\w+ \(deployment.apps web\)$`,
-			`^Added: pod web-\w+-\w+ \(deployment.apps web → replicaset.apps web-\w+\)$`},
-		cleanup: waitWeb,
-	}, {
-		cmd:        "kubectl deltas deploy/web -n demo --tree --until=status=Current --fail-when=status=Failed --timeout=5m",
-		act:        rollWeb,
-		ends:       true,
-		want:       []string{`^Replaced: deployment.apps web$`, `^Replaced: pod web-\w+-\w+ \(deployment.apps web → replicaset.apps web-\w+\)$`},
-		wantStderr: []string{`^deployment.apps/web condition met$`},
-		cleanup:    waitWeb,
-	}, {
-		cmd:        "kubectl deltas deploy/web -n demo --tree --events --until=status=Current --timeline=rollout.html",
-		act:        rollWeb,
-		ends:       true,
-		want:       []string{`^Replaced: deployment.apps web$`, `^Replaced: replicaset.apps web-\w+ \(deployment.apps web\)$`},
-		wantStderr: []string{`^deployment.apps/web condition met$`},
-		cleanup:    waitWeb,
+		cmd:   "kubectl deltas --replay=shop.jsonl.zst --at=10:37 -o yaml",
+		swap:  [2]string{"--at=10:37", "--at=-0s"},
+		ends:  true,
+		want:  []string{`^type: Replaced$`, `^name: checkout$`, `^name: payment-key$`},
+		never: []string{`feature-flags`},
 	}, {
 		cmd:        "kubectl deltas deploy/web -n demo --tree --events --until=status=Current --fail-when=status=Failed --timeout=5m --timeline=rollout.html",
 		act:        rollWeb,
@@ -318,18 +368,6 @@ func readmeRecipes() []recipe {
 		want:       []string{`^\{"kind":"Deployment","name":"web","deltas":\d+\}$`, `^\{"kind":"ReplicaSet","name":"web-\w+","deltas":\d+\}$`, `^\{"kind":"Pod","name":"web-\w+-\w+","deltas":\d+\}$`},
 		wantStderr: []string{`^deployment.apps/web condition met$`},
 		cleanup:    waitWeb,
-	}, {
-		cmd:     "kubectl deltas cm -n demo --handler --resync=5s",
-		ready:   []string{`^OnAdd: settings \(initial list\)$`},
-		act:     configMapSteps,
-		want:    []string{`^OnAdd: demo$`, `^OnUpdate: demo \d+→\d+$`, `^OnDelete: demo$`, `^OnUpdate: settings (\d+)→(\d+) \(resync\)$`},
-		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
-	}, {
-		cmd:     "kubectl deltas cm -n demo --handler --queue --reconcile-time=50ms",
-		ready:   []string{`^Reconcile: configmap demo/settings \(1 call, waited \S+, worker 1\)$`},
-		act:     configMapSteps,
-		want:    []string{`^OnUpdate: demo \d+→\d+$`, `^Reconcile: configmap demo/demo \(\d+ calls?, waited \S+, worker 1\)$`},
-		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
 	}, {
 		cmd:        "kubectl deltas deployment/web -n demo --until=condition=Available --timeout=5m",
 		ends:       true,
@@ -408,39 +446,25 @@ func readmeRecipes() []recipe {
 		want:  []string{`^Replaced: demo/keeper$`},
 		never: []string{`dropper`, `settings`},
 	}, {
-		cmd:  "kubectl deltas deployment/web --context=staging,prod --tree",
-		want: []string{`^staging Replaced: deployment.apps web$`, `^prod    Replaced: deployment.apps web$`, `^staging Replaced: pod web-`, `^prod    Replaced: pod web-`},
+		cmd:  "kubectl deltas --all-types -n demo --watch-only",
+		act:  newConfigMap("everything"),
+		want: []string{`^Added: configmap everything-\d+$`},
 	}, {
-		cmd:  `kubectl deltas cm --all-contexts -o json | jq -r '"\(.context) \(.type) \(.name)"'`,
-		want: []string{`^busy Replaced settings$`, `^staging Replaced kube-root-ca.crt$`, `^prod Replaced kube-root-ca.crt$`},
+		cmd:  "kubectl deltas --all-types -A --watch-only --metadata-only --show-manager",
+		act:  newConfigMap("meta"),
+		want: []string{`^Added: configmap demo/meta-\d+ by \S+$`},
 	}, {
-		cmd:   "kubectl deltas cm,secrets -n shop --record=shop.jsonl.zst",
-		setup: func(t *testing.T, e *readmeEnv) { e.shop(t) },
-		ready: []string{`^Replaced: configmap checkout$`},
-		act:   shopSteps,
-		want:  []string{`^Updated: configmap checkout$`, `^Added: secret payment-key$`, `^Added: configmap feature-flags$`, `^Deleted: configmap feature-flags$`},
-	}, {
-		cmd:  "kubectl deltas --replay=shop.jsonl.zst --diff --timestamps",
+		cmd:  `kubectl deltas --all-types -n demo --watch-only --timeout=5m -o json | jq -r '.kind' | sort | uniq -c | sort -rn`,
+		swap: [2]string{"--timeout=5m", "--timeout=8s"},
+		act:  newConfigMap("counted"),
 		ends: true,
-		want: []string{`^\S+Z Replaced: configmap checkout$`, `^\S+Z Updated: configmap checkout by ops-script$`, `^  ~ data.timeout: "30s" → "3s"$`,
-			`^\S+Z Added: secret payment-key$`, `^\S+Z Deleted: configmap feature-flags$`},
+		want: []string{`^ +\d+ ConfigMap$`},
 	}, {
-		cmd:  `kubectl deltas cm/checkout --replay=shop.jsonl.zst --at=08:18:16 -o json | jq -c '{type, time, name, data: .object.data}'`,
-		swap: [2]string{"--at=08:18:16", "--at=+0s"}, // the recording's own times
+		cmd:  `kubectl deltas --all-types -A --watch-only --timeout=10m -o json | jq -r '"\(.time[0:16]) \(.kind)"' | sort | uniq -c`,
+		swap: [2]string{"--timeout=10m", "--timeout=8s"},
+		act:  newConfigMap("per-minute"),
 		ends: true,
-		want: []string{`^\{"type":"Replaced","time":"[^"]+","name":"checkout","data":\{"timeout":"30s"\}\}$`},
-	}, {
-		cmd:   "kubectl deltas --replay=shop.jsonl.zst --from=10:37 --to=10:42 --watch-only --diff",
-		swap:  [2]string{"--from=10:37 --to=10:42", "--from=+0s --to=-0s"},
-		ends:  true,
-		want:  []string{`^Updated: configmap checkout by ops-script$`, `^  ~ data.timeout: "30s" → "3s"$`},
-		never: []string{`Replaced`},
-	}, {
-		cmd:   "kubectl deltas --replay=shop.jsonl.zst --at=10:37 -o yaml",
-		swap:  [2]string{"--at=10:37", "--at=-0s"},
-		ends:  true,
-		want:  []string{`^type: Replaced$`, `^name: checkout$`, `^name: payment-key$`},
-		never: []string{`feature-flags`},
+		want: []string{`^ +\d+ \d{4}-\d\d-\d\dT\d\d:\d\d ConfigMap$`},
 	}}
 }
 
@@ -478,29 +502,48 @@ func createOnce(t *testing.T, e *readmeEnv, n int, name string) {
 	}
 }
 
-// TestBusyREADMERecipes runs every recipe of the README.
+// TestBusyREADMERecipes runs every recipe of the README and of the docs/
+// pages.
 func TestBusyREADMERecipes(t *testing.T) {
 	recipes := readmeRecipes()
-	commands := readmeCommands(t)
 	var known []string
 	for _, r := range recipes {
+		if slices.Contains(known, r.cmd) {
+			t.Errorf("readmeRecipes has two rows for\n  %s", r.cmd)
+		}
 		known = append(known, r.cmd)
 		if r.then != "" && !readmeHas(t, r.then) {
-			t.Errorf("the second command of %q is not in the README: %s", r.cmd, r.then)
+			t.Errorf("the second command of %q is on no page: %s", r.cmd, r.then)
 		}
 	}
+	// Each command once, where it first appears.
+	var commands []docCommand
+	for _, c := range readmeCommands(t) {
+		if !slices.ContainsFunc(commands, func(d docCommand) bool { return d.cmd == c.cmd }) {
+			commands = append(commands, c)
+		}
+	}
+	var said []string
 	for _, c := range commands {
-		if !slices.Contains(known, c) {
-			t.Errorf("a README recipe has no test: add a row to readmeRecipes for\n  %s", c)
+		said = append(said, c.cmd)
+		if !slices.Contains(known, c.cmd) {
+			t.Errorf("a recipe of %s has no test: add a row to readmeRecipes for\n  %s", c.file, c.cmd)
 		}
 	}
 	for _, k := range known {
-		if !slices.Contains(commands, k) {
-			t.Errorf("readmeRecipes has a row for what the README no longer says:\n  %s", k)
+		if !slices.Contains(said, k) {
+			t.Errorf("readmeRecipes has a row for what neither the README nor a docs/ page says any more:\n  %s", k)
 		}
 	}
 	if t.Failed() {
 		t.FailNow()
+	}
+	// The rows follow the pages: README.md, then docs/*.md by name, each
+	// command where it first appears.
+	for i, c := range commands {
+		if known[i] != c.cmd {
+			t.Fatalf("readmeRecipes is not in the pages' order: row %d is\n  %s\nwhere %s has, first,\n  %s\n(rows follow README.md, then docs/*.md by name)", i, known[i], c.file, c.cmd)
+		}
 	}
 
 	e := setupReadme(t)
@@ -509,17 +552,37 @@ func TestBusyREADMERecipes(t *testing.T) {
 	}
 }
 
-// readmeHas reports whether the README holds s.
-func readmeHas(t *testing.T, s string) bool { return strings.Contains(readme(t), s) }
+// readmeHas reports whether the README or a docs/ page holds s.
+func readmeHas(t *testing.T, s string) bool {
+	t.Helper()
+	for _, f := range docFiles(t) {
+		if strings.Contains(docText(t, f), s) {
+			return true
+		}
+	}
+	return false
+}
 
-// readme is the README's text.
-func readme(t *testing.T) string {
+// docFiles returns the paths of README.md and of every docs/*.md page:
+// the README first, then the pages by name.
+func docFiles(t *testing.T) []string {
 	t.Helper()
 	root, err := controlplane.FindRepoRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(pages)
+	return append([]string{filepath.Join(root, "README.md")}, pages...)
+}
+
+// docText is the text of one of docFiles.
+func docText(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,8 +63,8 @@ func appendHealth(dst []byte, h *Health) []byte {
 	return append(dst, '}')
 }
 
-// AppendJSON appends the record's JSON form (schema v1, documented in the
-// README), without a trailing newline, and returns the extended buffer.
+// AppendJSON appends the record's JSON form (schema v1, documented in
+// docs/output.md), without a trailing newline, and returns the extended buffer.
 // Keys come in the documented order:
 //
 //	type, time, initial, [context], apiVersion, kind, resource, namespace,

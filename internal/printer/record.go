@@ -11,7 +11,7 @@ import (
 )
 
 // Record is one popped delta as every printer sees it. The field order of
-// its JSON form (schema v1) is fixed and documented in the README:
+// its JSON form (schema v1) is fixed and documented in docs/output.md:
 //
 //	type, time, initial, [context], apiVersion, kind, resource, namespace, name, uid,
 //	resourceVersion, [finalStateUnknown], [coalesced], [caughtUp], [owners],
