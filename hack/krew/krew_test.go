@@ -216,7 +216,16 @@ func TestManifestMatchesGoreleaser(t *testing.T) {
 					t.Errorf("files: from %q matches nothing in the archive %v", f.From, contents)
 				}
 			}
-			for _, want := range []string{"LICENSE", "README.md"} {
+			// The README and the docs/ pages it links to.
+			pages, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+			if err != nil || len(pages) == 0 {
+				t.Fatalf("no docs/*.md pages: %v", err)
+			}
+			wantFiles := []string{"LICENSE", "README.md"}
+			for _, p := range pages {
+				wantFiles = append(wantFiles, "docs/"+filepath.Base(p))
+			}
+			for _, want := range wantFiles {
 				if !containsMatch(contents, want) {
 					t.Errorf("the archive lacks %s: %v", want, contents)
 				}
