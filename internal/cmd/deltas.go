@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/progress"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/reconcile"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
@@ -118,7 +119,7 @@ type DeltasOptions struct {
 	player *replay.Player
 	// recorder, with --record, records what the stream is handed; it is
 	// created with the printer and closed when Run returns.
-	recorder *stage.Recorder
+	recorder *recording.Recorder
 	// page, with --timeline, draws the stream; created with the printer
 	// (its file written once), written when Run returns.
 	page *page
@@ -354,6 +355,19 @@ func (o *DeltasOptions) Validate() error {
 	return nil
 }
 
+// newRecorder creates the recording of --record (nil without it), before
+// any request: a path that cannot be written is an error here.
+func (o *DeltasOptions) newRecorder() (*recording.Recorder, error) {
+	if o.Records.Record == "" {
+		return nil, nil
+	}
+	fill, err := o.Records.ToRecordStage(o.Records.Judges(true, o.ListWatch.MetadataOnly))
+	if err != nil {
+		return nil, err
+	}
+	return replay.NewRecorder(o.Records.Record, fill, o.ErrOut)
+}
+
 // buildOutput builds what the flags configure for the stream's output —
 // the record stage (--types, --where and --ignore-path compiled), the
 // waiter and the printer (a template file read and parsed) — before any
@@ -366,7 +380,7 @@ func (o *DeltasOptions) buildOutput() error {
 	}
 	// A recording holds what -o json prints: health unless --health=false
 	// (or --metadata-only), whatever -o is.
-	if o.recorder, err = o.Records.ToRecorder(o.Records.Judges(true, o.ListWatch.MetadataOnly), o.ErrOut); err != nil {
+	if o.recorder, err = o.newRecorder(); err != nil {
 		return err
 	}
 	if o.page, err = o.newPage(); err != nil {

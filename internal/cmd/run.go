@@ -21,7 +21,6 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
@@ -243,7 +242,7 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 	if !o.Wait.Quiet && (err == nil || errors.Is(err, informer.ErrSourceEnded)) {
 		for _, t := range o.player.NeverSeen() {
 			fmt.Fprintf(o.ErrOut, "info: %s never appears in the recording %s: is the name right? (kubectl deltas --replay=%s -o name lists what it holds)\n",
-				replay.Describe([]informer.Target{t}), strings.Join(o.Replay.Files, ", "), o.Replay.Files[0])
+				informer.Describe([]informer.Target{t}), strings.Join(o.Replay.Files, ", "), o.Replay.Files[0])
 		}
 	}
 	if perr := o.player.Err(); perr != nil && (err == nil || errors.Is(err, informer.ErrSourceEnded)) {

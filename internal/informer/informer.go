@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,6 +93,29 @@ type Target struct {
 	// target ("" when kube-apiserver serves it): that server's outages are
 	// its own, reported apart from the cluster's, and do not end the type.
 	APIService string
+}
+
+// Describe names targets for messages: "configmaps in shop (prod),
+// deployments.apps/web in shop"; "no type" for none.
+func Describe(ts []Target) string {
+	if len(ts) == 0 {
+		return "no type"
+	}
+	parts := make([]string, 0, len(ts))
+	for _, t := range ts {
+		s := t.Resource.GroupResource().String()
+		if t.Name != "" {
+			s += "/" + t.Name
+		}
+		if t.Namespace != "" {
+			s += " in " + t.Namespace
+		}
+		if t.Context != "" {
+			s += " (" + t.Context + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ID identifies the informer of t within an Engine: two targets with the

@@ -29,7 +29,7 @@ func Pick(recorded []informer.Target, args []Arg, namespace string, contexts []s
 		candidates = append(candidates, t)
 	}
 	if len(candidates) == 0 {
-		return nil, fmt.Errorf("the recording %s has nothing %s: it recorded %s", file, where(namespace, contexts), Describe(recorded))
+		return nil, fmt.Errorf("the recording %s has nothing %s: it recorded %s", file, where(namespace, contexts), informer.Describe(recorded))
 	}
 	if len(args) == 0 {
 		return candidates, nil
@@ -50,7 +50,7 @@ func Pick(recorded []informer.Target, args []Arg, namespace string, contexts []s
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("the recording %s has no %q %s: it recorded %s", file, a.Type, where(namespace, contexts), Describe(recorded))
+			return nil, fmt.Errorf("the recording %s has no %q %s: it recorded %s", file, a.Type, where(namespace, contexts), informer.Describe(recorded))
 		}
 	}
 	return out, nil
@@ -69,29 +69,6 @@ func where(namespace string, contexts []string) string {
 		return "there"
 	}
 	return strings.Join(parts, " ")
-}
-
-// Describe says which collections: "configmaps in demo, secrets"; "no
-// type" for none.
-func Describe(ts []informer.Target) string {
-	if len(ts) == 0 {
-		return "no type"
-	}
-	parts := make([]string, 0, len(ts))
-	for _, t := range ts {
-		s := t.Resource.GroupResource().String()
-		if t.Name != "" {
-			s += "/" + t.Name
-		}
-		if t.Namespace != "" {
-			s += " in " + t.Namespace
-		}
-		if t.Context != "" {
-			s += " (" + t.Context + ")"
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // builtInShortNames are kube-apiserver's short names of its own types, by

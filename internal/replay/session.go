@@ -148,7 +148,7 @@ func describeHeader(h *recording.Header) string {
 			ts = append(ts, target)
 		}
 	}
-	return Describe(ts)
+	return informer.Describe(ts)
 }
 
 // window reads --at, --from and --to against the recordings' span: each
@@ -333,7 +333,7 @@ func (p *Player) LeftOut(sel Selection, picked []informer.Target) string {
 	}
 	var parts []string
 	if len(roots) > 0 {
-		parts = append(parts, Describe(roots)+" (give no type to replay every one)")
+		parts = append(parts, informer.Describe(roots)+" (give no type to replay every one)")
 	}
 	if !sel.Tree && p.RecordedTree() {
 		parts = append(parts, "what its roots own (--tree)")
@@ -351,22 +351,23 @@ func coversTarget(picked, t informer.Target) bool {
 	return picked.Context == t.Context && picked.Resource == t.Resource
 }
 
-// End is where a recording ends: what resuming it needs.
-type End struct {
-	// Recorded are the collections it recorded (its roots); Resumes, by
-	// their IDs, the state each collection whose records are its whole
-	// state (the roots, the Events) ends in, and its position.
-	Recorded []informer.Target
-	Resumes  map[string]informer.Resumed
-	// Last is the time of its last line: the recorder was alive then.
-	Last time.Time
-	// Torn: the recording ends inside a line or a frame.
-	Torn bool
+// NewRecorder opens the recording name for --record: a new one, or, when
+// name holds one (recording.GoesOn), the same going on from where it
+// ended (ReadEnd). fill fills its records; warn receives its warnings.
+func NewRecorder(name string, fill recording.Filler, warn io.Writer) (*recording.Recorder, error) {
+	var end *recording.End
+	if recording.GoesOn(name) {
+		var err error
+		if end, err = ReadEnd(name, io.Discard); err != nil {
+			return nil, fmt.Errorf("--record: %s is not a recording to go on with: %w; give a new file", name, err)
+		}
+	}
+	return recording.NewRecorder(name, end, fill, warn)
 }
 
 // ReadEnd reads the recording name through for where it ends. warn
 // receives its warnings (a torn end).
-func ReadEnd(name string, warn io.Writer) (*End, error) {
+func ReadEnd(name string, warn io.Writer) (*recording.End, error) {
 	r, err := recording.Open(name, nil)
 	if err != nil {
 		return nil, err
@@ -392,7 +393,7 @@ func ReadEnd(name string, warn io.Writer) (*End, error) {
 	if err := p.fastForward(); err != nil {
 		return nil, err
 	}
-	end := &End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Last: p.lastLine, Torn: p.torn}
+	end := &recording.End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Last: p.lastLine, Torn: p.torn}
 	for _, f := range p.feeds {
 		res := informer.Resumed{ResourceVersion: f.pos, Objects: f.state.items()}
 		if f.pos != "" {

@@ -3,7 +3,6 @@ package stage
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -170,16 +169,12 @@ func (f *Flags) ToObserverStage(health bool) (*Stage, error) {
 	})
 }
 
-// ToRecorder creates the recording of --record, or returns nil without
-// it. Its records carry health when the run judges (health), and changes
-// with --diff (as --ignore-path and --status say); nothing else of the
-// flags filters them. The file is created now, before any request: a path
-// that cannot be written is an error here.
-func (f *Flags) ToRecorder(health bool, warn io.Writer) (*Recorder, error) {
-	if f.Record == "" {
-		return nil, nil
-	}
-	stage, err := NewStage(Options{
+// ToRecordStage returns the stage that fills the records of --record
+// (recording.Recorder's Filler). Its records carry health when the run
+// judges (health), and changes with --diff (as --ignore-path and --status
+// say); nothing else of the flags filters them.
+func (f *Flags) ToRecordStage(health bool) (*Stage, error) {
+	return NewStage(Options{
 		ShowSecretData: f.ShowSecretData,
 		Health:         health,
 		FailAfter:      f.FailAfter,
@@ -189,8 +184,4 @@ func (f *Flags) ToRecorder(health bool, warn io.Writer) (*Recorder, error) {
 			IgnorePaths:  f.IgnorePaths,
 		},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return CreateRecorder(f.Record, stage, warn)
 }

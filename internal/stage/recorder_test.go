@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 )
 
 // readRecording returns the lines of a recording.
@@ -55,7 +56,11 @@ func TestRecorderKeepsWhatThePrintedStreamDrops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := flags.ToRecorder(true, io.Discard)
+	fill, err := flags.ToRecordStage(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := replay.NewRecorder(flags.Record, fill, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,12 +141,12 @@ func TestRecorderRefusesAndCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CreateRecorder(existing, stage, io.Discard); err == nil || !strings.Contains(err.Error(), "is not a recording to go on with") {
+	if _, err := replay.NewRecorder(existing, stage, io.Discard); err == nil || !strings.Contains(err.Error(), "is not a recording to go on with") {
 		t.Errorf("an existing file that is not a recording: %v", err)
 	}
 	// A run that ends before it watches anything leaves no file behind.
 	fresh := filepath.Join(dir, "new.jsonl.zst")
-	rec, err := CreateRecorder(fresh, stage, io.Discard)
+	rec, err := replay.NewRecorder(fresh, stage, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +172,7 @@ func TestRecorderGoesOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := CreateRecorder(path, stage, io.Discard)
+	rec, err := replay.NewRecorder(path, stage, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +215,7 @@ func TestRecorderGoesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	again, err := CreateRecorder(path, stage, io.Discard)
+	again, err := replay.NewRecorder(path, stage, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +257,7 @@ func TestRecorderGoesOn(t *testing.T) {
 	if !gap.From.Equal(last.Time) || gap.To.Before(gap.From) || !gap.Time.Equal(gap.To) {
 		t.Errorf("Gap %s; want from the Heartbeat of the first part's end (%s) to the second part's start", lines[8], last.Time)
 	}
-	third, err := CreateRecorder(path, stage, io.Discard)
+	third, err := replay.NewRecorder(path, stage, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,15 +285,15 @@ func TestCaughtUpRecordsCarryTheirObjectsTimes(t *testing.T) {
 	if err := os.WriteFile(path, []byte(first), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := CreateRecorder(path, stage, io.Discard)
+	rec, err := replay.NewRecorder(path, stage, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := rec.Begin([]informer.Target{target}, "v0", "", ""); err != nil {
 		t.Fatal(err)
 	}
-	start := rec.gap.To
-	within := func(d time.Duration) string { return rec.gap.From.Add(d).Format(time.RFC3339) }
+	start := rec.Gap().To
+	within := func(d time.Duration) string { return rec.Gap().From.Add(d).Format(time.RFC3339) }
 	created := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","resourceVersion":"8","uid":"uc","creationTimestamp":"`+within(3*time.Second)+`","managedFields":[{"manager":"kubectl","operation":"Update","time":"`+within(3*time.Second)+`"}]}}`)
 	updated := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","resourceVersion":"9","uid":"uc","creationTimestamp":"`+within(3*time.Second)+`","managedFields":[{"manager":"kubectl","operation":"Update","time":"`+within(5*time.Second)+`"}]}}`)
 	earlier := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","namespace":"ns","resourceVersion":"10","uid":"ud","creationTimestamp":"`+within(-time.Hour)+`"}}`)
@@ -322,15 +327,15 @@ func TestCaughtUpRecordsCarryTheirObjectsTimes(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, fmt.Sprintf("%s %s +%s %s", r.Type, r.Name, r.Time.Sub(rec.gap.From), r.CaughtUp))
+		got = append(got, fmt.Sprintf("%s %s +%s %s", r.Type, r.Name, r.Time.Sub(rec.Gap().From), r.CaughtUp))
 	}
-	gapLength := start.Sub(rec.gap.From)
+	gapLength := start.Sub(rec.Gap().From)
 	want := []string{
 		"Added c +3s creationTimestamp",
 		"Updated c +5s managedFields",
 		"Added d +5s creationTimestamp", // dated before the gap: no earlier than the record before it
 		fmt.Sprintf("Deleted e +%s gap", gapLength),
-		fmt.Sprintf("Added f +%s ", seen.Sub(rec.gap.From)),
+		fmt.Sprintf("Added f +%s ", seen.Sub(rec.Gap().From)),
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the records after the gap:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

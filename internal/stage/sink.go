@@ -37,7 +37,7 @@ type Sink struct {
 	// record is reused for every delta.
 	record printer.Record
 	// recorder, if set, records every delta handed to the Sink.
-	recorder *Recorder
+	recorder Recorder
 	// discards: the output is io.Discard (-q), so that with a recorder
 	// and no limit there is nothing to print.
 	discards bool
@@ -111,9 +111,15 @@ type Observer interface {
 // -q): the deltas the run's filters keep, completed by stage (Complete).
 func (s *Sink) ObserveWith(stage *Stage, o Observer) { s.observed, s.observer = stage, o }
 
+// Recorder records every delta a Sink is handed (--record:
+// recording.Recorder).
+type Recorder interface {
+	Record(t informer.Target, items []informer.Item, now time.Time) error
+}
+
 // RecordTo has every delta handed to the Sink recorded by r, stamped with
 // the time its printed record has.
-func (s *Sink) RecordTo(r *Recorder) { s.recorder = r }
+func (s *Sink) RecordTo(r Recorder) { s.recorder = r }
 
 // NewSink returns a Sink printing to w with p. limit, if positive, ends the
 // run after that many records. now stamps the records; nil means

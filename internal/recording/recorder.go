@@ -1,4 +1,4 @@
-package stage
+package recording
 
 import (
 	"encoding/json"
@@ -13,14 +13,11 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 )
 
 // headerCollectionOf describes t for a recording's header.
-func headerCollectionOf(t informer.Target) recording.Collection {
-	return recording.Collection{
+func headerCollectionOf(t informer.Target) Collection {
+	return Collection{
 		Context: t.Context, APIVersion: t.Kind.GroupVersion().String(), Kind: t.Kind.Kind,
 		Resource: t.Resource.Resource, Namespace: t.Namespace, Name: t.Name, Role: t.Role.String(),
 		FieldSelector: t.FieldSelector,
@@ -36,11 +33,11 @@ func headerCollectionOf(t informer.Target) recording.Collection {
 // Relisted objects that did not change are left out: they change nothing.
 // It is used from the Sink's goroutine only.
 type Recorder struct {
-	stage *Stage
-	w     *recording.Writer
-	name  string
+	fill Filler
+	w    *Writer
+	name string
 	// end, when the recording goes on, is where it had stopped.
-	end *replay.End
+	end *End
 	// created: the file did not exist before. begun: the header is
 	// written. A recording created and never begun is removed on Close
 	// (the run ended before it watched anything).
@@ -54,46 +51,70 @@ type Recorder struct {
 	// its last line to this run's header. caughtUpUntil is the time of the
 	// last caught-up record written: caught-up records never go back in
 	// time, so that a recording read in order is read in time.
-	gap           *recording.Gap
+	gap           *Gap
 	caughtUpUntil time.Time
 }
 
-// CreateRecorder creates the recording name, or, when it is one already,
-// resumes it: the run's part is appended, and each collection it recorded
-// resumes from where the recording stopped (Resume). A recording that ends
-// torn is cut back to its last whole part first, with a warning on warn.
-// The Recorder writes nothing until Begin.
-func CreateRecorder(name string, stage *Stage, warn io.Writer) (*Recorder, error) {
+// Filler fills the record of a delta of an informer watching t popped
+// at now, and says whether to keep it (the record stage's Fill).
+type Filler interface {
+	Fill(rec *printer.Record, t informer.Target, it *informer.Item, now time.Time) (bool, error)
+}
+
+// End is where a recording ended, to go on from: read by the replay
+// (replay.ReadEnd), which plays the recording through to know the state
+// each collection ends in.
+type End struct {
+	// Recorded are the collections it recorded (its roots); Resumes, by
+	// their IDs, the state each collection whose records are its whole
+	// state (the roots, the Events) ends in, and its position.
+	Recorded []informer.Target
+	Resumes  map[string]informer.Resumed
+	// Last is the time of its last line: the recorder was alive then.
+	Last time.Time
+	// Torn: the recording ends inside a line or a frame.
+	Torn bool
+}
+
+// GoesOn reports whether name holds something a recorder would go on with
+// rather than create: a regular file that is not empty.
+func GoesOn(name string) bool {
 	st, err := os.Stat(name)
-	if err == nil && st.Mode().IsRegular() && st.Size() > 0 {
-		return resumeRecorder(name, stage, warn)
+	return err == nil && st.Mode().IsRegular() && st.Size() > 0
+}
+
+// NewRecorder creates the recording name (end nil) or goes on with it from
+// end, where it stopped (GoesOn): the run's part is appended, and each
+// collection it recorded resumes from there (Resume); a recording that
+// ends torn is cut back to its last whole part first, with a warning on
+// warn. fill fills each record. The Recorder writes nothing until Begin.
+func NewRecorder(name string, end *End, fill Filler, warn io.Writer) (*Recorder, error) {
+	if end != nil {
+		return resumeRecorder(name, end, fill, warn)
 	}
+	_, err := os.Stat(name)
 	created := errors.Is(err, fs.ErrNotExist)
-	w, err := recording.Create(name)
+	w, err := Create(name)
 	if err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
-	return &Recorder{stage: stage, w: w, name: name, created: created}, nil
+	return &Recorder{fill: fill, w: w, name: name, created: created}, nil
 }
 
-// resumeRecorder is CreateRecorder of an existing recording.
-func resumeRecorder(name string, stage *Stage, warn io.Writer) (*Recorder, error) {
-	end, err := replay.ReadEnd(name, io.Discard)
-	if err != nil {
-		return nil, fmt.Errorf("--record: %s is not a recording to go on with: %w; give a new file", name, err)
-	}
+// resumeRecorder is NewRecorder of an existing recording.
+func resumeRecorder(name string, end *End, fill Filler, warn io.Writer) (*Recorder, error) {
 	if end.Torn {
-		cut, err := recording.CutTorn(name)
+		cut, err := CutTorn(name)
 		if err != nil {
 			return nil, fmt.Errorf("--record: %w", err)
 		}
 		fmt.Fprintf(warn, "warning: --record: %s ended torn (its recorder was killed while writing): cut off its last %d bytes, the recording goes on from its last whole record\n", name, cut)
 	}
-	w, err := recording.Append(name)
+	w, err := Append(name)
 	if err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
-	return &Recorder{stage: stage, w: w, name: name, end: end}, nil
+	return &Recorder{fill: fill, w: w, name: name, end: end}, nil
 }
 
 // Resume is the engine's Config.Resume when the recording goes on: the
@@ -116,8 +137,8 @@ func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fiel
 	if err := r.sameRoots(targets); err != nil {
 		return err
 	}
-	h := recording.Header{
-		Type: recording.HeaderType, Time: time.Now().UTC(), Schema: recording.Schema, Version: version,
+	h := Header{
+		Type: HeaderType, Time: time.Now().UTC(), Schema: Schema, Version: version,
 		LabelSelector: labelSelector, FieldSelector: fieldSelector,
 	}
 	for _, t := range targets {
@@ -137,14 +158,14 @@ func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fiel
 	if from.After(h.Time) {
 		from = h.Time
 	}
-	r.gap = &recording.Gap{Type: recording.GapType, Time: h.Time, From: from, To: h.Time}
+	r.gap = &Gap{Type: GapType, Time: h.Time, From: from, To: h.Time}
 	r.caughtUpUntil = from
 	return r.writeLine(r.gap)
 }
 
 // Gap is the time the recording does not cover before this run's part,
 // when it went on with one (after Begin); nil otherwise.
-func (r *Recorder) Gap() *recording.Gap { return r.gap }
+func (r *Recorder) Gap() *Gap { return r.gap }
 
 // writeLine writes v, a line that is not a record, as JSON.
 func (r *Recorder) writeLine(v any) error {
@@ -167,10 +188,10 @@ func (r *Recorder) Heartbeat(now time.Time) error {
 	if !r.begun {
 		return nil
 	}
-	h := recording.Heartbeat{Type: recording.HeartbeatType, Time: now.UTC()}
+	h := Heartbeat{Type: HeartbeatType, Time: now.UTC()}
 	if r.positions != nil {
 		for _, p := range r.positions() {
-			h.Positions = append(h.Positions, recording.Position{Collection: headerCollectionOf(p.Target), ResourceVersion: p.ResourceVersion})
+			h.Positions = append(h.Positions, Position{Collection: headerCollectionOf(p.Target), ResourceVersion: p.ResourceVersion})
 		}
 	}
 	return r.writeLine(h)
@@ -191,12 +212,12 @@ func (r *Recorder) sameRoots(targets []informer.Target) error {
 		}
 		roots = append(roots, t)
 		if !slices.ContainsFunc(r.end.Recorded, func(o informer.Target) bool { return o.ID() == t.ID() }) {
-			return fmt.Errorf("--record: %s recorded %s; this run also watches %s, which it did not: record it to a new file, or watch what it recorded", r.name, replay.Describe(r.end.Recorded), replay.Describe([]informer.Target{t}))
+			return fmt.Errorf("--record: %s recorded %s; this run also watches %s, which it did not: record it to a new file, or watch what it recorded", r.name, informer.Describe(r.end.Recorded), informer.Describe([]informer.Target{t}))
 		}
 	}
 	for _, o := range r.end.Recorded {
 		if !slices.ContainsFunc(roots, func(t informer.Target) bool { return o.ID() == t.ID() }) {
-			return fmt.Errorf("--record: %s recorded %s; this run does not watch %s, whose record would stop here without a word: record it to a new file, or watch what it recorded", r.name, replay.Describe(r.end.Recorded), replay.Describe([]informer.Target{o}))
+			return fmt.Errorf("--record: %s recorded %s; this run does not watch %s, whose record would stop here without a word: record it to a new file, or watch what it recorded", r.name, informer.Describe(r.end.Recorded), informer.Describe([]informer.Target{o}))
 		}
 	}
 	return nil
@@ -207,7 +228,7 @@ func (r *Recorder) sameRoots(targets []informer.Target) error {
 func (r *Recorder) Record(t informer.Target, items []informer.Item, now time.Time) error {
 	r.buf = r.buf[:0]
 	for i := range items {
-		keep, err := r.stage.Fill(&r.rec, t, &items[i], now)
+		keep, err := r.fill.Fill(&r.rec, t, &items[i], now)
 		if err != nil {
 			return err
 		}
@@ -257,10 +278,7 @@ func objectTime(it *informer.Item) (at time.Time, source string) {
 	case it.Old == nil:
 		text, source = obj.CreationTimestamp, "creationTimestamp"
 	default:
-		if e := newestEntry(obj.Managers, func(e *rawobj.ManagedFieldsEntry) bool {
-			prev := findEntry(it.Old, e)
-			return prev == nil || e.Time > prev.Time
-		}); e != nil {
+		if e := obj.MovedEntry(it.Old); e != nil {
 			text, source = e.Time, "managedFields"
 		}
 	}
