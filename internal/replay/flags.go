@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
 
 // Flags are the flags of a replay: the recording to play instead of a
@@ -66,7 +67,7 @@ func (f *Flags) Looking() bool { return f.At != "" || f.From != "" || f.To != ""
 // Window reads --at, --from and --to against the recording's span
 // (hasEnd: its end is known): the times the replay starts and stops at,
 // zero for as recorded. A time outside the span is an error saying it.
-func (f *Flags) Window(span Span, hasEnd bool) (from, to time.Time, err error) {
+func (f *Flags) Window(span recording.Span, hasEnd bool) (from, to time.Time, err error) {
 	parse := func(flag, s string) (time.Time, error) {
 		if s == "" {
 			return time.Time{}, nil
@@ -100,7 +101,7 @@ func (f *Flags) Window(span Span, hasEnd bool) (from, to time.Time, err error) {
 }
 
 // spanText is a span as errors say it.
-func spanText(span Span, hasEnd bool) string {
+func spanText(span recording.Span, hasEnd bool) string {
 	if !hasEnd {
 		return "from " + span.Start.UTC().Format(time.RFC3339Nano) + " (its end is not known on standard input)"
 	}

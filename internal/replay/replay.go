@@ -92,8 +92,8 @@ type Player struct {
 	events []informer.Target
 	// initial are the recordings' leading initial lists; heartbeats the
 	// Heartbeats read among or right after them.
-	initial    []*line
-	heartbeats []*line
+	initial    []*recording.Line
+	heartbeats []*recording.Line
 	// clock is the recording's time.
 	clock *Clock
 	// barriers carries, to the engine's loop, a channel for it to close
@@ -160,7 +160,7 @@ const maxInflight = 1000
 type part struct {
 	r *recording.Reader
 	// ahead is its next line not yet played; nil at its end.
-	ahead *line
+	ahead *recording.Line
 }
 
 // Open reads the recordings up to the end of their initial lists. With
@@ -187,23 +187,23 @@ func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, reco
 		if first == nil && p.torn {
 			return nil, fmt.Errorf("%s: the recording is cut short before its first whole line: nothing to replay", r.Name())
 		}
-		var pending *line // a headerless recording's first record
-		if first != nil && first.header == nil && inferred[r] != nil {
-			pending, first = first, &line{header: inferred[r], Time: inferred[r].Time}
+		var pending *recording.Line // a headerless recording's first record
+		if first != nil && first.Header == nil && inferred[r] != nil {
+			pending, first = first, &recording.Line{Header: inferred[r], Time: inferred[r].Time}
 		}
-		if first == nil || first.header == nil {
+		if first == nil || first.Header == nil {
 			return nil, fmt.Errorf("%s:1: not a recording of kubectl deltas: it does not begin with a %q line (was it written by --record? plain -o json output replays from a file, not from standard input)", r.Name(), recording.HeaderType)
 		}
-		if p.began.IsZero() || first.header.Time.Before(p.began) {
-			p.began = first.header.Time
+		if p.began.IsZero() || first.Header.Time.Before(p.began) {
+			p.began = first.Header.Time
 		}
-		if p.lastLine.Before(first.header.Time) {
-			p.lastLine = first.header.Time
+		if p.lastLine.Before(first.Header.Time) {
+			p.lastLine = first.Header.Time
 		}
-		if err := p.addRoots(r.Name(), first.header); err != nil {
+		if err := p.addRoots(r.Name(), first.Header); err != nil {
 			return nil, err
 		}
-		began := first.header.Time
+		began := first.Header.Time
 		for {
 			l, err := pending, error(nil)
 			if pending == nil {
@@ -213,15 +213,15 @@ func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, reco
 			if err != nil {
 				return nil, err
 			}
-			if l != nil && (l.heartbeat != nil || l.Initial) && p.lastLine.Before(l.Time) {
+			if l != nil && (l.Heartbeat != nil || l.Initial) && p.lastLine.Before(l.Time) {
 				p.lastLine = l.Time
 			}
-			if l != nil && l.heartbeat != nil {
+			if l != nil && l.Heartbeat != nil {
 				// Written while a long initial list came in, or after it.
 				p.heartbeats = append(p.heartbeats, l)
 				continue
 			}
-			if l == nil || l.header != nil || l.gap != nil || !l.Initial {
+			if l == nil || l.Header != nil || l.Gap != nil || !l.Initial {
 				pt.ahead = l
 				break
 			}
@@ -295,7 +295,7 @@ func addTarget(ts []informer.Target, t informer.Target) []informer.Target {
 
 // next is the next line to play, of all the recordings: the earliest of
 // the lines ahead; nil at the end of all.
-func (p *Player) next() (*line, error) {
+func (p *Player) next() (*recording.Line, error) {
 	first := p.earliest()
 	if first == nil {
 		return nil, nil
@@ -323,7 +323,7 @@ func (p *Player) earliest() *part {
 
 // read reads the next line of one recording: nil at its end. A torn end
 // is a warning, and the end.
-func (p *Player) read(pt *part) (*line, error) {
+func (p *Player) read(pt *part) (*recording.Line, error) {
 	data, number, err := pt.r.Next()
 	var torn *recording.TornError
 	switch {
@@ -336,7 +336,7 @@ func (p *Player) read(pt *part) (*line, error) {
 	case err != nil:
 		return nil, err
 	}
-	return parseLine(pt.r.Name(), number, data)
+	return recording.ParseLine(pt.r.Name(), number, data)
 }
 
 // Recorded are the collections the recording watched as roots (named or
@@ -360,8 +360,8 @@ func (p *Player) Select(targets []informer.Target, selector labels.Selector) err
 	}
 	for _, l := range p.initial {
 		for _, f := range p.feedsOf(l) {
-			f.state.set(l.key(), l.object)
-			f.rv = l.object.ResourceVersion
+			f.state.set(l.Key(), l.Object)
+			f.rv = l.Object.ResourceVersion
 			f.saw(l)
 			f.expected = append(f.expected, pending{time: l.Time})
 		}
@@ -388,18 +388,18 @@ func (p *Player) Select(targets []informer.Target, selector labels.Selector) err
 }
 
 // feedsOf are the feeds whose targets l belongs to.
-func (p *Player) feedsOf(l *line) []*feed {
+func (p *Player) feedsOf(l *recording.Line) []*feed {
 	var out []*feed
 	for _, f := range p.feeds {
 		t := f.target
-		if t.Context != l.Context || t.Resource != l.gvr() ||
+		if t.Context != l.Context || t.Resource != l.GVR() ||
 			(t.Namespace != "" && t.Namespace != l.Namespace) || (t.Name != "" && t.Name != l.Name) {
 			continue
 		}
 		// With a selector, a record is the feed's when its object is
 		// selected, or was: a change that unselects it is, as on a
 		// server's watch, the feed's deletion of it.
-		if !p.selectsFor(f, l.object) && !p.selectsFor(f, f.state.get(l.key())) {
+		if !p.selectsFor(f, l.Object) && !p.selectsFor(f, f.state.get(l.Key())) {
 			continue
 		}
 		f.matched = true
@@ -495,8 +495,8 @@ func (p *Player) Play(ctx context.Context) {
 	// The end is at least the last line read so far: the Heartbeats that
 	// came with the initial lists too.
 	end := later(p.clock.Now(), p.lastLine)
-	for l != nil && (p.to.IsZero() || !l.Time.After(p.to) || l.header != nil || l.gap != nil) {
-		if l.header == nil && l.gap == nil {
+	for l != nil && (p.to.IsZero() || !l.Time.After(p.to) || l.Header != nil || l.Gap != nil) {
+		if l.Header == nil && l.Gap == nil {
 			// Time goes on to the line's, and what it brings by then
 			// comes first.
 			if !p.tickTo(ctx, l.Time) {
@@ -506,9 +506,9 @@ func (p *Player) Play(ctx context.Context) {
 		}
 		// The records of one relist of a collection come together: one
 		// list says them all, as it did when recorded.
-		batch := []*line{l}
+		batch := []*recording.Line{l}
 		next, err := p.next()
-		for err == nil && next != nil && l.relist() && next.relist() && next.sameCollection(l) {
+		for err == nil && next != nil && l.Relist() && next.Relist() && next.SameCollection(l) {
 			batch = append(batch, next)
 			next, err = p.next()
 		}
@@ -619,14 +619,14 @@ func (p *Player) fail(err error) {
 
 // feed plays one line, or the records of one relist, and waits until the
 // engine has handed out what they made (or ctx ends).
-func (p *Player) feed(ctx context.Context, batch []*line) {
+func (p *Player) feed(ctx context.Context, batch []*recording.Line) {
 	l := batch[0]
-	if l.header != nil {
+	if l.Header != nil {
 		// A resumed run's part: its records go on from where the
 		// recording stopped (a relist says any gap).
 		return
 	}
-	if l.heartbeat != nil {
+	if l.Heartbeat != nil {
 		// The recorder was alive, and time went on: once what was fed is
 		// out, the clock moves to it, and the timers due fire.
 		if p.settled(ctx, nil) && p.barrier(ctx) {
@@ -636,17 +636,17 @@ func (p *Player) feed(ctx context.Context, batch []*line) {
 		}
 		return
 	}
-	if l.gap != nil {
-		p.sayGap(*l.gap)
+	if l.Gap != nil {
+		p.sayGap(*l.Gap)
 		return
 	}
-	if l.verdict {
+	if l.Verdict {
 		return
 	}
-	if l.Type == typeSync {
+	if l.Type == recording.SyncType {
 		return
 	}
-	byFeed := map[*feed][]*line{}
+	byFeed := map[*feed][]*recording.Line{}
 	var feeds []*feed
 	for _, l := range batch {
 		for _, f := range p.feedsOf(l) {
@@ -664,7 +664,7 @@ func (p *Player) feed(ctx context.Context, batch []*line) {
 		return
 	}
 	for _, f := range feeds {
-		if l.relist() {
+		if l.Relist() {
 			if !p.settled(ctx, nil) {
 				return
 			}
@@ -676,7 +676,7 @@ func (p *Player) feed(ctx context.Context, batch []*line) {
 			}
 			continue
 		}
-		if !p.ready(ctx, f, l.key()) {
+		if !p.ready(ctx, f, l.Key()) {
 			return
 		}
 		p.feedOne(ctx, f, l)
@@ -710,7 +710,7 @@ func (p *Player) ready(ctx context.Context, f *feed, key string) bool {
 // relist hands the records of one relist to f's informer: the new state
 // is listed once the watch ends with 410 Gone, and the FIFO says what
 // changed (Replaced, and Deleted with the final state unknown).
-func (p *Player) relist(ctx context.Context, f *feed, batch []*line) {
+func (p *Player) relist(ctx context.Context, f *feed, batch []*recording.Line) {
 	p.mu.Lock()
 	w := p.watcherLocked(ctx, f)
 	p.mu.Unlock()
@@ -719,7 +719,7 @@ func (p *Player) relist(ctx context.Context, f *feed, batch []*line) {
 	}
 	vanished := 0
 	for _, l := range batch {
-		if f.apply(l, p.selectsFor(f, l.object)) {
+		if f.apply(l, p.selectsFor(f, l.Object)) {
 			vanished++
 		}
 	}
@@ -736,17 +736,17 @@ func (p *Player) relist(ctx context.Context, f *feed, batch []*line) {
 // for the reflector to watch first: a list made before would find l's
 // object in the state, and a list made after l's state changed would
 // show it twice.
-func (p *Player) feedOne(ctx context.Context, f *feed, l *line) {
+func (p *Player) feedOne(ctx context.Context, f *feed, l *recording.Line) {
 	p.mu.Lock()
 	w := p.watcherLocked(ctx, f)
 	p.mu.Unlock()
 	if w == nil {
 		return
 	}
-	key := l.key()
-	obj := l.object
+	key := l.Key()
+	obj := l.Object
 	switch l.Type {
-	case typeDeleted:
+	case recording.DeletedType:
 		known := f.state.get(key)
 		if known == nil {
 			return // never seen: the FIFO has nothing to delete
@@ -756,7 +756,7 @@ func (p *Player) feedOne(ctx context.Context, f *feed, l *line) {
 		}
 		f.state.remove(key)
 		p.send(ctx, f, w, watch.Event{Type: watch.Deleted, Object: obj}, pending{time: l.Time, key: key})
-	case typeAdded, typeUpdated:
+	case recording.AddedType, recording.UpdatedType:
 		if !p.selectsFor(f, obj) {
 			// It leaves the selection: the server's watch says Deleted.
 			f.state.remove(key)
@@ -938,20 +938,20 @@ func (w *watcher) send(ctx context.Context, e watch.Event) {
 
 // saw notes l, a record of f's collection, in f's position: a list's
 // record leaves it unknown; a change past a position is seen.
-func (f *feed) saw(l *line) {
+func (f *feed) saw(l *recording.Line) {
 	switch {
-	case l.relist():
+	case l.Relist():
 		f.pos, f.seen = "", nil
-	case f.pos == "" || l.object == nil || l.Type == typeSync:
+	case f.pos == "" || l.Object == nil || l.Type == recording.SyncType:
 	default:
-		f.seen[l.key()] = l.object.ResourceVersion
+		f.seen[l.Key()] = l.Object.ResourceVersion
 	}
 }
 
 // sawHeartbeat notes the positions of a Heartbeat in the feeds of their
 // collections.
-func (p *Player) sawHeartbeat(l *line) {
-	for _, pos := range l.heartbeat.Positions {
+func (p *Player) sawHeartbeat(l *recording.Line) {
+	for _, pos := range l.Heartbeat.Positions {
 		t, err := targetOf(pos.Collection)
 		if err != nil || pos.ResourceVersion == "" {
 			continue
@@ -965,14 +965,14 @@ func (p *Player) sawHeartbeat(l *line) {
 // apply applies l, a record of a relist or of what --from skips, to f's
 // state: a deletion, or an object no longer selected, removes its object
 // (removed: f had it); anything else sets it.
-func (f *feed) apply(l *line, selected bool) (removed bool) {
-	key := l.key()
-	if l.Type == typeDeleted || !selected {
+func (f *feed) apply(l *recording.Line, selected bool) (removed bool) {
+	key := l.Key()
+	if l.Type == recording.DeletedType || !selected {
 		removed = f.state.get(key) != nil
 		f.state.remove(key)
 		return removed
 	}
-	f.state.set(key, l.object)
-	f.rv = l.object.ResourceVersion
+	f.state.set(key, l.Object)
+	f.rv = l.Object.ResourceVersion
 	return false
 }

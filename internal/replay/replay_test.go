@@ -238,7 +238,7 @@ func TestReplayTornAndBad(t *testing.T) {
 }
 
 func TestParseTime(t *testing.T) {
-	span := Span{Start: t0, End: t0.Add(10 * time.Minute)}
+	span := recording.Span{Start: t0, End: t0.Add(10 * time.Minute)}
 	for _, tc := range []struct {
 		in     string
 		hasEnd bool

@@ -108,17 +108,17 @@ func InferHeader(name string) (*recording.Header, error) {
 		if err != nil {
 			return nil, err
 		}
-		l, err := parseLine(r.Name(), number, data)
+		l, err := recording.ParseLine(r.Name(), number, data)
 		if err != nil {
 			return nil, err
 		}
-		if number == 1 && l.header != nil {
+		if number == 1 && l.Header != nil {
 			return nil, nil
 		}
 		if h == nil {
 			h = &recording.Header{Type: recording.HeaderType, Time: l.Time, Schema: recording.Schema}
 		}
-		if l.header != nil || l.mark() {
+		if l.Header != nil || l.Mark() {
 			continue
 		}
 		c := collection{l.Context, l.APIVersion, l.Resource}
@@ -155,7 +155,7 @@ func describeHeader(h *recording.Header) string {
 // file is read through once more for its end; standard input's end is
 // not known.
 func (p *Player) window(f *Flags) error {
-	span := Span{Start: p.clock.Now(), End: p.clock.Now()}
+	span := recording.Span{Start: p.clock.Now(), End: p.clock.Now()}
 	hasEnd := !slices.Contains(f.Files, "-")
 	for i, name := range f.Files {
 		if !hasEnd {
@@ -165,7 +165,7 @@ func (p *Player) window(f *Flags) error {
 		if err != nil {
 			return fmt.Errorf("--replay: %w", err)
 		}
-		one, err := ReadSpan(r)
+		one, err := recording.ReadSpan(r)
 		_ = r.Close()
 		if err != nil {
 			return err

@@ -1,71 +1,12 @@
 package replay
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
-
-// Span is the time a recording covers: from its header to its last line.
-type Span struct{ Start, End time.Time }
-
-func (s Span) String() string {
-	return s.Start.UTC().Format(time.RFC3339Nano) + " to " + s.End.UTC().Format(time.RFC3339Nano)
-}
-
-// ReadSpan reads the recording r through, for its span: the time of its
-// first line (the header) and of its last whole one. It parses only the
-// time of each line.
-func ReadSpan(r *recording.Reader) (Span, error) {
-	var s Span
-	var torn *recording.TornError
-	for {
-		data, number, err := r.Next()
-		if errors.Is(err, io.EOF) || errors.As(err, &torn) {
-			if s.Start.IsZero() {
-				return s, fmt.Errorf("%s: no line with a time: not a recording of kubectl deltas", r.Name())
-			}
-			return s, nil
-		}
-		if err != nil {
-			return s, err
-		}
-		t, err := lineTime(data)
-		if err != nil {
-			return s, fmt.Errorf("%s:%d: %w", r.Name(), number, err)
-		}
-		if s.Start.IsZero() {
-			s.Start = t
-		}
-		s.End = t
-	}
-}
-
-// timeKey is how the time of a record or header begins: its second field.
-var timeKey = []byte(`"time":"`)
-
-// lineTime is the time of a line, read without decoding the line.
-func lineTime(data []byte) (time.Time, error) {
-	i := bytes.Index(data, timeKey)
-	if i < 0 {
-		return time.Time{}, errors.New(`not a record of kubectl deltas: no "time"`)
-	}
-	rest := data[i+len(timeKey):]
-	end := bytes.IndexByte(rest, '"')
-	if end < 0 {
-		return time.Time{}, errors.New(`not a record of kubectl deltas: "time" is not a string`)
-	}
-	t, err := time.Parse(time.RFC3339Nano, string(rest[:end]))
-	if err != nil {
-		return time.Time{}, fmt.Errorf("not a record of kubectl deltas: %w", err)
-	}
-	return t, nil
-}
 
 // ParseTime reads the TIME of --at, --from and --to: RFC 3339
 // (2026-11-26T10:40:00Z), a time of day in UTC on the recording's first
@@ -73,7 +14,7 @@ func lineTime(data []byte) (time.Time, error) {
 // before its end (-5m). span is what the recording covers; hasEnd says
 // whether its end is known (not for standard input). flag names the flag
 // in errors.
-func ParseTime(flag, s string, span Span, hasEnd bool) (time.Time, error) {
+func ParseTime(flag, s string, span recording.Span, hasEnd bool) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	switch {
 	case strings.HasPrefix(s, "+"), strings.HasPrefix(s, "-"):
@@ -119,21 +60,21 @@ func (p *Player) fastForward() error {
 		switch {
 		case l == nil:
 			return nil
-		case l.gap != nil && l.gap.From.After(p.from):
+		case l.Gap != nil && l.Gap.From.After(p.from):
 			return nil
-		case l.gap != nil:
-			p.passGap(*l.gap)
-		case l.header != nil:
+		case l.Gap != nil:
+			p.passGap(*l.Gap)
+		case l.Header != nil:
 		case l.Time.After(p.from):
 			return nil
-		case l.heartbeat != nil:
+		case l.Heartbeat != nil:
 			p.sawHeartbeat(l)
-		case l.verdict:
+		case l.Verdict:
 		default:
 			for _, f := range p.feedsOf(l) {
 				f.saw(l)
-				if l.Type != typeSync {
-					f.apply(l, p.selects(l.object))
+				if l.Type != recording.SyncType {
+					f.apply(l, p.selects(l.Object))
 				}
 			}
 		}
@@ -158,7 +99,7 @@ func (p *Player) warnInGap() {
 }
 
 // peek is the line next would return, left in place.
-func (p *Player) peek() *line {
+func (p *Player) peek() *recording.Line {
 	if first := p.earliest(); first != nil {
 		return first.ahead
 	}

@@ -1,4 +1,4 @@
-package replay
+package recording
 
 import (
 	"bytes"
@@ -9,59 +9,60 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
 
-// line is one record of a recording, as much of it as a replay needs:
-// the members of recordMembers, named as the record names them.
-type line struct {
+// Line is one line of a recording, as much of it as a replay needs: a
+// record's members of recordMembers, named as the record names them, or
+// a line that is not a record.
+type Line struct {
 	Type, Context, APIVersion, Kind, Resource, Namespace, Name string
 	Time                                                       time.Time
 	Initial, FinalStateUnknown                                 bool
 	Manager, Operation                                         string
 
 	// Not in the record: where it is, and its object parsed.
-	number int
-	object *rawobj.Object
-	// header is set for a "Recording" line, heartbeat for a "Heartbeat"
-	// one, gap for a "Gap" one: lines that are not records.
-	header    *recording.Header
-	heartbeat *recording.Heartbeat
-	gap       *recording.Gap
-	// verdict is set for a "Verdict" line (-o json output): nothing to
+	Number int
+	Object *rawobj.Object
+	// Header is set for a "Recording" line, Heartbeat for a "Heartbeat"
+	// one, Gap for a "Gap" one: lines that are not records.
+	Header    *Header
+	Heartbeat *Heartbeat
+	Gap       *Gap
+	// Verdict is set for a "Verdict" line (-o json output): nothing to
 	// play.
-	verdict bool
+	Verdict bool
 }
 
-// mark reports whether l is a Heartbeat, a Gap or a Verdict: a line that
+// Mark reports whether l is a Heartbeat, a Gap or a Verdict: a line that
 // says something of the recording or the run, not of an object.
-func (l *line) mark() bool { return l.heartbeat != nil || l.gap != nil || l.verdict }
+func (l *Line) Mark() bool { return l.Heartbeat != nil || l.Gap != nil || l.Verdict }
 
 // The record types a recording holds.
 const (
-	typeAdded    = "Added"
-	typeUpdated  = "Updated"
-	typeDeleted  = "Deleted"
-	typeReplaced = "Replaced"
-	typeSync     = "Sync"
-	// typeVerdict ends -o json output stopped by a condition.
-	typeVerdict = "Verdict"
+	AddedType    = "Added"
+	UpdatedType  = "Updated"
+	DeletedType  = "Deleted"
+	ReplacedType = "Replaced"
+	SyncType     = "Sync"
+	// VerdictType ends -o json output stopped by a condition.
+	VerdictType = "Verdict"
 )
 
 // recordMembers are the members of a record a replay reads, in the order
 // of parseLine's values.
 var recordMembers = []string{"type", "time", "initial", "context", "apiVersion", "kind", "resource", "namespace", "name", "finalStateUnknown", "manager", "operation", "object"}
 
-// parseLine reads one line of a recording: a header or a record whose
-// object, if any, is parsed. Errors name the recording and the line. A
+// ParseLine reads data, line number of the recording name: a record,
+// whose object, if any, is parsed, or a line that is not one (a header, a
+// Heartbeat, a Gap, a Verdict). Errors name the recording and the line. A
 // record is read in one validating pass that cuts its members out
 // (rawobj.Members), its object parsed as a list item is.
-func parseLine(name string, number int, data []byte) (*line, error) {
+func ParseLine(name string, number int, data []byte) (*Line, error) {
 	v, err := rawobj.Members(data, recordMembers...)
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d: not a record of kubectl deltas: %w", name, number, err)
 	}
-	l := line{number: number}
+	l := Line{Number: number}
 	strs := []*string{&l.Type, nil, nil, &l.Context, &l.APIVersion, &l.Kind, &l.Resource, &l.Namespace, &l.Name, nil, &l.Manager, &l.Operation}
 	for i, dst := range strs {
 		if dst == nil || v[i] == nil {
@@ -87,37 +88,37 @@ func parseLine(name string, number int, data []byte) (*line, error) {
 		}
 	}
 	switch l.Type {
-	case recording.HeaderType:
-		var h recording.Header
+	case HeaderType:
+		var h Header
 		if err := json.Unmarshal(data, &h); err != nil {
 			return nil, fmt.Errorf("%s:%d: a %q line that does not read: %w", name, number, l.Type, err)
 		}
-		if h.Schema != recording.Schema {
-			return nil, fmt.Errorf("%s:%d: a recording of schema %q, which this build does not read (it reads %q): replay it with the version that wrote it (%s)", name, number, h.Schema, recording.Schema, h.Version)
+		if h.Schema != Schema {
+			return nil, fmt.Errorf("%s:%d: a recording of schema %q, which this build does not read (it reads %q): replay it with the version that wrote it (%s)", name, number, h.Schema, Schema, h.Version)
 		}
-		l.header = &h
+		l.Header = &h
 		return &l, nil
-	case recording.HeartbeatType:
-		var h recording.Heartbeat
+	case HeartbeatType:
+		var h Heartbeat
 		if err := json.Unmarshal(data, &h); err != nil {
 			return nil, fmt.Errorf("%s:%d: a %q line that does not read: %w", name, number, l.Type, err)
 		}
-		l.heartbeat = &h
+		l.Heartbeat = &h
 		return &l, nil
-	case typeVerdict:
-		l.verdict = true
+	case VerdictType:
+		l.Verdict = true
 		return &l, nil
-	case recording.GapType:
-		var g recording.Gap
+	case GapType:
+		var g Gap
 		if err := json.Unmarshal(data, &g); err != nil {
 			return nil, fmt.Errorf("%s:%d: a %q line that does not read: %w", name, number, l.Type, err)
 		}
 		if g.From.IsZero() || g.To.Before(g.From) {
 			return nil, fmt.Errorf("%s:%d: a %q line whose \"from\" and \"to\" are not a time span", name, number, l.Type)
 		}
-		l.gap = &g
+		l.Gap = &g
 		return &l, nil
-	case typeAdded, typeUpdated, typeDeleted, typeReplaced, typeSync:
+	case AddedType, UpdatedType, DeletedType, ReplacedType, SyncType:
 	case "":
 		return nil, fmt.Errorf("%s:%d: not a record of kubectl deltas: no \"type\"", name, number)
 	default:
@@ -140,8 +141,8 @@ func parseLine(name string, number int, data []byte) (*line, error) {
 			// name the same manager again.
 			obj.Managers = []rawobj.ManagedFieldsEntry{{Manager: l.Manager, Operation: l.Operation, Time: l.Time.UTC().Format(time.RFC3339Nano)}}
 		}
-		l.object = obj
-	} else if l.Type != typeDeleted {
+		l.Object = obj
+	} else if l.Type != DeletedType {
 		return nil, fmt.Errorf("%s:%d: a %s record without its object", name, number, l.Type)
 	}
 	return &l, nil
@@ -173,27 +174,27 @@ func jsonBool(raw []byte) (bool, error) {
 	return false, fmt.Errorf("%s is not a boolean", raw)
 }
 
-// gvr is the collection the record was watched in.
-func (l *line) gvr() schema.GroupVersionResource {
+// GVR is the collection the record was watched in.
+func (l *Line) GVR() schema.GroupVersionResource {
 	gv, _ := schema.ParseGroupVersion(l.APIVersion)
 	return gv.WithResource(l.Resource)
 }
 
-// key is the record's object key, as the cache has it.
-func (l *line) key() string {
+// Key is the record's object key, as the cache has it.
+func (l *Line) Key() string {
 	if l.Namespace == "" {
 		return l.Name
 	}
 	return l.Namespace + "/" + l.Name
 }
 
-// relist reports whether the record comes from a relist (or a list made
+// Relist reports whether the record comes from a relist (or a list made
 // after the start): Replaced, or Deleted with its final state unknown.
-func (l *line) relist() bool {
-	return l.header == nil && !l.mark() && (l.Type == typeReplaced || l.Initial || (l.Type == typeDeleted && l.FinalStateUnknown))
+func (l *Line) Relist() bool {
+	return l.Header == nil && !l.Mark() && (l.Type == ReplacedType || l.Initial || (l.Type == DeletedType && l.FinalStateUnknown))
 }
 
-// sameCollection reports whether l and o were recorded in one collection.
-func (l *line) sameCollection(o *line) bool {
-	return l.header == nil && o.header == nil && !l.mark() && !o.mark() && l.Context == o.Context && l.APIVersion == o.APIVersion && l.Resource == o.Resource
+// SameCollection reports whether l and o were recorded in one collection.
+func (l *Line) SameCollection(o *Line) bool {
+	return l.Header == nil && o.Header == nil && !l.Mark() && !o.Mark() && l.Context == o.Context && l.APIVersion == o.APIVersion && l.Resource == o.Resource
 }
