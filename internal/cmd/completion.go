@@ -8,10 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/metadata"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
@@ -28,10 +25,6 @@ const (
 	// --request-timeout is not given: a shell must never hang on <TAB>
 	// because the server is slow or unreachable.
 	completionTimeout = 5 * time.Second
-
-	// completionListLimit caps the objects fetched to complete a name: one
-	// page is plenty to choose from, and keeps <TAB> fast on big clusters.
-	completionListLimit = 1000
 )
 
 // completeArgs completes the positional arguments the way kubectl get
@@ -47,18 +40,21 @@ func (o *DeltasOptions) completeArgs(cmd *cobra.Command, args []string, toComple
 	switch {
 	case strings.Contains(toComplete, "/") && (len(args) == 0 || strings.Contains(args[0], "/")):
 		typ, prefix, _ := strings.Cut(toComplete, "/")
-		names := o.completeNames(ctx, typ, prefix)
+		var names []string
+		if !o.Targets.AllNamespaces {
+			names = o.completions().Names(ctx, typ, prefix)
+		}
 		out := make([]string, 0, len(names))
 		for _, name := range names {
 			out = append(out, typ+"/"+name)
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	case len(args) == 0:
-		return o.completeTypes(toComplete), cobra.ShellCompDirectiveNoFileComp
+		return o.completions().Types(toComplete), cobra.ShellCompDirectiveNoFileComp
 	case strings.Contains(args[0], "/"):
 		// More TYPE/NAME arguments: offer the types; the name follows the
 		// slash.
-		return o.completeTypes(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+		return o.completions().Types(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	case strings.Contains(args[0], ","):
 		// Names of several types at once are ambiguous; kubectl get does
 		// not complete them either.
@@ -68,8 +64,12 @@ func (o *DeltasOptions) completeArgs(cmd *cobra.Command, args []string, toComple
 	for _, a := range args[1:] {
 		given[a] = true
 	}
+	if o.Targets.AllNamespaces {
+		// A name cannot be watched across all namespaces.
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 	var out []string
-	for _, name := range o.completeNames(ctx, args[0], toComplete) {
+	for _, name := range o.completions().Names(ctx, args[0], toComplete) {
 		if !given[name] {
 			out = append(out, name)
 		}
@@ -87,83 +87,9 @@ func (o *DeltasOptions) boundCompletionRequests() {
 	o.Clusters.ConfigFlags.Timeout = &t
 }
 
-// completeTypes lists the names of the server's listable and watchable
-// resources that start with prefix; after a comma it completes the next
-// type of the list.
-func (o *DeltasOptions) completeTypes(toComplete string) []string {
-	head := ""
-	if i := strings.LastIndex(toComplete, ","); i >= 0 {
-		head, toComplete = toComplete[:i+1], toComplete[i+1:]
-	}
-	dc, err := o.Clusters.RESTClientGetter().ToDiscoveryClient()
-	if err != nil {
-		return nil
-	}
-	names := targets.TypeNames(dc, toComplete)
-	for i := range names {
-		names[i] = head + names[i]
-	}
-	return names
-}
-
-// completeNames lists the names of the objects of type typ (as typed by
-// the user: "cm", "deployments.apps") that start with prefix, in the
-// namespace of the flags and kubeconfig. Errors mean no completions.
-func (o *DeltasOptions) completeNames(ctx context.Context, typ, prefix string) []string {
-	if o.Targets.AllNamespaces {
-		// A name cannot be watched across all namespaces.
-		return nil
-	}
-	mapper, err := o.Clusters.RESTClientGetter().ToRESTMapper()
-	if err != nil {
-		return nil
-	}
-	mapping, err := targets.MappingFor(mapper, typ)
-	if err != nil {
-		return nil
-	}
-	namespace := ""
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		namespace, _, err = o.Clusters.RESTClientGetter().ToRawKubeConfigLoader().Namespace()
-		if err != nil {
-			return nil
-		}
-	}
-	return o.listNames(ctx, mapping.Resource, namespace, prefix)
-}
-
-// listNames lists the names of the objects of resource in namespace ("" is
-// all namespaces or a cluster-scoped resource) that start with prefix, with
-// one bounded metadata-only list request.
-func (o *DeltasOptions) listNames(ctx context.Context, resource schema.GroupVersionResource, namespace, prefix string) []string {
-	config, err := o.Clusters.RESTClientGetter().ToRESTConfig()
-	if err != nil {
-		return nil
-	}
-	client, err := metadata.NewForConfig(config)
-	if err != nil {
-		return nil
-	}
-	// boundCompletionRequests has set --request-timeout when the user gave
-	// none, so config carries the bound.
-	timeout := completionTimeout
-	if config.Timeout > 0 {
-		timeout = config.Timeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	list, err := client.Resource(resource).Namespace(namespace).List(ctx, metav1.ListOptions{Limit: completionListLimit})
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for i := range list.Items {
-		if name := list.Items[i].Name; strings.HasPrefix(name, prefix) {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
+// completions completes from the cluster of the flags.
+func (o *DeltasOptions) completions() targets.Completions {
+	return targets.Completions{Getter: o.Clusters.RESTClientGetter(), Timeout: completionTimeout}
 }
 
 // registerConfigCompletions completes --namespace from the server, and
@@ -175,7 +101,7 @@ func (o *DeltasOptions) registerConfigCompletions(cmd *cobra.Command) {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		return o.listNames(ctx, schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", toComplete), cobra.ShellCompDirectiveNoFileComp
+		return o.completions().ObjectNames(ctx, schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", toComplete), cobra.ShellCompDirectiveNoFileComp
 	})
 	// --context takes a comma-separated list: complete its last item.
 	contexts := o.kubeconfigCompletion(func(c *kubeconfigNames) []string { return c.contexts })

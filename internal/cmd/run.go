@@ -201,7 +201,7 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 	defer following.Wait()
 	defer stopFollowing()
 
-	stdoutClosed, stopWatching := watchStdoutClosed(o.Out)
+	stdoutClosed, stopWatching := printer.WatchClosed(o.Out)
 	defer stopWatching()
 	runOpts := informer.RunOptions{
 		Timeout:      o.Wait.Timeout,
@@ -216,7 +216,11 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 		runOpts.InitialOut = engine.AnnounceMissing(o.ErrOut, waiting)
 	}
 	sink, printing := o.sinkChain(engine, &runOpts)
-	defer o.startQueue(ctx, printing)()
+	var replayNow func() time.Time
+	if o.player != nil {
+		replayNow = o.player.Now
+	}
+	defer o.Queue.Start(ctx, printing, replayNow)()
 	if o.recorder != nil {
 		o.beatWhileRecording(engine, &runOpts)
 	}

@@ -160,3 +160,33 @@ func isTestOnly(root, pkg string) bool {
 	}
 	return true
 }
+
+// cmdMaxLines is how large internal/cmd may grow (its non-test Go
+// lines): the command's flags, wiring, concurrency and exit codes. What
+// acts on a flag belongs to the package of its group.
+const cmdMaxLines = 1400
+
+// TestCmdStaysSmall holds internal/cmd to cmdMaxLines.
+func TestCmdStaysSmall(t *testing.T) {
+	files, err := filepath.Glob("../cmd/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(data, []byte("\n"))
+	}
+	if lines == 0 {
+		t.Fatal("no Go file in internal/cmd")
+	}
+	if lines > cmdMaxLines {
+		t.Errorf("internal/cmd is %d lines, more than %d: move what acts on a flag into the package of its group (CONTRIBUTING, Layout)", lines, cmdMaxLines)
+	}
+}

@@ -1,4 +1,4 @@
-package cmd
+package reconcile
 
 import (
 	"context"
@@ -10,11 +10,10 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/reconcile"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 )
 
-// startQueue runs --queue's workqueue beside the stream: printing hands it
+// Start runs --queue's workqueue beside the stream: printing hands it
 // every handler call it prints, and its reconciles are printed after the
 // call that queued them. Live, its workers run on the real clock and
 // print as they take a key; in a replay the queue runs on the
@@ -22,17 +21,17 @@ import (
 // (before each call is printed, what happened until its time). The
 // returned stop ends the queue — in a replay once what is queued is
 // reconciled — and prints the QueueSummary; call it once the stream has
-// ended, whatever ended it.
-func (o *DeltasOptions) startQueue(ctx context.Context, printing *stage.Sink) (stop func()) {
-	if !o.Queue.Queue {
+// ended, whatever ended it. replayNow is the replay's clock, nil live.
+func (f *Flags) Start(ctx context.Context, printing *stage.Sink, replayNow func() time.Time) (stop func()) {
+	if !f.Queue {
 		return func() {}
 	}
-	opts := o.Queue.Options()
-	opts.Virtual = o.player != nil
+	opts := f.Options()
+	opts.Virtual = replayNow != nil
 	// taken holds, in a replay, the reconciles not printed yet.
 	var takenLock sync.Mutex
 	var taken []printer.Reconcile
-	opts.Report = func(r reconcile.Reconcile) {
+	opts.Report = func(r Reconcile) {
 		rec := printer.Reconcile{
 			Time: r.Start, Context: r.Key.Context, APIVersion: r.Key.APIVersion, Kind: r.Key.Kind,
 			Namespace: r.Key.Namespace, Name: r.Key.Name, Calls: r.Calls, Waited: r.Waited, Worker: r.Worker,
@@ -61,14 +60,14 @@ func (o *DeltasOptions) startQueue(ctx context.Context, printing *stage.Sink) (s
 		taken = taken[:0]
 		return nil
 	}
-	q := reconcile.New(opts)
+	q := New(opts)
 	hooks := &stage.CallHooks{
 		After: func(rec *printer.Record, obj *rawobj.Object, emit stage.PrintFunc) error {
 			var refs []metav1.OwnerReference
-			if obj != nil && o.Queue.QueueKey == reconcile.KeyOwner {
+			if obj != nil && f.QueueKey == KeyOwner {
 				refs, _ = obj.OwnerReferences()
 			}
-			if k, ok := o.Queue.KeyFor(rec.Context, rec.APIVersion, rec.Kind, rec.Namespace, rec.Name, refs); ok {
+			if k, ok := f.KeyFor(rec.Context, rec.APIVersion, rec.Kind, rec.Namespace, rec.Name, refs); ok {
 				q.CallAt(k, rec.Time)
 			}
 			return printTaken(emit)
@@ -85,8 +84,8 @@ func (o *DeltasOptions) startQueue(ctx context.Context, printing *stage.Sink) (s
 	return func() {
 		s := q.Stop()
 		end := s.End
-		if end.IsZero() && o.player != nil {
-			end = o.player.Now() // nothing was called
+		if end.IsZero() && replayNow != nil {
+			end = replayNow() // nothing was called
 		}
 		summary := printer.QueueSummary{
 			Time: end, Calls: s.Calls, Reconciles: s.Reconciles, Coalesced: s.Coalesced(), Pending: s.Pending,

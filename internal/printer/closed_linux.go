@@ -1,21 +1,21 @@
 //go:build linux
 
-package cmd
+package printer
 
 import (
 	"os"
 	"syscall"
 )
 
-// stdoutPollInterval is how often the closed-stdout watcher re-checks
+// closedPollInterval is how often the closed-stdout watcher re-checks
 // whether it should stop; the close itself is reported at once.
-const stdoutPollInterval = 250
+const closedPollInterval = 250
 
-// watchStdoutClosed reports on the returned channel when the reader of a
+// WatchClosed reports on the returned channel when the reader of a
 // stdout pipe goes away (`kubectl deltas … | head -1`), even while no delta
 // is being written, so that the command can exit at once instead of at its
 // next write. It watches pipes and sockets only. stop ends the watcher.
-func watchStdoutClosed(out any) (closed <-chan struct{}, stop func()) {
+func WatchClosed(out any) (closed <-chan struct{}, stop func()) {
 	f, ok := out.(*os.File)
 	if !ok {
 		return nil, func() {}
@@ -46,7 +46,7 @@ func watchStdoutClosed(out any) (closed <-chan struct{}, stop func()) {
 				return
 			default:
 			}
-			n, err := syscall.EpollWait(epfd, events, stdoutPollInterval)
+			n, err := syscall.EpollWait(epfd, events, closedPollInterval)
 			if err != nil && err != syscall.EINTR {
 				return
 			}

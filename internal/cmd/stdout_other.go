@@ -1,9 +1,0 @@
-//go:build !linux
-
-package cmd
-
-// watchStdoutClosed is only implemented on Linux; elsewhere a closed
-// stdout is noticed at the next write (EPIPE), which also exits 0.
-func watchStdoutClosed(any) (closed <-chan struct{}, stop func()) {
-	return nil, func() {}
-}
