@@ -169,6 +169,10 @@ bench-ab: build controlplane ## Only the A/B section of make bench: this tree ag
 bench-replay: build controlplane ## Only the recording section of make bench: --record against -o json, --replay and --at against jq, replay memory, the --timeline page of 50,000 deltas (N=10000 ROUNDS=5; needs chromium)
 	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -rounds $(or $(ROUNDS),5) -replay -replay-only
 
+.PHONY: bench-live
+bench-live: ## --live's cost: a 200-object tree at 10 deltas/s, the share of one core and the bytes written per second (target ≤ 5%)
+	$(GO) test -run '^$$' -bench BenchmarkView200At10PerSecond -benchtime 3s ./internal/live/
+
 .PHONY: bench-scale
 # RATES holds a comma, which $(or …) would split: the default lives in its own variable.
 RATES ?= 1000,max

@@ -304,6 +304,18 @@ func readmeRecipes() []recipe {
 		cmd:  `kubectl deltas cm -n demo -o jsonpath='{.type} {.object.metadata.name}{"\n"}'`,
 		want: []string{`^Replaced settings$`},
 	}, {
+		cmd: "kubectl deltas deploy/stuck -n demo --live --tree --health --events --until=status=Current --fail-when=status=Failed --timeout=2m",
+		setup: func(t *testing.T, e *readmeEnv) {
+			createBroken(t, e.c, "demo", "stuck", nil, map[string]string{"deltas.test/nowhere": "true"})
+		},
+		ends:       true,
+		code:       2,
+		want:       []string{`pod/stuck-\w+-\w+ +Failed +Replaced`, `⚠ Warning FailedScheduling: 0/3 nodes are available`},
+		wantStderr: []string{`^error: pod/stuck-\w+-\w+ matched --fail-when=status=Failed: Failed \(PodUnschedulable\)`},
+		cleanup: func(t *testing.T, e *readmeEnv) {
+			must(t, e.c.client.AppsV1().Deployments("demo").Delete(bg, "stuck", metav1.DeleteOptions{}))
+		},
+	}, {
 		cmd:     `kubectl deltas deploy/web -n demo --tree -o json --until=status=Current --fail-when=status=Failed --timeout=5m | jq -c 'select(.type == "Verdict") | {outcome, blockers: [.objects[] | select(.health.status != "Current") | {kind, name, reason: .health.reason, container, event: .event.reason}]}'`,
 		act:     rollWeb,
 		ends:    true,

@@ -46,6 +46,8 @@ func TestValidate(t *testing.T) {
 		{"bad queue key", []string{"cm", "--handler", "--queue", "--queue-key=parent"}, `error: invalid --queue-key value "parent": must be object or owner`},
 		{"workers without queue", []string{"cm", "--handler", "--workers=2"}, "error: --workers applies to --queue's workqueue: add --queue --handler"},
 		{"queue with -o name", []string{"cm", "--handler", "--queue", "-o", "name"}, "error: --queue prints its reconciles as text, JSON or YAML: drop -o name"},
+		{"live off a terminal", []string{"cm", "--live"}, "error: --live needs a terminal on stdout; without it the stream prints lines"},
+		{"bad live", []string{"cm", "--live=maybe"}, `error: invalid --live value "maybe": must be true, false or auto`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

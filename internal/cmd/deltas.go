@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -21,6 +22,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/live"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/progress"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/reconcile"
@@ -98,6 +100,8 @@ type DeltasOptions struct {
 	Timeline *timeline.Flags
 	// Queue: the workqueue fed with the handler calls (--queue).
 	Queue *reconcile.Flags
+	// Live: the view redrawn in place on a terminal (--live).
+	Live *live.Flags
 
 	// Set by Complete: the arguments as given and parsed (nil with
 	// --all-types), and the contexts of a multi-cluster run (nil for one
@@ -121,8 +125,13 @@ type DeltasOptions struct {
 	// created with the printer and closed when Run returns.
 	recorder *recording.Recorder
 	// page, with --timeline, draws the stream; created with the printer
-	// (its file written once), written when Run returns.
-	page *page
+	// (its file written once), written when Run returns. live, with
+	// --live, draws it on the terminal. observer hands them the records
+	// the stream shows, completed by observed.
+	page     *timeline.Timeline
+	live     *live.Run
+	observer stage.Observer
+	observed *stage.Stage
 
 	// clients makes a cluster's clients from its REST config; tests give
 	// client-go's fakes.
@@ -144,6 +153,7 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 		Progress:  progress.NewFlags(),
 		Timeline:  timeline.NewFlags(),
 		Queue:     reconcile.NewFlags(),
+		Live:      live.NewFlags(),
 		clients:   targets.RealClients,
 		IOStreams: streams,
 	}
@@ -194,6 +204,7 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	o.Clusters.AddFlags(flags)
 	o.Targets.AddFlags(flags)
 	o.Output.AddFlags(flags)
+	o.Live.AddFlags(flags)
 	o.Progress.AddFlags(flags)
 	o.Wait.AddFlags(flags)
 	o.Records.AddFlags(flags)
@@ -334,6 +345,7 @@ func (o *DeltasOptions) Validate() error {
 		o.Replay.Validate,
 		o.Timeline.Validate,
 		func() error { return o.Queue.Validate(o.Records.Handler) },
+		func() error { return o.Live.Validate(o.Output.Output, o.Wait.Quiet, o.Queue.Queue, o.Out) },
 		targetsValidate,
 	} {
 		if err := validate(); err != nil {
@@ -374,6 +386,9 @@ func (o *DeltasOptions) newRecorder() (*recording.Recorder, error) {
 // request: their mistakes are errors naming the flag.
 func (o *DeltasOptions) buildOutput() error {
 	judges := o.Records.Judges(o.Output.HealthByDefault(), o.ListWatch.MetadataOnly)
+	if o.live = o.Live.ToRun(o.Out, o.ErrOut, o.Output.Color, strings.Join(os.Args[1:], " "), o.Records.Diff, o.replayClock()); o.live != nil {
+		o.ErrOut = o.live.Stderr() // held while the view is drawn
+	}
 	var err error
 	if o.stage, err = o.Records.ToStage(o.Output.TableRows(), judges); err != nil {
 		return err
@@ -383,7 +398,7 @@ func (o *DeltasOptions) buildOutput() error {
 	if o.recorder, err = o.newRecorder(); err != nil {
 		return err
 	}
-	if o.page, err = o.newPage(); err != nil {
+	if err = o.newObservers(); err != nil {
 		return err
 	}
 	o.waiter = o.Wait.ToWaiter(o.ErrOut, o.ListWatch.MetadataOnly, o.Records.FailAfter, o.replayClock())
@@ -398,7 +413,8 @@ func (o *DeltasOptions) buildOutput() error {
 		// As the recorded run showed it: one namespace without its name.
 		opts.AllNamespaces = o.replayNamespace() == "" && o.player.OneNamespace() == ""
 	}
-	if o.printer, err = o.Output.ToPrinter(o.Out, opts); err != nil {
+	if o.printer, err = o.Output.ToPrinter(o.Out, opts); err != nil || o.live != nil {
+		o.printer = live.Discard{} // the view draws the records
 		return err
 	}
 	if _, ok := o.printer.(printer.QueuePrinter); o.Queue.Queue && !ok {

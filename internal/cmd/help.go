@@ -36,7 +36,7 @@ func writeHelp(w io.Writer, root *cobra.Command) error {
 	if err := flaghelp.Write(w, root.Flags(), flaghelp.Headings()...); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%s\n", optionsHint)
+	_, err := fmt.Fprintf(w, "%s\n", optionsHint)
 	return err
 }
 

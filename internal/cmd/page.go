@@ -4,29 +4,32 @@ import (
 	"os"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/timeline"
 )
 
-// page is the page of --timeline and the stage that describes the records
-// it is handed.
-type page struct {
-	*timeline.Timeline
-	stage *stage.Stage
-}
-
-// newPage creates the page of --timeline (nil without): its file written
-// once now, before any request.
-func (o *DeltasOptions) newPage() (*page, error) {
-	if !o.Timeline.Active() {
-		return nil, nil
+// newObservers builds, before any request, what the record Sink hands
+// each record the stream shows beside printing it — the page of
+// --timeline (its file written once now), the view of --live, or both —
+// and the stage that completes those records with health and changes.
+func (o *DeltasOptions) newObservers() error {
+	var tee stage.Tee
+	if o.Timeline.Active() {
+		tl, err := o.Timeline.ToTimeline(os.Args[1:], o.replayClock())
+		if err != nil {
+			return err
+		}
+		o.page, tee = tl, append(tee, tl)
 	}
-	st, err := o.Records.ToObserverStage(o.Records.Judges(true, o.ListWatch.MetadataOnly))
-	if err != nil {
-		return nil, err
+	if o.live != nil {
+		tee = append(tee, o.live.View)
 	}
-	tl, err := o.Timeline.ToTimeline(os.Args[1:], o.replayClock())
-	if err != nil {
-		return nil, err
+	if len(tee) == 0 {
+		return nil
 	}
-	return &page{Timeline: tl, stage: st}, nil
+	o.observer = tee
+	if len(tee) == 1 {
+		o.observer = tee[0]
+	}
+	var err error
+	o.observed, err = o.Records.ToObserverStage(o.Records.Judges(true, o.ListWatch.MetadataOnly))
+	return err
 }

@@ -216,16 +216,15 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 		runOpts.InitialOut = engine.AnnounceMissing(o.ErrOut, waiting)
 	}
 	sink, printing := o.sinkChain(engine, &runOpts)
-	var replayNow func() time.Time
-	if o.player != nil {
-		replayNow = o.player.Now
-	}
-	defer o.Queue.Start(ctx, printing, replayNow)()
+	defer o.Queue.Start(ctx, printing, o.replayClock())()
 	if o.recorder != nil {
 		o.beatWhileRecording(engine, &runOpts)
 	}
 	if o.page != nil {
 		defer o.page.Start(o.ErrOut)()
+	}
+	if o.live != nil {
+		defer o.live.Start()() // the last frame stays, the messages below it
 	}
 	if line := o.Progress.ForStream(o.ErrOut, o.Out, o.Wait.Quiet, !o.Records.WatchOnly, engine.Targets, strings.Join(o.Replay.Files, ","), o.replayClock()); line != nil {
 		defer line.Stop()
@@ -296,12 +295,15 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 	if o.recorder != nil {
 		printing.RecordTo(o.recorder)
 	}
-	if o.page != nil {
-		printing.ObserveWith(o.page.stage, o.page.Timeline)
+	if o.observer != nil {
+		printing.ObserveWith(o.observed, o.observer)
 	}
 	sink = printing
 	if o.waiter.Active() {
 		runOpts.Check, runOpts.CheckEvery = o.waiter.Check, o.waiter.CheckEvery()
+		if o.live != nil {
+			o.waiter.ReportStates(o.live.View.SetConditions)
+		}
 		sink = o.waiter.Sink(engine, sink)
 		if o.Records.AsksHealth() { // a Pending Verdict record at each change; a failed write shows at the next
 			o.waiter.ReportChanges(func(s health.Status, cause []condition.Held) {

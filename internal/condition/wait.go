@@ -63,6 +63,9 @@ type Waiter struct {
 	// it was told ("" before the first).
 	report   func(status health.Status, cause []Held)
 	reported health.Status
+	// reportStates, when set (ReportStates), is told every condition's
+	// state after each check.
+	reportStates func([]State)
 	// statuses holds reportChange's judgement of each object in the view,
 	// as verdicts holds the conditions': an object leaving the view takes
 	// its own along.
@@ -323,7 +326,54 @@ func (w *Waiter) Check() (bool, error) {
 	if !stop && w.report != nil {
 		w.reportChange()
 	}
+	if w.reportStates != nil {
+		w.reportStates(w.states())
+	}
 	return stop, err
+}
+
+// State is a condition as given ("--until=status=Current") and whether it
+// holds now: an --until for every object waited on, an --until-any for
+// one, a --fail-when for one of every object shown.
+type State struct {
+	Text  string
+	Holds bool
+}
+
+// ReportStates has Check tell report every condition's State after each
+// check (--live's header).
+func (w *Waiter) ReportStates(report func([]State)) { w.reportStates = report }
+
+// states evaluates each condition for ReportStates; the verdicts come
+// from the cache the checks fill.
+func (w *Waiter) states() []State {
+	roots, all := w.objects(true), w.objects(false)
+	out := make([]State, 0, len(w.until)+len(w.untilAny)+len(w.failWhen))
+	anyHolds := func(c *Condition, objects []watched) bool {
+		for _, o := range objects {
+			if ok, err := w.holds(c, o); err == nil && ok {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range w.until {
+		holds := len(roots) > 0
+		for _, o := range roots {
+			if ok, err := w.holds(c, o); err != nil || !ok {
+				holds = false
+				break
+			}
+		}
+		out = append(out, State{Text: "--until=" + c.String(), Holds: holds || len(roots) == 0 && w.allDelete()})
+	}
+	for _, c := range w.untilAny {
+		out = append(out, State{Text: "--until-any=" + c.String(), Holds: anyHolds(c, roots)})
+	}
+	for _, c := range w.failWhen {
+		out = append(out, State{Text: "--fail-when=" + c.String(), Holds: anyHolds(c, all)})
+	}
+	return out
 }
 
 // ReportChanges has Check call report each time the verdict of the

@@ -168,11 +168,15 @@ func nameOnly(f *pflag.Flag) string {
 }
 
 // nameColumn is the names and the value's name: the usage's `backquoted`
-// word, else the value's type as pflag names it (none for a bool).
+// word, else the value's type as pflag names it (none for a bool), in
+// brackets when the value may be left out.
 func nameColumn(f *pflag.Flag) string {
 	varname, _ := pflag.UnquoteUsage(f)
-	if varname == "" || f.Value.Type() == "bool" {
+	switch {
+	case varname == "" || f.Value.Type() == "bool":
 		return nameOnly(f)
+	case f.NoOptDefVal != "":
+		return nameOnly(f) + "[=" + varname + "]" // the value is optional
 	}
 	return nameOnly(f) + " " + varname
 }

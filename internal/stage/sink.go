@@ -258,3 +258,21 @@ func writeError(err error) error {
 	}
 	return fmt.Errorf("writing output: %w", err)
 }
+
+// Tee is an Observer that hands each record to each of its Observers in
+// turn (--timeline's page and --live's view).
+type Tee []Observer
+
+// Observe hands rec to each Observer.
+func (t Tee) Observe(rec *printer.Record, obj *rawobj.Object, changes Changes) {
+	for _, o := range t {
+		o.Observe(rec, obj, changes)
+	}
+}
+
+// ObserveHidden hands rec to each Observer.
+func (t Tee) ObserveHidden(rec *printer.Record, obj *rawobj.Object) {
+	for _, o := range t {
+		o.ObserveHidden(rec, obj)
+	}
+}
