@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache/cachetest"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
@@ -234,5 +235,24 @@ func TestHeldStderr(t *testing.T) {
 	fmt.Fprintln(h, "error: two")
 	if got := out.String(); got != "warning: one\nerror: two\n" {
 		t.Errorf("stderr %q", got)
+	}
+}
+
+// TestFrameSaysTheSizeOfAChange: with --diff, an Updated row says how
+// many fields its last change touched, from the printed record's diff or,
+// when the run prints none, from the observer's.
+func TestFrameSaysTheSizeOfAChange(t *testing.T) {
+	v := NewView("cm --diff", true)
+	v.begin(t0)
+	rec, obj := recordOf(t, "ConfigMap", "a", "a1", "", "Current", t0)
+	rec.Type = "Updated"
+	rec.Changes = make([]diff.Operation, 2)
+	v.Observe(rec, obj, nil)
+	rec, obj = recordOf(t, "ConfigMap", "b", "b1", "", "Current", t0)
+	rec.Type = "Updated"
+	v.Observe(rec, obj, func() ([]diff.Operation, error) { return make([]diff.Operation, 1), nil })
+	text := strings.Join(v.Frame(100, 10, t0, false), "\n")
+	if !strings.Contains(text, "Updated 0s     2 fields  Current message") || !strings.Contains(text, "Updated 0s     1 field  Current message") {
+		t.Errorf("the sizes of the changes:\n%s", text)
 	}
 }

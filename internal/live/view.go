@@ -91,8 +91,8 @@ func objectKey(context, apiVersion, kind, namespace, name string) string {
 // printed record completed with health; obj its object (nil for a
 // tombstone); changes computes its diff (called only with --diff).
 func (v *View) Observe(rec *printer.Record, obj *rawobj.Object, changes stage.Changes) {
-	var n int
-	if v.diff && changes != nil && rec.Event == nil {
+	n := len(rec.Changes) // computed already when the run prints diffs
+	if v.diff && rec.Changes == nil && changes != nil && rec.Event == nil {
 		if ops, err := changes(); err == nil {
 			n = len(ops)
 		}
