@@ -8,11 +8,11 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -303,8 +303,10 @@ func TestBusyLiveFolds(t *testing.T) {
 	folded := regexp.MustCompile(`… (\d+) pods Current, quiet`).FindAllStringSubmatch(final, -1)
 	n := 0
 	for _, m := range folded {
-		var k int
-		fmt.Sscan(m[1], &k)
+		k, err := strconv.Atoi(m[1])
+		if err != nil {
+			t.Fatalf("a fold's count %q: %v", m[1], err)
+		}
 		n += k
 	}
 	if n < 30 || !strings.Contains(final, "deployment/web") || !strings.Contains(final, "replicaset/web-") {
