@@ -3,6 +3,7 @@ package live
 import (
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -112,7 +113,7 @@ func (s *Screen) draw() {
 func (s *Screen) drawLocked() {
 	w, h := s.size()
 	lines := s.view.Frame(w, h, s.now(), s.color)
-	if s.drawn && equalLines(lines, s.last) {
+	if s.drawn && slices.Equal(lines, s.last) {
 		return
 	}
 	var b strings.Builder
@@ -132,18 +133,6 @@ func (s *Screen) drawLocked() {
 	b.WriteString(syncEnd)
 	_, _ = io.WriteString(s.out, b.String()) // a terminal gone is the run's to notice
 	s.drawn, s.last = true, lines
-}
-
-func equalLines(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Close stops the drawing, draws the last frame (with the outcome, when

@@ -13,9 +13,9 @@
 package live
 
 import (
+	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 // object is one row of the view: an object the stream showed.
@@ -106,7 +107,7 @@ func (v *View) Observe(rec *printer.Record, obj *rawobj.Object, changes stage.Ch
 	}
 	o := v.objectOf(rec)
 	if obj != nil {
-		if owner := ownerUID(obj); owner != "" {
+		if owner := obj.OwnerUID(); owner != "" {
 			o.ownerUID = owner
 		}
 	}
@@ -177,7 +178,7 @@ func (v *View) observeEvent(rec *printer.Record) {
 	if at.Before(o.warningAt) {
 		return
 	}
-	o.warning, o.warningAt = e.Reason+": "+oneLine(e.Message), at
+	o.warning, o.warningAt = e.Reason+": "+textsafe.OneLine(e.Message), at
 }
 
 // SetConditions sets the conditions' states (the waiter's, after each
@@ -185,22 +186,10 @@ func (v *View) observeEvent(rec *printer.Record) {
 func (v *View) SetConditions(cs []condition.State) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !equalConditions(v.conditions, cs) {
+	if !slices.Equal(v.conditions, cs) {
 		v.conditions = append(v.conditions[:0], cs...)
 		v.changed = true
 	}
-}
-
-func equalConditions(a, b []condition.State) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // begin sets the time the view started at, the header's elapsed time
@@ -241,28 +230,6 @@ func (v *View) rejudge(now time.Time) {
 			}
 		}
 	}
-}
-
-// ownerUID is the UID of obj's controller, or of its first owner when
-// none is the controller; "" without owners.
-func ownerUID(obj *rawobj.Object) string {
-	if !strings.Contains(string(obj.JSON), "ownerReferences") {
-		return ""
-	}
-	refs, err := obj.OwnerReferences()
-	if err != nil || len(refs) == 0 {
-		return ""
-	}
-	if r := rawobj.ControllerOf(refs); r != nil {
-		return string(r.UID)
-	}
-	return string(refs[0].UID)
-}
-
-// oneLine makes s one line: control characters and runs of spaces become
-// one space.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // sortedRows returns the rows in tree order: roots sorted by kind rank

@@ -1,6 +1,7 @@
 package rawobj
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -35,6 +36,23 @@ func (o *Object) Controller() (*metav1.OwnerReference, error) {
 		return nil, err
 	}
 	return ControllerOf(refs), nil
+}
+
+// OwnerUID is the UID of the object's controller, or of its first owner
+// when none is the controller; "" without owners (or when they do not
+// read). Most objects have none: their JSON is not decoded at all.
+func (o *Object) OwnerUID() string {
+	if !bytes.Contains(o.JSON, []byte("ownerReferences")) {
+		return ""
+	}
+	refs, err := o.OwnerReferences()
+	if err != nil || len(refs) == 0 {
+		return ""
+	}
+	if r := ControllerOf(refs); r != nil {
+		return string(r.UID)
+	}
+	return string(refs[0].UID)
 }
 
 // ControllerOf is the reference of refs marked controller, nil when none

@@ -17,7 +17,6 @@
 package timeline
 
 import (
-	"bytes"
 	"os"
 	"slices"
 	"sync"
@@ -219,7 +218,7 @@ func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object, changes stag
 	// What time alone changed of its health before this delta came.
 	t.rejudge(l, rec.Time)
 	if obj != nil {
-		if owner := controllerUID(obj); owner != "" {
+		if owner := obj.OwnerUID(); owner != "" {
 			l.ownerUID = owner
 		}
 	}
@@ -438,22 +437,6 @@ func (t *Timeline) rejudge(l *lane, now time.Time) {
 			l.recheck = nil
 		}
 	}
-}
-
-// controllerUID is the UID of obj's controller, or of its first owner
-// when none is the controller; "" without owners.
-func controllerUID(obj *rawobj.Object) string {
-	if !bytes.Contains(obj.JSON, []byte("ownerReferences")) {
-		return "" // most objects: no need to scan their metadata
-	}
-	refs, err := obj.OwnerReferences()
-	if err != nil || len(refs) == 0 {
-		return ""
-	}
-	if r := rawobj.ControllerOf(refs); r != nil {
-		return string(r.UID)
-	}
-	return string(refs[0].UID)
 }
 
 // Begin marks the start of the stream: from now on, Close leaves a page,
