@@ -256,3 +256,26 @@ func TestFrameSaysTheSizeOfAChange(t *testing.T) {
 		t.Errorf("the sizes of the changes:\n%s", text)
 	}
 }
+
+// TestFrameIsSafeForATerminal: names, health messages and Event messages,
+// which others wrote, reach the terminal with their control characters
+// escaped, as every human output of the plugin does.
+func TestFrameIsSafeForATerminal(t *testing.T) {
+	v := NewView("pods", false)
+	v.begin(t0)
+	rec, obj := recordOf(t, "Pod", "evil", "e1", "", "InProgress", t0)
+	rec.Name = "evil\x1b[2Jpod"
+	rec.Health.Message = "waiting\x1b]0;owned\x07"
+	v.Observe(rec, obj, nil)
+	v.Observe(&printer.Record{Type: "Added", Time: t0, Kind: "Event",
+		Event: &printer.Event{Kind: "Pod", UID: "e1", Type: "Warning", Reason: "Bad\x1b[31m", Message: "red\x1b[0m"}}, nil, nil)
+	text := strings.Join(v.Frame(200, 20, t0, false), "\n")
+	if strings.ContainsRune(text, 0x1b) || strings.ContainsRune(text, 0x07) {
+		t.Errorf("a control character reached the frame: %q", text)
+	}
+	for _, want := range []string{`pod/evil\x1b[2Jpod`, `waiting\x1b]0;owned\x07`, `Bad\x1b[31m: red\x1b[0m`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in the frame:\n%s", want, text)
+		}
+	}
+}

@@ -115,7 +115,7 @@ func (v *View) Observe(rec *printer.Record, obj *rawobj.Object, changes stage.Ch
 	o.deleted = rec.Type == "Deleted"
 	o.recheck = nil
 	if rec.Health != nil {
-		o.health, o.judged = *rec.Health, true
+		o.health, o.judged = shownHealth(rec.Health), true
 		if !rec.Health.RecheckAt.IsZero() && obj != nil {
 			o.recheck, o.recheckAt = obj, rec.Health.RecheckAt
 		}
@@ -134,7 +134,7 @@ func (v *View) ObserveHidden(rec *printer.Record, obj *rawobj.Object) {
 	if !ok {
 		return
 	}
-	o.health, o.judged, o.recheck = *rec.Health, true, nil
+	o.health, o.judged, o.recheck = shownHealth(rec.Health), true, nil
 	if !rec.Health.RecheckAt.IsZero() && obj != nil {
 		o.recheck, o.recheckAt = obj, rec.Health.RecheckAt
 	}
@@ -147,7 +147,9 @@ func (v *View) objectOf(rec *printer.Record) *object {
 	key := objectKey(rec.Context, rec.APIVersion, rec.Kind, rec.Namespace, rec.Name)
 	o, ok := v.objects[key]
 	if !ok {
-		o = &object{context: rec.Context, apiVersion: rec.APIVersion, kind: rec.Kind, namespace: rec.Namespace, name: rec.Name}
+		// What others wrote is shown made safe for a terminal.
+		o = &object{context: textsafe.String(rec.Context), apiVersion: rec.APIVersion, kind: textsafe.String(rec.Kind),
+			namespace: textsafe.String(rec.Namespace), name: textsafe.String(rec.Name)}
 		v.objects[key] = o
 	}
 	if rec.UID != "" && o.uid != rec.UID {
@@ -178,7 +180,7 @@ func (v *View) observeEvent(rec *printer.Record) {
 	if at.Before(o.warningAt) {
 		return
 	}
-	o.warning, o.warningAt = e.Reason+": "+textsafe.OneLine(e.Message), at
+	o.warning, o.warningAt = textsafe.String(e.Reason+": "+textsafe.OneLine(e.Message)), at
 }
 
 // SetConditions sets the conditions' states (the waiter's, after each
@@ -216,13 +218,21 @@ func (v *View) Changed(now time.Time) bool {
 	return false
 }
 
+// shownHealth is h as a row shows it: its reason and message, which
+// objects' writers chose, made safe for a terminal.
+func shownHealth(h *printer.Health) printer.Health {
+	out := *h
+	out.Reason, out.Message = textsafe.String(h.Reason), textsafe.String(h.Message)
+	return out
+}
+
 // rejudge judges again the health of the rows whose health changes with
 // time alone and is due by now. Called with mu held.
 func (v *View) rejudge(now time.Time) {
 	for _, o := range v.objects {
 		for o.recheck != nil && !now.Before(o.recheckAt) {
 			h := v.judge.At(o.recheck, o.recheckAt)
-			o.health = printer.Health{Status: string(h.Status), Reason: h.Reason, Message: h.Message}
+			o.health = shownHealth(&printer.Health{Status: string(h.Status), Reason: h.Reason, Message: h.Message})
 			if h.RecheckAt.After(o.recheckAt) {
 				o.recheckAt = h.RecheckAt
 			} else {
