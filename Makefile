@@ -103,7 +103,7 @@ demo: build controlplane ## A Deployment rolls out, scales and goes on a busy lo
 	$(GO) run ./hack/demo
 
 .PHONY: test
-test: need-jq controlplane $(VALIDATE_KREW_MANIFEST) $(KREW) ## Unit and end-to-end tests (race detector on), with the coverage of internal/cache
+test: need-jq need-chromium controlplane $(VALIDATE_KREW_MANIFEST) $(KREW) ## Unit and end-to-end tests (race detector on), with the coverage of internal/cache
 	$(GO) test -race -count=1 -coverprofile=$(BIN)/cache.cover ./internal/cache/
 	@$(GO) tool cover -func=$(BIN)/cache.cover | awk '/^total:/ {print "internal/cache coverage: " $$3}'
 	DELTAS_VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) DELTAS_KREW=$(KREW) \
@@ -113,8 +113,12 @@ test: need-jq controlplane $(VALIDATE_KREW_MANIFEST) $(KREW) ## Unit and end-to-
 need-jq:
 	@command -v jq >/dev/null || { echo "error: the tests need jq: install it (apt-get install jq, brew install jq) and run again" >&2; exit 1; }
 
+.PHONY: need-chromium
+need-chromium:
+	@[ -n "$$DELTAS_CHROMIUM" ] || command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || { echo "error: the timeline page's tests need Chromium: install it (apt-get install chromium), or name one with DELTAS_CHROMIUM=/path/to/chrome, and run again" >&2; exit 1; }
+
 .PHONY: unit
-unit: need-jq ## Unit tests only (no control plane)
+unit: need-jq need-chromium ## Unit tests only (no control plane)
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /e2e -e /internal/controlplane)
 
 .PHONY: e2e-faults

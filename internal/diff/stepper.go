@@ -62,6 +62,15 @@ func (s *Stepper) Ignores(key []byte) bool {
 	return s.level().ig.child(string(key)).ignored()
 }
 
+// IgnoresBelow reports whether a path below the member key of the object
+// the walk is in, and not key itself, is ignored: a caller that would
+// hand over that member's value whole must leave the ignoring to the
+// Stepper.
+func (s *Stepper) IgnoresBelow(key string) bool {
+	kid := s.level().ig.child(key)
+	return kid != nil && !kid.end && len(kid.kids) > 0
+}
+
 // Enter descends into the member key of the object the walk is in, an
 // object on both sides; key must not be ignored (Ignores).
 func (s *Stepper) Enter(key string) {

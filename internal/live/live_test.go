@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 )
 
 var t0 = time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC)
@@ -36,7 +37,7 @@ func recordOf(t testing.TB, kind, name, uid, ownerUID, status string, at time.Ti
 func observe(t testing.TB, v *View, kind, name, uid, ownerUID, status string, at time.Time) {
 	t.Helper()
 	rec, obj := recordOf(t, kind, name, uid, ownerUID, status, at)
-	v.Observe(rec, obj, nil)
+	v.Observe(rec, obj, stage.Changes{})
 }
 
 // TestFrameNestsByOwner: rows nested by owner (controller UID), roots by
@@ -50,7 +51,7 @@ func TestFrameNestsByOwner(t *testing.T) {
 	observe(t, v, "ReplicaSet", "web-1", "r1", "d1", "Current", t0.Add(time.Second))
 	observe(t, v, "Pod", "web-1-b", "p2", "r1", "InProgress", t0.Add(3*time.Second))
 	v.Observe(&printer.Record{Type: "Added", Time: t0.Add(4 * time.Second), Kind: "Event",
-		Event: &printer.Event{Kind: "Pod", Name: "web-1-b", UID: "p2", Type: "Warning", Reason: "FailedScheduling", Message: "0/3 nodes\n are available"}}, nil, nil)
+		Event: &printer.Event{Kind: "Pod", Name: "web-1-b", UID: "p2", Type: "Warning", Reason: "FailedScheduling", Message: "0/3 nodes\n are available"}}, nil, stage.Changes{})
 
 	lines := v.Frame(100, 30, t0.Add(10*time.Second), false)
 	if !strings.HasPrefix(lines[0], "kubectl deltas deploy/web --tree") || !strings.HasSuffix(lines[0], "elapsed 10s") {
@@ -147,7 +148,7 @@ func TestFrameJudgesAgainWithTime(t *testing.T) {
 		t0.Format(time.RFC3339)+`"},"spec":{"containers":[{"name":"web","image":"nginx"}]},"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable"}]}}`)
 	rec := &printer.Record{Type: "Added", Time: t0, APIVersion: "v1", Kind: "Pod", Namespace: "demo", Name: "stuck", UID: "s1",
 		Health: &printer.Health{Status: "InProgress", Reason: "PodNotScheduled", Message: "Pod not scheduled", RecheckAt: t0.Add(15 * time.Second)}}
-	v.Observe(rec, obj, nil)
+	v.Observe(rec, obj, stage.Changes{})
 	if v.Frame(100, 20, t0.Add(5*time.Second), false); v.Changed(t0.Add(10 * time.Second)) {
 		t.Error("changed before the health's time")
 	}
@@ -247,10 +248,18 @@ func TestFrameSaysTheSizeOfAChange(t *testing.T) {
 	rec, obj := recordOf(t, "ConfigMap", "a", "a1", "", "Current", t0)
 	rec.Type = "Updated"
 	rec.Changes = make([]diff.Operation, 2)
-	v.Observe(rec, obj, nil)
+	v.Observe(rec, obj, stage.Changes{})
 	rec, obj = recordOf(t, "ConfigMap", "b", "b1", "", "Current", t0)
 	rec.Type = "Updated"
-	v.Observe(rec, obj, func() ([]diff.Operation, error) { return make([]diff.Operation, 1), nil })
+	old, err := rawobj.Parse([]byte(strings.Replace(string(obj.JSON), `"metadata":{`, `"data":{"k":"v"},"metadata":{`, 1)), rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ, err := stage.NewDiffer(stage.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Observe(rec, obj, differ.Changes(old, obj, false))
 	text := strings.Join(v.Frame(100, 10, t0, false), "\n")
 	if !strings.Contains(text, "Updated 0s     2 fields  Current message") || !strings.Contains(text, "Updated 0s     1 field  Current message") {
 		t.Errorf("the sizes of the changes:\n%s", text)
@@ -266,9 +275,9 @@ func TestFrameIsSafeForATerminal(t *testing.T) {
 	rec, obj := recordOf(t, "Pod", "evil", "e1", "", "InProgress", t0)
 	rec.Name = "evil\x1b[2Jpod"
 	rec.Health.Message = "waiting\x1b]0;owned\x07"
-	v.Observe(rec, obj, nil)
+	v.Observe(rec, obj, stage.Changes{})
 	v.Observe(&printer.Record{Type: "Added", Time: t0, Kind: "Event",
-		Event: &printer.Event{Kind: "Pod", UID: "e1", Type: "Warning", Reason: "Bad\x1b[31m", Message: "red\x1b[0m"}}, nil, nil)
+		Event: &printer.Event{Kind: "Pod", UID: "e1", Type: "Warning", Reason: "Bad\x1b[31m", Message: "red\x1b[0m"}}, nil, stage.Changes{})
 	text := strings.Join(v.Frame(200, 20, t0, false), "\n")
 	if strings.ContainsRune(text, 0x1b) || strings.ContainsRune(text, 0x07) {
 		t.Errorf("a control character reached the frame: %q", text)

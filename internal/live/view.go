@@ -93,8 +93,8 @@ func objectKey(context, apiVersion, kind, namespace, name string) string {
 // tombstone); changes computes its diff (called only with --diff).
 func (v *View) Observe(rec *printer.Record, obj *rawobj.Object, changes stage.Changes) {
 	n := len(rec.Changes) // computed already when the run prints diffs
-	if v.diff && rec.Changes == nil && changes != nil && rec.Event == nil {
-		if ops, err := changes(); err == nil {
+	if v.diff && rec.Changes == nil && !changes.IsZero() && rec.Event == nil {
+		if ops, err := changes.Operations(); err == nil {
 			n = len(ops)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // appendUnescaped appends the decoded content of a JSON string (without
@@ -80,6 +81,12 @@ func getu4(b []byte) rune {
 		r = r*16 + rune(c)
 	}
 	return r
+}
+
+// AppendStringBytes is AppendString of the bytes s, which it does not
+// keep: without making a string of them first.
+func AppendStringBytes(dst, s []byte) []byte {
+	return AppendString(dst, unsafe.String(unsafe.SliceData(s), len(s)))
 }
 
 // AppendString appends s as a JSON string exactly as encoding/json writes it

@@ -80,6 +80,47 @@ func (d *differ) applies(it *informer.Item) bool {
 // compute returns the changes from old to obj; a Secret's values are
 // reported as changed without them.
 func (d *differ) compute(old, obj *rawobj.Object, secret bool) ([]diff.Operation, error) {
+	w := d.walker(secret)
+	err := w.walk(old.JSON, obj.JSON)
+	ops := w.step.Operations()
+	d.release(w)
+	if err != nil {
+		return nil, fmt.Errorf("unable to decode an object for --diff: %w", err)
+	}
+	return ops, nil
+}
+
+// appendRaw appends to dst the members that differ from old to obj,
+// undecoded (RawChanges), and reports whether it could: not for a Secret,
+// whose values are not to be copied, nor where an ignored path lies
+// inside a member that differs (the raw values would carry it); compute
+// is the answer then.
+func (d *differ) appendRaw(dst []byte, old, obj *rawobj.Object, secret bool) ([]byte, bool, error) {
+	if secret {
+		return dst, false, nil
+	}
+	w := d.walker(false)
+	w.raws, w.raw = true, rawEntries{out: append(dst, '['), path: w.raw.path[:0]}
+	err := w.walk(old.JSON, obj.JSON)
+	out, ok := append(w.raw.out, ']'), !w.raw.cannot
+	w.raw = rawEntries{path: w.raw.path[:0]}
+	w.raws = false
+	d.release(w)
+	if err != nil {
+		return dst, false, fmt.Errorf("unable to decode an object for --diff: %w", err)
+	}
+	if !ok {
+		return dst, false, nil
+	}
+	if len(out) == len(dst)+2 {
+		return dst, true, nil // nothing differs: no entries at all
+	}
+	return out, true, nil
+}
+
+// walker is a changeWalker of d's pool, its stepper reset for a diff
+// (with a Secret's values redacted).
+func (d *differ) walker(secret bool) *changeWalker {
 	w, _ := d.walkers.Get().(*changeWalker)
 	if w == nil {
 		w = &changeWalker{step: diff.NewStepper(diff.Options{})}
@@ -89,14 +130,13 @@ func (d *differ) compute(old, obj *rawobj.Object, secret bool) ([]diff.Operation
 		opts.Redact = isSecretValuePath
 	}
 	w.step.Reset(opts)
-	err := w.walk(old.JSON, obj.JSON)
-	ops := w.step.Operations()
+	return w
+}
+
+// release puts w back in d's pool.
+func (d *differ) release(w *changeWalker) {
 	w.release()
 	d.walkers.Put(w)
-	if err != nil {
-		return nil, fmt.Errorf("unable to decode an object for --diff: %w", err)
-	}
-	return ops, nil
 }
 
 // changeWalker walks two versions of an object's JSON side by side and
@@ -106,12 +146,30 @@ func (d *differ) compute(old, obj *rawobj.Object, secret bool) ([]diff.Operation
 // object on both sides is walked into; any other member that differs is
 // decoded, on its side or on both. An update changes a few fields of an
 // object: most of it is never decoded, and no map of its members is made.
+//
+// In raw mode (raws) the walk decodes nothing: it appends each member
+// that differs to raw as it is in the two objects (appendRaw), and
+// descends as it does otherwise; the stepper is then only asked which
+// members are ignored.
 type changeWalker struct {
 	step *diff.Stepper
+	raws bool
+	raw  rawEntries
 	// levels are the members of the two objects at each depth of the
 	// walk, reused from one walk to the next; depth is where it is.
 	levels []*[2]rawMembers
 	depth  int
+	// differing are the members that differ at each depth of the walk,
+	// when the two objects' keys go together (walkAligned).
+	differing [][]differingMember
+}
+
+// differingMember is a member of two objects, with different values on
+// each side: its key (escapes undone, U+FFFD for what is not UTF-8, as
+// rawMembers keys) and the two values.
+type differingMember struct {
+	key    string
+	va, vb []byte
 }
 
 // rawMember is one member of a JSON object: its key as encoding/json
@@ -162,12 +220,18 @@ func (w *changeWalker) release() {
 		clear(l[0].members)
 		clear(l[1].members)
 	}
+	for _, d := range w.differing {
+		clear(d[:cap(d)])
+	}
 }
 
 // walk hands w.step the differences of the JSON objects a and b, at the
 // stepper's place.
 func (w *changeWalker) walk(a, b []byte) error {
-	if w.depth == len(w.levels) {
+	if done, err := w.walkAligned(a, b); done || err != nil {
+		return err
+	}
+	for len(w.levels) <= w.depth {
 		w.levels = append(w.levels, new([2]rawMembers))
 	}
 	ma, mb := &w.levels[w.depth][0], &w.levels[w.depth][1]
@@ -194,6 +258,10 @@ func (w *changeWalker) walk(a, b []byte) error {
 			continue
 		}
 		if j < 0 {
+			if w.raws {
+				w.raw.entry('-', string(key), m.value, nil, w.step)
+				continue
+			}
 			x, err := rawobj.DecodeExact(m.value)
 			if err != nil {
 				return err
@@ -209,6 +277,10 @@ func (w *changeWalker) walk(a, b []byte) error {
 		if matched[j] || w.step.Ignores(mb.key(j)) {
 			continue
 		}
+		if w.raws {
+			w.raw.entry('+', string(mb.key(j)), nil, m.value, w.step)
+			continue
+		}
 		y, err := rawobj.DecodeExact(m.value)
 		if err != nil {
 			return err
@@ -216,6 +288,36 @@ func (w *changeWalker) walk(a, b []byte) error {
 		w.step.Added(string(mb.key(j)), y)
 	}
 	return nil
+}
+
+// walkAligned is walk for two objects whose keys come alike in the same
+// order, as two versions of an object's do: the members that differ are
+// found by one scan of the two side by side (rawobj.EachDifferingMember),
+// with no list of members made. done is false, and nothing handed over,
+// when the keys part ways: walk reads the members of each then.
+func (w *changeWalker) walkAligned(a, b []byte) (done bool, err error) {
+	for len(w.differing) <= w.depth {
+		w.differing = append(w.differing, nil)
+	}
+	found := w.differing[w.depth][:0]
+	var keyBuf []byte
+	aligned, err := rawobj.EachDifferingMember(a, b, func(key, va, vb []byte) {
+		keyBuf = appendKey(keyBuf[:0], key)
+		found = append(found, differingMember{key: string(keyBuf), va: va, vb: vb})
+	})
+	w.differing[w.depth] = found
+	if err != nil || !aligned {
+		return false, err
+	}
+	for _, m := range found {
+		if w.step.Ignores([]byte(m.key)) {
+			continue
+		}
+		if err := w.member(m.key, m.va, m.vb); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
 
 // appendKey appends the member key, its escapes undone, as encoding/json
@@ -237,11 +339,21 @@ func appendKey(b, key []byte) []byte {
 func (w *changeWalker) member(key string, a, b []byte) error {
 	if isObject(a) && isObject(b) {
 		w.step.Enter(key)
+		if w.raws {
+			w.raw.path = append(w.raw.path, key)
+		}
 		w.depth++
 		err := w.walk(a, b)
 		w.depth--
+		if w.raws {
+			w.raw.path = w.raw.path[:len(w.raw.path)-1]
+		}
 		w.step.Leave()
 		return err
+	}
+	if w.raws {
+		w.raw.entry('~', key, a, b, w.step)
+		return nil
 	}
 	x, err := rawobj.DecodeExact(a)
 	if err != nil {
@@ -267,4 +379,44 @@ func decodeExact(raw []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	return dec.Decode(v)
+}
+
+// rawEntries are the members that differ between two versions of an
+// object, undecoded, as the page's script reads them (RawChanges): a JSON
+// array of ["~", path, old, new], ["+", path, new] and ["-", path, old],
+// path the keys from the object's root, the values as they are in the
+// objects, in the order the walk meets them.
+type rawEntries struct {
+	out []byte
+	// path are the keys of the objects the walk is in.
+	path []string
+	// cannot: a member that differs holds an ignored path, which its raw
+	// value would carry.
+	cannot bool
+}
+
+// entry appends the member key of the object the walk is in: op '~' with
+// both values, '+' with b, '-' with a.
+func (r *rawEntries) entry(op byte, key string, a, b []byte, step *diff.Stepper) {
+	if step.IgnoresBelow(key) {
+		r.cannot = true
+		return
+	}
+	if r.out[len(r.out)-1] != '[' {
+		r.out = append(r.out, ',')
+	}
+	r.out = append(r.out, '[', '"', op, '"', ',', '[')
+	for _, k := range r.path {
+		r.out = rawobj.AppendString(r.out, k)
+		r.out = append(r.out, ',')
+	}
+	r.out = rawobj.AppendString(r.out, key)
+	r.out = append(r.out, ']')
+	if op != '+' {
+		r.out = append(append(r.out, ','), a...)
+	}
+	if op != '-' {
+		r.out = append(append(r.out, ','), b...)
+	}
+	r.out = append(r.out, ']')
 }

@@ -3,6 +3,8 @@ package stage
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
@@ -24,6 +26,13 @@ func FuzzChangeWalker(f *testing.F) {
 		{`{"k\u0061":1,"status":{"phase":"A"}}`, `{"ka":2,"status":{"phase":"B"}}`},
 		{"{\"\xff\":\"\"}", "{\"\xfe\":{}}"}, // two keys that are not UTF-8 and decode alike
 		{"{\"a\":{\"\xff\":1},\"v\":\"\xff\"}", "{\"a\":{\"\xfe\":1},\"v\":\"\xfe\"}"},
+		// Keys alike in the same order (walkAligned): a number the other
+		// continues, one more member, spaces, escaped keys.
+		{`{"a":12,"b":{"c":1}}`, `{"a":123,"b":{"c":1}}`},
+		{`{"a":1,"b":{"c":[1]}}`, `{"a":1,"b":{"c":[1]},"d":null}`},
+		{`{"a" : "x" , "b":{} }`, `{"a":"x","b":{ }}`},
+		{`{"k\u0061":{"x":1},"k\"":2}`, `{"k\u0061":{"x":2},"k\"":2}`},
+		{`{"metadata":{"resourceVersion":"1","managedFields":[{"m":1}]},"data":{"k":"v"}}`, `{"metadata":{"resourceVersion":"2","managedFields":[{"m":2}]},"data":{"k":"w"}}`},
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -54,9 +63,78 @@ func FuzzChangeWalker(f *testing.F) {
 				if g, w := opsJSON(t, got), opsJSON(t, want); g != w {
 					t.Fatalf("options %+v, secret %v:\nwalk    %s\nCompute %s", o, secret, g, w)
 				}
+				raw, ok, err := d.appendRaw(nil, old, obj, secret)
+				if err != nil || ok && secret {
+					t.Fatalf("appendRaw: ok %v, %v for a Secret %v", ok, err, secret)
+				}
+				if ok {
+					if g, w := opsJSON(t, opsFromRaw(t, raw)), opsJSON(t, want); g != w {
+						t.Fatalf("options %+v: the members that differ %s make\n%s\nCompute %s", o, raw, g, w)
+					}
+				}
 			}
 		}
 	})
+}
+
+// opsFromRaw are the operations the members that differ (appendRaw) make,
+// as the page's script makes them: each entry's own, diffed as Compute
+// diffs one member of an object, the entries in key order.
+func opsFromRaw(t *testing.T, raw []byte) []diff.Operation {
+	t.Helper()
+	if len(raw) == 0 {
+		return []diff.Operation{}
+	}
+	var entries [][]json.RawMessage
+	if err := decodeExact(raw, &entries); err != nil {
+		t.Fatalf("the members that differ are not JSON: %v\n%s", err, raw)
+	}
+	type member struct {
+		path      []string
+		old, next map[string]any
+	}
+	var members []member
+	for _, e := range entries {
+		var op string
+		var path []string
+		if len(e) < 3 || json.Unmarshal(e[0], &op) != nil || json.Unmarshal(e[1], &path) != nil || len(path) == 0 {
+			t.Fatalf("a malformed entry %s", raw)
+		}
+		m := member{path: path, old: map[string]any{}, next: map[string]any{}}
+		key, values := path[len(path)-1], e[2:]
+		var v any
+		if err := decodeExact(values[0], &v); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case op == "~" && len(values) == 2:
+			var w any
+			if err := decodeExact(values[1], &w); err != nil {
+				t.Fatal(err)
+			}
+			m.old[key], m.next[key] = v, w
+		case op == "+" && len(values) == 1:
+			m.next[key] = v
+		case op == "-" && len(values) == 1:
+			m.old[key] = v
+		default:
+			t.Fatalf("a malformed entry %s", raw)
+		}
+		members = append(members, m)
+	}
+	slices.SortFunc(members, func(a, b member) int { return slices.Compare(a.path, b.path) })
+	ops := []diff.Operation{}
+	for _, m := range members {
+		prefix := ""
+		for _, k := range m.path[:len(m.path)-1] {
+			prefix += "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+		}
+		for _, op := range diff.Compute(m.old, m.next, diff.Options{}) {
+			op.Path = prefix + op.Path
+			ops = append(ops, op)
+		}
+	}
+	return ops
 }
 
 // isJSONObject reports whether s is one valid JSON object.

@@ -254,21 +254,66 @@ func (s *Stage) Complete(rec *printer.Record, t informer.Target, it *informer.It
 		// An Event has no health, and its changes say nothing; it may
 		// change its subject's health.
 		s.noteEvent(rec.Event)
-		return nil
+		return Changes{}
 	}
 	if rec.Health == nil && s.judge != nil {
 		rec.Health = s.healthOf(it, rec.Time)
 	}
 	if rec.Changes != nil || !s.diff.show || !s.diff.applies(it) {
-		return nil
+		return Changes{}
 	}
-	old, obj, secret, d := it.Old, it.Object, isSecret(t) && !s.showSecretData, s.diff
-	return func() ([]diff.Operation, error) { return d.compute(old, obj, secret) }
+	return Changes{d: s.diff, old: it.Old, obj: it.Object, secret: isSecret(t) && !s.showSecretData}
 }
 
-// Changes computes the changes of a delta (Stage.Complete); it may be
-// called from any goroutine.
-type Changes func() ([]diff.Operation, error)
+// Changes are the changes of a delta (Stage.Complete), computed when they
+// are asked for, from any goroutine; the zero Changes has none to compute.
+// It holds the delta's two objects until then.
+type Changes struct {
+	d        *differ
+	old, obj *rawobj.Object
+	secret   bool
+}
+
+// Differ makes the Changes of deltas diffed with one set of options, as a
+// Stage with those options hands them to its observer.
+type Differ struct{ d *differ }
+
+// NewDiffer returns a Differ diffing with o.
+func NewDiffer(o DiffOptions) (Differ, error) {
+	o.Show = true
+	d, err := newDiffer(o)
+	return Differ{d: d}, err
+}
+
+// Changes are the changes from old to obj (a Secret's when secret).
+func (d Differ) Changes(old, obj *rawobj.Object, secret bool) Changes {
+	return Changes{d: d.d, old: old, obj: obj, secret: secret}
+}
+
+// IsZero reports whether c has no changes to compute.
+func (c Changes) IsZero() bool { return c.d == nil }
+
+// Operations computes the changes, as --diff prints them.
+func (c Changes) Operations() ([]diff.Operation, error) {
+	return c.d.compute(c.old, c.obj, c.secret)
+}
+
+// AppendRaw appends to dst, for a reader that computes the operations
+// itself (the timeline page's script), the members that differ between
+// the two objects, undecoded: a JSON array of ["~", path, old, new],
+// ["+", path, new] and ["-", path, old] entries, path the keys from the
+// object's root (a member that is an object on both sides is walked into,
+// never handed over), the values as they are in the objects, the ignored
+// paths left out. Nothing is appended when nothing differs. ok is false,
+// and dst returned as it was, when only Operations can say: a Secret's
+// changes (its values are not copied anywhere), or an ignored path inside
+// a member that differs.
+//
+// Handing over the values costs a walk of the two objects and no
+// decoding: the operations of a delta nobody looks at are never made.
+func (c Changes) AppendRaw(dst []byte) (out []byte, ok bool, err error) {
+	return c.d.appendRaw(dst, c.old, c.obj, c.secret)
+}
 
 // HealthOf is the health of it's object (a delta of an informer watching
 // t) at now, nil when this Stage does not judge, for an Event, and for a

@@ -183,6 +183,10 @@ func appendMark(b []byte, m *mark, attrs *markAttrs) []byte {
 		}
 		b = append(b, ']')
 	}
+	if len(m.Raw) > 0 {
+		b = appendKey(b, "x")
+		b = appendRawText(b, m.Raw)
+	}
 	if m.Unknown {
 		b = append(b, `,"u":true`...)
 	}
@@ -219,6 +223,18 @@ func appendKey(b []byte, key string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, key...)
 	return append(b, '"', ':')
+}
+
+// appendRawText appends raw, JSON text, as a JSON string the page's
+// script reads it back from: as appendText, without making a string of it.
+func appendRawText(b []byte, raw []byte) []byte {
+	start := len(b)
+	b = rawobj.AppendStringBytes(b, raw)
+	if bytes.IndexByte(b[start:], '<') < 0 {
+		return b
+	}
+	escaped := bytes.ReplaceAll(b[start:], []byte("<"), []byte(`\u003c`))
+	return append(b[:start], escaped...)
 }
 
 // appendText appends s as a JSON string that cannot end the script

@@ -33,6 +33,7 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 )
 
 // jsCase is a pair of versions of an object, their JSON.
@@ -53,9 +54,17 @@ func TestChangesFromRawInBrowser(t *testing.T) {
 	cases = append(cases, objectHistoryCases(t)...)
 	cases = append(cases, randomCases(3000)...)
 
-	// Each case is handed to the page twice: one entry per top-level
-	// member that differs, then, shuffled, with the members that are
-	// objects on both sides split one level deeper.
+	// Each case is handed to the page three times: one entry per
+	// top-level member that differs; shuffled, with the members that are
+	// objects on both sides split one level deeper; and as the run writes
+	// it (stage.Changes.AppendRaw, walked to the leaves, the always
+	// ignored paths left out), then compared with the run's own
+	// operations.
+	differ, err := stage.NewDiffer(stage.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asRun := 0
 	type run struct {
 		c    int // the index of its case
 		x    string
@@ -69,6 +78,24 @@ func TestChangesFromRawInBrowser(t *testing.T) {
 		if deeper := rawChanges(t, c.old, c.new, true, rand.New(rand.NewPCG(uint64(i), 7))); deeper != top {
 			runs = append(runs, run{i, deeper, want})
 		}
+		oldObj, newObj := &rawobj.Object{JSON: c.old}, &rawobj.Object{JSON: c.new}
+		changes := differ.Changes(oldObj, newObj, false)
+		x, ok, err := changes.AppendRaw(nil)
+		if err != nil {
+			t.Fatalf("case %s: AppendRaw: %v", c.name, err)
+		}
+		ops, err := changes.Operations()
+		if err != nil {
+			t.Fatalf("case %s: Operations: %v", c.name, err)
+		}
+		if ok && len(x) > 0 {
+			runs, asRun = append(runs, run{i, string(x), changesOf(ops)}), asRun+1
+		} else if ok && len(ops) > 0 {
+			t.Fatalf("case %s: no members that differ, and yet %d changes", c.name, len(ops))
+		}
+	}
+	if asRun < len(cases)/2 {
+		t.Fatalf("only %d of %d cases handed over as the run writes them", asRun, len(cases))
 	}
 
 	built := time.Since(began)

@@ -17,6 +17,7 @@
 package timeline
 
 import (
+	"encoding/json"
 	"os"
 	"slices"
 	"sync"
@@ -29,8 +30,10 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 )
 
-// Version is the version of the page's data document ("v").
-const Version = 1
+// Version is the version of the page's data document ("v"): 2 since a
+// mark's changes may be its members that differ ("x"), for the page to
+// make the operations of.
+const Version = 2
 
 // maxValueLen bounds a value in a change's text, in runes: longer than a
 // terminal line's (the page wraps), short enough that a ConfigMap's
@@ -71,6 +74,8 @@ type Timeline struct {
 	pendingBytes int
 	// attrs encodes the members marks repeat (appendMark).
 	attrs markAttrs
+	// raw holds a mark's raw changes until it is encoded (changesOf).
+	raw []byte
 	// buf is the last data document written, reused for the next; Write
 	// holds writing while it uses it.
 	buf []byte
@@ -137,7 +142,27 @@ type mark struct {
 	Reason    string      `json:"hr,omitempty"`
 	Message   string      `json:"hm,omitempty"`
 	Changes   [][2]string `json:"c,omitempty"`
-	Unknown   bool        `json:"u,omitempty"`
+	// Raw are its changes as the page's script computes them when the
+	// mark is looked at (stage.Changes.AppendRaw), in place of Changes:
+	// the JSON text of the members that differ, written as a string.
+	Raw     rawText `json:"x,omitempty"`
+	Unknown bool    `json:"u,omitempty"`
+}
+
+// rawText is JSON text the page holds as a string (mark.Raw).
+type rawText []byte
+
+// MarshalJSON writes r as a JSON string, as appendMark does.
+func (r rawText) MarshalJSON() ([]byte, error) { return rawobj.AppendStringBytes(nil, r), nil }
+
+// UnmarshalJSON reads the JSON string MarshalJSON writes.
+func (r *rawText) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	*r = rawText(s)
+	return nil
 }
 
 // event is one Event about a lane's object.
@@ -236,7 +261,7 @@ func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object, changes stag
 	if len(rec.Changes) > 0 {
 		m.Changes = changesOf(rec.Changes)
 	}
-	if changes == nil && len(l.pending) == 0 {
+	if changes.IsZero() && len(l.pending) == 0 {
 		l.addMark(&m, &t.attrs)
 		return
 	}
@@ -274,22 +299,38 @@ func (t *Timeline) settle() {
 	for _, l := range t.unsettled {
 		for i := range l.pending {
 			p := &l.pending[i]
-			if p.changes != nil {
-				ops, err := p.changes()
-				switch {
-				case err != nil:
-					p.mark.Changes = [][2]string{{"error", "the changes could not be computed: " + err.Error()}}
-				case len(ops) > 0:
-					p.mark.Changes = changesOf(ops)
-				}
+			if !p.changes.IsZero() {
+				t.changesOf(&p.mark, p.changes)
 			}
 			l.encodeMark(&p.mark, &t.attrs)
+			p.mark.Raw = nil
 		}
 		clear(l.pending) // let go of the objects
 		l.pending = l.pending[:0]
 	}
 	clear(t.unsettled)
 	t.unsettled, t.pending, t.pendingBytes = t.unsettled[:0], 0, 0
+}
+
+// changesOf gives m the changes it shows: the members that differ, raw,
+// for the page's script to make its operations of when the mark is looked
+// at, or, where only the Go diff can say (a Secret, an ignored path within
+// a member), its operations. m.Raw is t.raw's memory, until the next call.
+func (t *Timeline) changesOf(m *mark, changes stage.Changes) {
+	raw, ok, err := changes.AppendRaw(t.raw[:0])
+	if err == nil && ok {
+		t.raw, m.Raw = raw, raw
+		return
+	}
+	if err == nil {
+		var ops []diff.Operation
+		if ops, err = changes.Operations(); err == nil && len(ops) > 0 {
+			m.Changes = changesOf(ops)
+		}
+	}
+	if err != nil {
+		m.Changes = [][2]string{{"error", "the changes could not be computed: " + err.Error()}}
+	}
 }
 
 // addMark adds m to l's marks, its members encoded with attrs'.

@@ -3,7 +3,6 @@ package timeline
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -93,20 +92,20 @@ func TestObserveNestsByControllerAndKeepsEachDelta(t *testing.T) {
 	// page is written.
 	pod := recordOf("Added", "Pod", "web-1", "pod-uid", time.Second)
 	pod.Health = &printer.Health{Status: "InProgress", Reason: "PodNotReady", Message: "Ready: 0/1"}
-	tl.Observe(pod, object(t, "Pod", "web-1", "pod-uid", "rs-uid"), nil)
+	tl.Observe(pod, object(t, "Pod", "web-1", "pod-uid", "rs-uid"), stage.Changes{})
 	rs := recordOf("Replaced", "ReplicaSet", "web-5", "rs-uid", 0)
 	rs.Initial = true
-	tl.Observe(rs, object(t, "ReplicaSet", "web-5", "rs-uid", ""), nil)
+	tl.Observe(rs, object(t, "ReplicaSet", "web-5", "rs-uid", ""), stage.Changes{})
 	up := recordOf("Updated", "Pod", "web-1", "pod-uid", 2*time.Second)
 	up.Manager, up.Operation = "kubelet", "Update"
 	up.Health = &printer.Health{Status: "Current", Message: "Pod is Ready"}
 	up.Changes = []diff.Operation{{Op: diff.OpReplace, Path: "/status/phase", Old: "Pending", Value: "Running"}}
-	tl.Observe(up, object(t, "Pod", "web-1", "pod-uid", "rs-uid"), nil)
+	tl.Observe(up, object(t, "Pod", "web-1", "pod-uid", "rs-uid"), stage.Changes{})
 	// A deletion without a final state: no object, no UID; found by name.
 	gone := recordOf("Deleted", "Pod", "web-1", "", 3*time.Second)
 	gone.FinalStateUnknown = true
 	gone.Health = &printer.Health{Status: "NotFound"}
-	tl.Observe(gone, nil, nil)
+	tl.Observe(gone, nil, stage.Changes{})
 
 	if err := tl.Write(false); err != nil {
 		t.Fatal(err)
@@ -149,11 +148,11 @@ func TestEventsJoinTheirSubjectsLane(t *testing.T) {
 	ev := recordOf("Added", "Event", "web-1.abc", "event-uid", time.Second)
 	ev.Event = &printer.Event{APIVersion: "v1", Kind: "Pod", Namespace: "demo", Name: "web-1", UID: "pod-uid",
 		Type: "Warning", Reason: "FailedScheduling", Message: `0/1 nodes <script>alert(1)</script>`, Count: 2}
-	tl.Observe(ev, nil, nil)
-	tl.Observe(recordOf("Added", "Pod", "web-1", "pod-uid", 2*time.Second), object(t, "Pod", "web-1", "pod-uid", ""), nil)
+	tl.Observe(ev, nil, stage.Changes{})
+	tl.Observe(recordOf("Added", "Pod", "web-1", "pod-uid", 2*time.Second), object(t, "Pod", "web-1", "pod-uid", ""), stage.Changes{})
 	expired := recordOf("Deleted", "Event", "web-1.abc", "event-uid", time.Hour)
 	expired.Event = ev.Event
-	tl.Observe(expired, nil, nil)
+	tl.Observe(expired, nil, stage.Changes{})
 	if err := tl.Write(true); err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +262,7 @@ func TestAPodThatCannotBeScheduledFailsWithTimeAlone(t *testing.T) {
 	rec := recordOf("Added", "Pod", "stuck", "pod-uid", time.Second)
 	rec.APIVersion = "v1"
 	rec.Health = &printer.Health{Status: "InProgress", Reason: "PodNotScheduled", Message: "Pod has not been scheduled", RecheckAt: t0.Add(15 * time.Second)}
-	tl.Observe(rec, obj, nil)
+	tl.Observe(rec, obj, stage.Changes{})
 
 	if err := tl.Write(true); err != nil {
 		t.Fatal(err)
@@ -336,7 +335,7 @@ func TestHiddenDeltasStillMoveTheHealth(t *testing.T) {
 	tl := New(filepath.Join(t.TempDir(), "t.html"), "", func() time.Time { return t0.Add(time.Minute) })
 	shown := recordOf("Added", "Pod", "web-1", "pod-uid", 0)
 	shown.Health = &printer.Health{Status: "InProgress", Reason: "PodPending"}
-	tl.Observe(shown, object(t, "Pod", "web-1", "pod-uid", ""), nil)
+	tl.Observe(shown, object(t, "Pod", "web-1", "pod-uid", ""), stage.Changes{})
 	ready := &printer.Record{Type: "Updated", Time: t0.Add(2 * time.Second), UID: "pod-uid", Health: &printer.Health{Status: "Current", Message: "Pod is Ready"}}
 	tl.ObserveHidden(ready, nil)
 	again := *ready
@@ -356,66 +355,79 @@ func TestHiddenDeltasStillMoveTheHealth(t *testing.T) {
 	}
 }
 
-// TestChangesAreComputedLaterInOrder: changes handed as a function are
-// computed once, at the next write or once maxPending marks wait, and
-// the marks keep their order, those without changes included.
+// TestChangesAreComputedLaterInOrder: changes are walked once, at the
+// next write or once maxPending marks wait, and the marks keep their
+// order, those without changes included; the page gets the members that
+// differ (x), or, where only the Go diff can say, the operations (c).
 func TestChangesAreComputedLaterInOrder(t *testing.T) {
 	tl := New(filepath.Join(t.TempDir(), "t.html"), "", nil)
-	calls := 0
-	changes := func(ops ...diff.Operation) stage.Changes {
-		return func() ([]diff.Operation, error) {
-			calls++
-			if len(ops) == 0 {
-				return nil, errors.New("broken")
-			}
-			return ops, nil
+	changes := func(old, obj *rawobj.Object, secret bool, o stage.DiffOptions) stage.Changes {
+		d, err := stage.NewDiffer(o)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return d.Changes(old, obj, secret)
 	}
-	tl.Observe(recordOf("Added", "Pod", "web-1", "pod-uid", 0), object(t, "Pod", "web-1", "pod-uid", ""), nil)
-	up := recordOf("Updated", "Pod", "web-1", "pod-uid", time.Second)
-	tl.Observe(up, object(t, "Pod", "web-1", "pod-uid", ""), changes(diff.Operation{Op: diff.OpReplace, Path: "/spec/x", Old: "a", Value: "b"}))
-	tl.Observe(recordOf("Updated", "Pod", "web-1", "pod-uid", 2*time.Second), object(t, "Pod", "web-1", "pod-uid", ""), changes())
-	tl.Observe(recordOf("Deleted", "Pod", "web-1", "pod-uid", 3*time.Second), nil, nil)
-	if calls != 0 {
-		t.Fatalf("changes computed %d times before the page was written", calls)
+	cm := func(v string) *rawobj.Object {
+		o, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"demo","uid":"cm-uid","resourceVersion":"`+v+`","labels":{"a":"`+v+`"}},"data":{"k":"`+v+`"}}`), rawobj.ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	v1, v2, v3 := cm("1"), cm("2"), cm("3")
+	broken := &rawobj.Object{JSON: []byte(`{"metadata":{"name":`)}
+	tl.Observe(recordOf("Added", "ConfigMap", "c", "cm-uid", 0), v1, stage.Changes{})
+	tl.Observe(recordOf("Updated", "ConfigMap", "c", "cm-uid", time.Second), v2, changes(v1, v2, false, stage.DiffOptions{}))
+	tl.Observe(recordOf("Updated", "ConfigMap", "c", "cm-uid", 2*time.Second), v3, changes(v2, v3, true, stage.DiffOptions{}))
+	unlabelled, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"demo","uid":"cm-uid","resourceVersion":"3","labels":null},"data":{"k":"2"}}`), rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl.Observe(recordOf("Updated", "ConfigMap", "c", "cm-uid", 3*time.Second), unlabelled, changes(v2, unlabelled, false, stage.DiffOptions{IgnorePaths: []string{"metadata.labels.a"}}))
+	tl.Observe(recordOf("Updated", "ConfigMap", "c", "cm-uid", 4*time.Second), v3, changes(v2, broken, false, stage.DiffOptions{}))
+	tl.Observe(recordOf("Deleted", "ConfigMap", "c", "cm-uid", 5*time.Second), nil, stage.Changes{})
+	if tl.pending != 5 {
+		t.Fatalf("changes walked before the page was written: %d pending", tl.pending)
 	}
 	if err := tl.Write(false); err != nil {
 		t.Fatal(err)
 	}
-	if calls != 2 {
-		t.Fatalf("changes computed %d times, want once each", calls)
-	}
 	doc, _ := readDocument(t, tl.Path())
 	m := doc.Lanes[0].Marks
-	if len(m) != 4 || m[0].Type != "Added" || m[1].Type != "Updated" || m[2].Type != "Updated" || m[3].Type != "Deleted" {
+	if len(m) != 6 || m[0].Type != "Added" || m[1].Type != "Updated" || m[4].Type != "Updated" || m[5].Type != "Deleted" {
 		t.Fatalf("marks out of order: %+v", m)
 	}
-	if len(m[1].Changes) != 1 || m[1].Changes[0] != [2]string{"replace", `~ spec.x: "a" → "b"`} {
-		t.Fatalf("the update's changes: %+v", m[1].Changes)
+	if want := `[["~",["metadata","labels","a"],"1","2"],["~",["data","k"],"1","2"]]`; string(m[1].Raw) != want || m[1].Changes != nil {
+		t.Fatalf("the update's members that differ: %s (c %v), want %s", m[1].Raw, m[1].Changes, want)
 	}
-	if len(m[2].Changes) != 1 || m[2].Changes[0][0] != "error" || !strings.Contains(m[2].Changes[0][1], "broken") {
-		t.Fatalf("changes that could not be computed must say so: %+v", m[2].Changes)
+	if m[2].Raw != nil || len(m[2].Changes) != 2 || m[2].Changes[0] != [2]string{"replace", "~ data.k: (changed)"} {
+		t.Fatalf("a Secret's changes are made in Go, without their values: %s %+v", m[2].Raw, m[2].Changes)
+	}
+	if m[3].Raw != nil || len(m[3].Changes) != 1 || m[3].Changes[0] != [2]string{"replace", `~ metadata.labels: {} → null`} {
+		t.Fatalf("an ignored path inside a member that differs: the Go diff, %s %+v", m[3].Raw, m[3].Changes)
+	}
+	if len(m[4].Changes) != 1 || m[4].Changes[0][0] != "error" || !strings.Contains(m[4].Changes[0][1], "could not be computed") {
+		t.Fatalf("changes that could not be computed must say so: %s %+v", m[4].Raw, m[4].Changes)
 	}
 	// A long stream settles by itself, without a write.
 	for i := range maxPending {
-		tl.Observe(recordOf("Updated", "Pod", "web-2", "pod-2", time.Duration(i)*time.Millisecond), object(t, "Pod", "web-2", "pod-2", ""),
-			changes(diff.Operation{Op: diff.OpAdd, Path: "/x", Value: "1"}))
+		tl.Observe(recordOf("Updated", "ConfigMap", "d", "d-uid", time.Duration(i)*time.Millisecond), v2, changes(v1, v2, false, stage.DiffOptions{}))
 	}
-	if calls != 2+maxPending || tl.pending != 0 || len(tl.unsettled) != 0 {
-		t.Fatalf("after %d waiting marks: %d computed, %d still waiting", maxPending, calls-2, tl.pending)
+	if tl.pending != 0 || len(tl.unsettled) != 0 {
+		t.Fatalf("after %d waiting marks: %d still waiting", maxPending, tl.pending)
 	}
 	// And so does one of large objects, before they add up.
 	large, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big","namespace":"demo","uid":"big-uid","resourceVersion":"1"},"data":{"x":"`+strings.Repeat("x", 1<<20)+`"}}`), rawobj.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := calls
 	for i := range 8 {
 		tl.Observe(recordOf("Updated", "ConfigMap", "big", "big-uid", time.Duration(i)*time.Millisecond), large,
-			changes(diff.Operation{Op: diff.OpAdd, Path: "/x", Value: "1"}))
+			changes(v1, large, false, stage.DiffOptions{}))
 	}
-	if calls != before+8 || tl.pending != 0 {
-		t.Fatalf("8 updates of a 1 MiB object: %d computed, %d still waiting", calls-before, tl.pending)
+	if tl.pending != 0 {
+		t.Fatalf("8 updates of a 1 MiB object: %d still waiting", tl.pending)
 	}
 }
 
@@ -477,11 +489,11 @@ func TestTimeAloneComesBeforeTheNextDelta(t *testing.T) {
 	rec := recordOf("Added", "Pod", "stuck", "pod-uid", time.Second)
 	rec.APIVersion = "v1"
 	rec.Health = &printer.Health{Status: "InProgress", Reason: "PodNotScheduled", Message: "Pod has not been scheduled", RecheckAt: t0.Add(15 * time.Second)}
-	tl.Observe(rec, obj, nil)
+	tl.Observe(rec, obj, stage.Changes{})
 	later := recordOf("Updated", "Pod", "stuck", "pod-uid", 77*time.Second)
 	later.APIVersion = "v1"
 	later.Health = &printer.Health{Status: "Failed", Reason: "PodUnschedulable", Message: "Pod could not be scheduled"}
-	tl.Observe(later, obj, nil)
+	tl.Observe(later, obj, stage.Changes{})
 	if err := tl.Write(false); err != nil {
 		t.Fatal(err)
 	}
