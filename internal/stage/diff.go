@@ -102,7 +102,8 @@ func (d *differ) appendRaw(dst []byte, old, obj *rawobj.Object, secret bool) ([]
 	w := d.walker(false)
 	w.raws, w.raw = true, rawEntries{out: append(dst, '['), path: w.raw.path[:0]}
 	err := w.walk(old.JSON, obj.JSON)
-	out, ok := append(w.raw.out, ']'), !w.raw.cannot
+	w.raw.out = append(w.raw.out, ']')
+	out, ok := w.raw.out, !w.raw.cannot
 	w.raw = rawEntries{path: w.raw.path[:0]}
 	w.raws = false
 	d.release(w)
