@@ -301,8 +301,8 @@ func records(b *testing.B) []*printer.Record {
 			Namespace: e.obj.Namespace, Name: e.obj.Name, UID: e.obj.UID, ResourceVersion: e.obj.ResourceVersion,
 			Object: e.obj.JSON,
 		}
-		if n := len(e.obj.Managers); n > 0 {
-			r.Manager, r.Operation = e.obj.Managers[n-1].Manager, e.obj.Managers[n-1].Operation
+		if m := e.obj.Managers(); len(m) > 0 {
+			r.Manager, r.Operation = m[len(m)-1].Manager, m[len(m)-1].Operation
 		}
 		out[i] = r
 	}

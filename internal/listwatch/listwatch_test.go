@@ -184,8 +184,8 @@ func TestList(t *testing.T) {
 		if o.Name != fmt.Sprintf("cm-%05d", i) || o.Kind != "ConfigMap" || o.APIVersion != "v1" || o.ResourceVersion != strconv.Itoa(1000+i) {
 			t.Fatalf("item %d: %s %s %s %s", i, o.APIVersion, o.Kind, o.Name, o.ResourceVersion)
 		}
-		if bytes.Contains(o.JSON, []byte("managedFields")) || len(o.Managers) != 1 || o.Managers[0].Manager != "kubectl" {
-			t.Fatalf("item %d: managedFields %s %+v", i, o.JSON, o.Managers)
+		if bytes.Contains(o.JSON, []byte("managedFields")) || len(o.Managers()) != 1 || o.Managers()[0].Manager != "kubectl" {
+			t.Fatalf("item %d: managedFields %s %+v", i, o.JSON, o.Managers())
 		}
 	}
 	// The list, and maybe its probe (sent beside it, cancelled once the

@@ -4,6 +4,7 @@ package rawobj
 // the strings that cannot be sliced from it.
 
 import (
+	"encoding/binary"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -27,7 +28,8 @@ func newTypeMeta(apiVersion, kind string) typeMeta {
 }
 
 // builder is the second pass of Parse: it lays out the Object's single
-// allocation as [output JSON | strings that cannot be sliced from it].
+// allocation as [output JSON | strings that cannot be sliced from it |
+// the managedFields summary].
 // It copies what it needs from the objScan rather than pointing to it, so
 // that the objScan can stay on the stack.
 type builder struct {
@@ -57,9 +59,9 @@ func (b *builder) outOffset(x int) int {
 	return off
 }
 
-// reserve returns how many bytes of buf beyond the JSON r needs and sets
-// r.decode. inJSON: r lies in a part of the object that is kept.
-func reserve(data []byte, r *strRef, inJSON bool) int {
+// reserve returns how many bytes of buf beyond the JSON r, which lies in
+// a kept part of the object, needs, and sets r.decode.
+func reserve(data []byte, r *strRef) int {
 	n := r.end - r.start
 	if n == 0 {
 		return 0
@@ -68,41 +70,32 @@ func reserve(data []byte, r *strRef, inJSON bool) int {
 		r.decode = true
 		return 3 * n // decoding never more than triples the length
 	}
-	if inJSON {
-		return 0
-	}
-	return n
+	return 0
 }
 
 // str returns the string r refers to, sliced from the output JSON when
-// possible, else decoded or copied into the extra part of buf.
-func (b *builder) str(r strRef, inJSON bool) string {
+// possible, else decoded into the extra part of buf.
+func (b *builder) str(r strRef) string {
 	n := r.end - r.start
 	if n == 0 {
 		return ""
 	}
-	if inJSON && !r.decode {
+	if !r.decode {
 		return unsafe.String(&b.buf[b.outOffset(r.start)], n)
 	}
-	raw := b.data[r.start:r.end]
-	var m int
-	if r.decode {
-		// appendUnescaped stays within buf's capacity: reserve made room.
-		m = len(appendUnescaped(b.buf[b.extra:b.extra], raw))
-	} else {
-		m = copy(b.buf[b.extra:], raw)
-	}
+	// appendUnescaped stays within buf's capacity: reserve made room.
+	m := len(appendUnescaped(b.buf[b.extra:b.extra], b.data[r.start:r.end]))
 	s := unsafe.String(&b.buf[b.extra], m)
 	b.extra += m
 	return s
 }
 
 // build makes the Object from a successful scan. tm, if not nil, supplies
-// apiVersion and kind for an object that lacks them.
+// apiVersion and kind for an object that lacks them. The allocation is
+// [JSON | strings that cannot be sliced from it | managedFields summary].
 func (p *objScan) build(tm *typeMeta) *Object {
 	var pre1, pre2 []byte
-	nm := p.managers.len()
-	o, managers := newObject(nm)
+	o := &Object{parsed: true}
 	if tm != nil {
 		if !p.hasAPIVersion && tm.apiVersion != "" {
 			pre1 = tm.apiVersionJSON
@@ -128,26 +121,20 @@ func (p *objScan) build(tm *typeMeta) *Object {
 	extra := 0
 	d := p.data
 	if o.APIVersion == "" {
-		extra += reserve(d, &p.apiVersion, true)
+		extra += reserve(d, &p.apiVersion)
 	}
 	if o.Kind == "" {
-		extra += reserve(d, &p.kind, true)
+		extra += reserve(d, &p.kind)
 	}
-	extra += reserve(d, &p.namespace, true)
-	extra += reserve(d, &p.name, true)
-	extra += reserve(d, &p.uid, true)
-	extra += reserve(d, &p.resourceVersion, true)
-	extra += reserve(d, &p.creationTimestamp, true)
-	extra += reserve(d, &p.deletionTimestamp, true)
-	for i := 0; i < nm; i++ {
-		m := p.managers.at(i)
-		extra += reserve(d, &m.manager, p.keepManagedFields)
-		extra += reserve(d, &m.operation, p.keepManagedFields)
-		extra += reserve(d, &m.subresource, p.keepManagedFields)
-		extra += reserve(d, &m.time, p.keepManagedFields)
-	}
+	extra += reserve(d, &p.namespace)
+	extra += reserve(d, &p.name)
+	extra += reserve(d, &p.uid)
+	extra += reserve(d, &p.resourceVersion)
+	extra += reserve(d, &p.creationTimestamp)
+	extra += reserve(d, &p.deletionTimestamp)
+	summary := p.reserveManagers()
 
-	buf := make([]byte, jsonLen+extra)
+	buf := make([]byte, jsonLen+extra+summary)
 	buf[0] = '{'
 	copy(buf[1+copy(buf[1:], pre1):], pre2)
 	// When prefix dropped the trailing comma, the rest of the object (at
@@ -163,33 +150,70 @@ func (p *objScan) build(tm *typeMeta) *Object {
 
 	b := builder{data: d, buf: buf, start: p.start, removed: p.removed, prefix: prefix, extra: jsonLen}
 	o.JSON = buf[:jsonLen:jsonLen]
-	o.buf = buf
 	if o.APIVersion == "" {
-		o.APIVersion = b.str(p.apiVersion, true)
+		o.APIVersion = b.str(p.apiVersion)
 	}
 	if o.Kind == "" {
-		o.Kind = b.str(p.kind, true)
+		o.Kind = b.str(p.kind)
 	}
-	o.Namespace = b.str(p.namespace, true)
-	o.Name = b.str(p.name, true)
-	o.UID = b.str(p.uid, true)
-	o.ResourceVersion = b.str(p.resourceVersion, true)
-	o.CreationTimestamp = b.str(p.creationTimestamp, true)
-	o.DeletionTimestamp = b.str(p.deletionTimestamp, true)
+	o.Namespace = b.str(p.namespace)
+	o.Name = b.str(p.name)
+	o.UID = b.str(p.uid)
+	o.ResourceVersion = b.str(p.resourceVersion)
+	o.CreationTimestamp = b.str(p.creationTimestamp)
+	o.DeletionTimestamp = b.str(p.deletionTimestamp)
 	o.Generation = p.generation
 	o.InitialEventsEnd = p.initialEventsEnd
-	if nm > 0 {
-		o.Managers = managers
-		for i := range managers {
-			m := p.managers.at(i)
-			managers[i] = ManagedFieldsEntry{
-				Manager:     b.str(m.manager, p.keepManagedFields),
-				Operation:   b.str(m.operation, p.keepManagedFields),
-				Subresource: b.str(m.subresource, p.keepManagedFields),
-				Time:        b.str(m.time, p.keepManagedFields),
-				FieldsHash:  m.fieldsHash,
+	o.managers = p.appendManagers(buf[b.extra:b.extra:len(buf)])
+	return o
+}
+
+// reserveManagers returns how many bytes the managedFields summary may
+// take (appendManagers): an upper bound, exact for strings without
+// escapes.
+func (p *objScan) reserveManagers() int {
+	if p.carry {
+		return len(p.carried)
+	}
+	n := 0
+	for i := 0; i < p.managers.len(); i++ {
+		m := p.managers.at(i)
+		for _, r := range [...]*strRef{&m.manager, &m.operation, &m.subresource, &m.time} {
+			size := r.end - r.start
+			if r.flags&strEscaped != 0 || !utf8.Valid(p.data[r.start:r.end]) {
+				r.decode = true
+				size *= 3 // decoding never more than triples the length
 			}
+			n += uvarintLen(size) + size
+		}
+		n += 8
+	}
+	return n
+}
+
+// appendManagers appends the managedFields summary to dst, whose capacity
+// reserveManagers made sufficient, and returns it as a string sharing
+// dst's memory ("" for none).
+func (p *objScan) appendManagers(dst []byte) string {
+	if p.carry {
+		dst = append(dst, p.carried...)
+	} else {
+		for i := 0; i < p.managers.len(); i++ {
+			m := p.managers.at(i)
+			for _, r := range [...]strRef{m.manager, m.operation, m.subresource, m.time} {
+				raw := p.data[r.start:r.end]
+				if r.decode {
+					p.scratch = appendUnescaped(p.scratch[:0], raw)
+					raw = p.scratch
+				}
+				dst = binary.AppendUvarint(dst, uint64(len(raw)))
+				dst = append(dst, raw...)
+			}
+			dst = binary.LittleEndian.AppendUint64(dst, m.fieldsHash)
 		}
 	}
-	return o
+	if len(dst) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(dst), len(dst))
 }

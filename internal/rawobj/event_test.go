@@ -30,7 +30,7 @@ func summarizeEvent(typ string, obj *Object, status []byte, err error) eventSumm
 	}
 	if obj != nil {
 		e.HasObj = true
-		e.Obj = itemSummary{JSON: string(obj.JSON), Meta: metaOf(obj), Managers: obj.Managers}
+		e.Obj = itemSummary{JSON: string(obj.JSON), Meta: metaOf(obj), Managers: obj.Managers()}
 	}
 	return e
 }

@@ -68,14 +68,14 @@ func TestParseList(t *testing.T) {
 			// The list does not alias its input.
 			want := make([]string, len(l.Items))
 			for i, o := range l.Items {
-				want[i] = string(o.JSON) + strings.Clone(o.Name) + strings.Clone(o.Managers[0].Manager)
+				want[i] = string(o.JSON) + strings.Clone(o.Name) + strings.Clone(o.Managers()[0].Manager)
 			}
 			wantCont := strings.Clone(l.Continue)
 			for i := range in {
 				in[i] = '#'
 			}
 			for i, o := range l.Items {
-				if got := string(o.JSON) + o.Name + o.Managers[0].Manager; got != want[i] {
+				if got := string(o.JSON) + o.Name + o.Managers()[0].Manager; got != want[i] {
 					t.Errorf("item %d changed with the input", i)
 				}
 			}

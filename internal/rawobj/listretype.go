@@ -85,14 +85,7 @@ func retypeItem(o *Object, hasAPIVersion, hasKind bool, old, tm *typeMeta, keepM
 		return nil, errors.New("internal error: the item lacks the members inserted into it")
 	}
 	rest := o.JSON[1+inserted:]
-	carry := !keepManagedFields && len(o.Managers) > 0
-	size := 1 + len(rest)
-	if carry {
-		for _, m := range o.Managers {
-			size += len(m.Manager) + len(m.Operation) + len(m.Subresource) + len(m.Time)
-		}
-	}
-	data := make([]byte, 1, size)
+	data := make([]byte, 1, 1+len(rest))
 	data[0] = '{'
 	data = append(data, rest...)
 	p := objScan{
@@ -104,25 +97,8 @@ func retypeItem(o *Object, hasAPIVersion, hasKind bool, old, tm *typeMeta, keepM
 	if err := p.parseObject(); err != nil {
 		return nil, fmt.Errorf("internal error: the item does not parse again: %w", err)
 	}
-	if carry {
-		// Decoded strings (valid UTF-8, no escapes) after the JSON, copied
-		// by build like the strings of stripped managedFields.
-		ref := func(v string) strRef {
-			start := len(data)
-			data = append(data, v...)
-			return strRef{start: start, end: len(data)}
-		}
-		p.managers.reset()
-		for _, m := range o.Managers {
-			p.managers.push(managerRef{
-				manager:     ref(m.Manager),
-				operation:   ref(m.Operation),
-				subresource: ref(m.Subresource),
-				time:        ref(m.Time),
-				fieldsHash:  m.FieldsHash,
-			})
-		}
-		p.data = data
+	if !keepManagedFields {
+		p.carry, p.carried = true, o.managers
 	}
 	return p.build(tm), nil
 }

@@ -43,6 +43,11 @@ type objScan struct {
 	generation        int64
 	initialEventsEnd  bool
 	managers          managerList
+	// carry: build takes the managedFields summary from carried (an
+	// Object's, see Object.managers), not from managers, as when the JSON
+	// parsed again lacks the managedFields it was made from.
+	carry   bool
+	carried string
 
 	// removed lists the byte ranges of data left out of the output.
 	removed spanList

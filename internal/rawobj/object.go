@@ -2,6 +2,7 @@ package rawobj
 
 import (
 	"errors"
+	"strings"
 	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,9 +18,10 @@ import (
 //     that surrounding whitespace is dropped, metadata.managedFields is
 //     removed unless ParseOptions.KeepManagedFields, and list items get
 //     apiVersion and kind inserted when they lack them.
-//   - The string fields equal what encoding/json decodes from JSON (or from
-//     the input, for the stripped managedFields).
-//   - JSON and the strings share one allocation: JSON is read-only.
+//   - The string fields equal what encoding/json decodes from JSON, and
+//     Managers what it decodes from metadata.managedFields of the input.
+//   - JSON, the strings and the managedFields summary share one
+//     allocation, JSON first: JSON is read-only.
 //
 // An Object is not safe for concurrent mutation (SetGroupVersionKind); all
 // other methods only read it.
@@ -37,13 +39,13 @@ type Object struct {
 	Generation        int64
 	DeletionTimestamp string // RFC 3339 text as sent, "" when absent or null
 
-	// Managers summarises metadata.managedFields, also when the field was
-	// removed from JSON.
-	Managers []ManagedFieldsEntry
-
 	// InitialEventsEnd is true iff
 	// metadata.annotations["k8s.io/initial-events-end"] == "true".
 	InitialEventsEnd bool
+
+	// parsed: made by this package (Parse, a list, a watch event), so every
+	// field is derived from JSON and managers; SetGroupVersionKind reads it.
+	parsed bool
 
 	// Row is, for an object that came as a row of a server-side Table
 	// (ParseList of a Table, a watch event of one), the row; nil
@@ -51,10 +53,12 @@ type Object struct {
 	// not carry its fields (the Store holds one Object per object).
 	Row *Row
 
-	// buf is the allocation JSON is a prefix of and the string fields point
-	// into; nil for an Object not made by this package. Only DeepCopy reads
-	// it, to move the strings to the copy's allocation.
-	buf []byte
+	// managers summarises metadata.managedFields, also when the field was
+	// removed from JSON: the entries' encoding (appendManager), "" for none.
+	// Read it with Managers, MovedEntry and RewrittenEntry. The Store holds
+	// an Object per object, so the summary is bytes in the object's one
+	// allocation, not a slice of entries (72 bytes of string headers each).
+	managers string
 }
 
 // Compile-time checks that Object is usable by the cache and by client-go.
@@ -198,16 +202,16 @@ func (o *Object) SetGroupVersionKind(gvk schema.GroupVersionKind) {
 	}
 	if err := p.parseObject(); err == nil {
 		tm := newTypeMeta(apiVersion, kind)
-		n := p.build(&tm)
-		if o.buf != nil {
-			// Made by Parse: every field but Managers (which may have been
-			// stripped from JSON) is derived from JSON, so take them all from
-			// the new allocation and let the old one go.
-			n.Managers = o.Managers
-			*o = *n
+		if o.parsed {
+			// Every field but the managedFields summary (whose entries
+			// may have been stripped from JSON) is derived from JSON, so
+			// take them all from the new allocation, the summary carried
+			// into it, and let the old one go.
+			p.carry, p.carried = true, o.managers
+			*o = *p.build(&tm)
 		} else {
 			// The other fields may have been set by hand: keep them.
-			o.JSON = n.JSON
+			o.JSON = p.build(&tm).JSON
 		}
 	}
 	o.APIVersion, o.Kind = apiVersion, kind
@@ -216,28 +220,18 @@ func (o *Object) SetGroupVersionKind(gvk schema.GroupVersionKind) {
 // DeepCopyObject returns DeepCopy.
 func (o *Object) DeepCopyObject() runtime.Object { return o.DeepCopy() }
 
-// DeepCopy returns a copy that shares no memory with o's allocation: JSON
-// and the strings that lived in it are moved to one new allocation. Strings
-// from elsewhere (the apiVersion and kind a List gave its items) are shared,
-// which is safe as strings are immutable.
+// DeepCopy returns a copy that shares no memory with o: JSON is copied,
+// the strings that lie in it are moved to the copy's JSON, and the others
+// (decoded strings, the managedFields summary, the apiVersion and kind a
+// List gave its items) are copied. Not on any hot path: the plugin never
+// copies objects.
 func (o *Object) DeepCopy() *Object {
 	if o == nil {
 		return nil
 	}
 	c := *o
-	old := o.buf
-	if len(old) == 0 {
-		c.buf = nil
-		if o.JSON != nil {
-			c.JSON = append([]byte(nil), o.JSON...)
-		}
-	} else {
-		c.buf = append([]byte(nil), old...)
-		if len(o.JSON) > 0 && unsafe.SliceData(o.JSON) == unsafe.SliceData(old) && len(o.JSON) <= len(old) {
-			c.JSON = c.buf[:len(o.JSON):len(o.JSON)]
-		} else if o.JSON != nil {
-			c.JSON = append([]byte(nil), o.JSON...)
-		}
+	if o.JSON != nil {
+		c.JSON = append([]byte(nil), o.JSON...)
 	}
 	if o.Row != nil {
 		c.Row = &Row{}
@@ -248,78 +242,28 @@ func (o *Object) DeepCopy() *Object {
 			c.Row.Columns = append([]Column(nil), o.Row.Columns...)
 		}
 	}
-	mv := func(s string) string { return rebase(s, old, c.buf) }
+	mv := func(s string) string { return rebase(s, o.JSON, c.JSON) }
 	c.APIVersion, c.Kind = mv(o.APIVersion), mv(o.Kind)
 	c.Namespace, c.Name, c.UID = mv(o.Namespace), mv(o.Name), mv(o.UID)
 	c.ResourceVersion = mv(o.ResourceVersion)
 	c.CreationTimestamp, c.DeletionTimestamp = mv(o.CreationTimestamp), mv(o.DeletionTimestamp)
-	cp, managers := newObject(len(o.Managers))
-	if o.Managers != nil {
-		c.Managers = managers
-		if managers == nil {
-			c.Managers = []ManagedFieldsEntry{}
-		}
-		for i, m := range o.Managers {
-			c.Managers[i] = ManagedFieldsEntry{
-				Manager:     mv(m.Manager),
-				Operation:   mv(m.Operation),
-				Subresource: mv(m.Subresource),
-				Time:        mv(m.Time),
-				FieldsHash:  m.FieldsHash,
-			}
-		}
-	}
-	*cp = c
-	return cp
-}
-
-// newObject allocates an Object and, in the same allocation when there are
-// few, n ManagedFieldsEntry values: one allocation less per object. The
-// returned slice has len and cap n (nil for 0).
-func newObject(n int) (*Object, []ManagedFieldsEntry) {
-	switch n {
-	case 0:
-		return new(Object), nil
-	case 1:
-		x := new(struct {
-			o Object
-			m [1]ManagedFieldsEntry
-		})
-		return &x.o, x.m[:]
-	case 2:
-		x := new(struct {
-			o Object
-			m [2]ManagedFieldsEntry
-		})
-		return &x.o, x.m[:]
-	case 3:
-		x := new(struct {
-			o Object
-			m [3]ManagedFieldsEntry
-		})
-		return &x.o, x.m[:]
-	case 4:
-		x := new(struct {
-			o Object
-			m [4]ManagedFieldsEntry
-		})
-		return &x.o, x.m[:]
-	default:
-		return new(Object), make([]ManagedFieldsEntry, n)
-	}
+	c.managers = strings.Clone(o.managers)
+	return &c
 }
 
 // rebase returns s moved from old to the same offset in cp (a copy of old)
-// when s lies in old, and s itself otherwise (strings are immutable, so
-// sharing one that is not in old is still a deep copy).
+// when s lies in old, and a copy of s otherwise.
 func rebase(s string, old, cp []byte) string {
-	if len(s) == 0 || len(old) == 0 {
+	if len(s) == 0 {
 		return s
+	}
+	if len(old) == 0 {
+		return strings.Clone(s)
 	}
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(old)))
-	if p < base || p-base >= uintptr(len(old)) {
-		return s
+	if p < base || p-base >= uintptr(len(old)) || p-base+uintptr(len(s)) > uintptr(len(old)) {
+		return strings.Clone(s)
 	}
 	off := int(p - base)
 	return unsafe.String(&cp[off], len(s))

@@ -115,11 +115,11 @@ func TestParseVersusUnstructured(t *testing.T) {
 			}
 			checkTime(t, "deletionTimestamp", o.DeletionTimestamp, del)
 			mf := u.GetManagedFields()
-			if len(mf) != len(o.Managers) {
-				t.Fatalf("%d managers, unstructured has %d", len(o.Managers), len(mf))
+			if len(mf) != len(o.Managers()) {
+				t.Fatalf("%d managers, unstructured has %d", len(o.Managers()), len(mf))
 			}
 			for i, e := range mf {
-				m := o.Managers[i]
+				m := o.Managers()[i]
 				if m.Manager != e.Manager || m.Operation != string(e.Operation) || m.Subresource != e.Subresource {
 					t.Errorf("manager %d: %+v vs %+v", i, m, e)
 				}
@@ -202,7 +202,7 @@ func TestParseNoAlias(t *testing.T) {
 			}
 			wantJSON := string(o.JSON)
 			wantMeta := metaOf(o)
-			wantMeta.Managers = append([]ManagedFieldsEntry(nil), o.Managers...)
+			wantMeta.Managers = append([]ManagedFieldsEntry(nil), o.Managers()...)
 			// Deep-copy the strings so that they survive if they did alias.
 			wantMeta = cloneMeta(wantMeta)
 			for i := range in {
@@ -372,7 +372,7 @@ func TestDeepCopy(t *testing.T) {
 			if !reflect.DeepEqual(metaOf(c), metaOf(o)) || string(c.JSON) != string(o.JSON) {
 				t.Errorf("%s: copy differs", tc.name)
 			}
-			lo, hi := uintptr(unsafe.Pointer(unsafe.SliceData(o.buf))), uintptr(unsafe.Pointer(unsafe.SliceData(o.buf)))+uintptr(len(o.buf))
+			lo, hi := allocation(o)
 			in := func(s string) bool {
 				p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 				return s != "" && p >= lo && p < hi
@@ -382,7 +382,7 @@ func TestDeepCopy(t *testing.T) {
 					t.Errorf("%s: copy's %q shares memory with the original", tc.name, s)
 				}
 			}
-			for _, m := range c.Managers {
+			for _, m := range c.Managers() {
 				if in(m.Manager) || in(m.Time) || in(m.Operation) {
 					t.Errorf("%s: copy's manager %+v shares memory with the original", tc.name, m)
 				}
@@ -390,21 +390,34 @@ func TestDeepCopy(t *testing.T) {
 			if len(c.JSON) > 0 && unsafe.SliceData(c.JSON) == unsafe.SliceData(o.JSON) {
 				t.Errorf("%s: copy shares JSON", tc.name)
 			}
-			if len(o.Managers) > 0 && &c.Managers[0] == &o.Managers[0] {
-				t.Errorf("%s: copy shares Managers", tc.name)
+			if c.managers != "" && unsafe.StringData(c.managers) == unsafe.StringData(o.managers) {
+				t.Errorf("%s: copy shares the managedFields summary", tc.name)
 			}
 		}
 	}
 	// An Object made by hand.
-	h := &Object{JSON: []byte(`{}`), Name: "n", Managers: []ManagedFieldsEntry{{Manager: "m"}}}
+	h := &Object{JSON: []byte(`{}`), Name: "n"}
+	h.SetManagers([]ManagedFieldsEntry{{Manager: "m"}})
 	c := h.DeepCopy()
-	if c.Name != "n" || string(c.JSON) != "{}" || &c.JSON[0] == &h.JSON[0] || c.Managers[0].Manager != "m" {
+	if c.Name != "n" || string(c.JSON) != "{}" || &c.JSON[0] == &h.JSON[0] || c.Managers()[0].Manager != "m" {
 		t.Errorf("hand-made copy: %+v", c)
 	}
 	var nilObj *Object
 	if nilObj.DeepCopy() != nil {
 		t.Error("nil DeepCopy")
 	}
+}
+
+// allocation returns the bounds of the allocation of o, made by Parse:
+// [JSON | decoded strings | managedFields summary], up to the end of the
+// summary (of the JSON without one).
+func allocation(o *Object) (lo, hi uintptr) {
+	lo = uintptr(unsafe.Pointer(unsafe.SliceData(o.JSON)))
+	hi = lo + uintptr(len(o.JSON))
+	if o.managers != "" {
+		hi = uintptr(unsafe.Pointer(unsafe.StringData(o.managers))) + uintptr(len(o.managers))
+	}
+	return lo, hi
 }
 
 func TestSetGroupVersionKind(t *testing.T) {
@@ -477,12 +490,12 @@ func TestManyManagers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(o.Managers, want) {
-			t.Errorf("keep=%v: managers %+v", keep, o.Managers)
+		if !reflect.DeepEqual(o.Managers(), want) {
+			t.Errorf("keep=%v: managers %+v", keep, o.Managers())
 		}
 		checkAgainstOracle(t, []byte(in), ParseOptions{KeepManagedFields: keep}, o)
-		if c := o.DeepCopy(); !reflect.DeepEqual(c.Managers, want) {
-			t.Errorf("keep=%v: copy's managers %+v", keep, c.Managers)
+		if c := o.DeepCopy(); !reflect.DeepEqual(c.Managers(), want) {
+			t.Errorf("keep=%v: copy's managers %+v", keep, c.Managers())
 		}
 	}
 }
@@ -522,7 +535,7 @@ func TestFieldsHash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return o.Managers[0].FieldsHash
+		return o.Managers()[0].FieldsHash
 	}
 	a, a2, b := parse(`{"f:data":{"f:x":{}}}`), parse(`{"f:data":{"f:x":{}}}`), parse(`{"f:data":{"f:y":{}}}`)
 	if a == 0 || a != a2 || a == b {
@@ -532,7 +545,7 @@ func TestFieldsHash(t *testing.T) {
 		t.Errorf("no fieldsV1: hash %x, want 0", h)
 	}
 	o, _ := Parse([]byte(`{"metadata":{"name":"a","managedFields":[{"manager":"m","fieldsV1":{"f:x":{}}}]}}`), ParseOptions{})
-	if c := o.DeepCopy(); c.Managers[0].FieldsHash != o.Managers[0].FieldsHash {
+	if c := o.DeepCopy(); c.Managers()[0].FieldsHash != o.Managers()[0].FieldsHash {
 		t.Error("DeepCopy lost FieldsHash")
 	}
 }

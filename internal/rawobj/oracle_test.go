@@ -24,9 +24,9 @@ type meta struct {
 // not compute fieldsV1 hashes (TestFieldsHash covers them).
 func metaOf(o *Object) meta {
 	var managers []ManagedFieldsEntry
-	if o.Managers != nil {
-		managers = make([]ManagedFieldsEntry, len(o.Managers))
-		for i, e := range o.Managers {
+	if all := o.Managers(); all != nil {
+		managers = make([]ManagedFieldsEntry, len(all))
+		for i, e := range all {
 			e.FieldsHash = 0
 			managers[i] = e
 		}

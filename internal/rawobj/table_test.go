@@ -50,7 +50,7 @@ func TestParseTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(o.JSON, wantObj.JSON) || o.Name != wantObj.Name || o.ResourceVersion != wantObj.ResourceVersion || len(o.Managers) != 1 {
+			if !bytes.Equal(o.JSON, wantObj.JSON) || o.Name != wantObj.Name || o.ResourceVersion != wantObj.ResourceVersion || len(o.Managers()) != 1 {
 				t.Fatalf("row %d: object %s, want %s", i, o.JSON, wantObj.JSON)
 			}
 			if want := fmt.Sprintf(`["web-%d","1/1",%q]`, i, "node-"+fmt.Sprint(i)+strings.Repeat(" ", i%3)); string(o.Row.Cells) != want {

@@ -139,7 +139,7 @@ func ParseLine(name string, number int, data []byte) (*Line, error) {
 			// The record names who made the change; managedFields are not
 			// recorded. One entry, at the record's time, makes the stage
 			// name the same manager again.
-			obj.Managers = []rawobj.ManagedFieldsEntry{{Manager: l.Manager, Operation: l.Operation, Time: l.Time.UTC().Format(time.RFC3339Nano)}}
+			obj.SetManagers([]rawobj.ManagedFieldsEntry{{Manager: l.Manager, Operation: l.Operation, Time: l.Time.UTC().Format(time.RFC3339Nano)}})
 		}
 		l.Object = obj
 	} else if l.Type != DeletedType {
