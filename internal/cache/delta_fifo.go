@@ -3,6 +3,7 @@ package cache
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 )
@@ -305,7 +306,13 @@ func (f *DeltaFIFO) queueActionLocked(actionType DeltaType, obj any) error {
 	if err != nil {
 		return KeyError{obj, err}
 	}
+	f.queueKeyedLocked(id, actionType, obj)
+	return nil
+}
 
+// queueKeyedLocked is queueActionLocked of an object whose key the caller
+// has computed: id is f.KeyOf(obj). Caller must lock first.
+func (f *DeltaFIFO) queueKeyedLocked(id string, actionType DeltaType, obj any) {
 	oldDeltas, queued := f.items[id]
 	// The new slice replaces the old one in items; nobody else holds it.
 	newDeltas := append(oldDeltas, Delta{Type: actionType, Object: obj}) //nolint:gocritic // see above
@@ -319,7 +326,6 @@ func (f *DeltaFIFO) queueActionLocked(actionType DeltaType, obj any) error {
 	}
 	f.items[id] = newDeltas
 	f.cond.Broadcast()
-	return nil
 }
 
 // coalesceUpdates keeps the trailing run of Updated deltas at most max
@@ -451,9 +457,7 @@ func (f *DeltaFIFO) Replace(list []any, _ string) error {
 			return KeyError{item, err}
 		}
 		keys.insert(key)
-		if err := f.queueActionLocked(action, item); err != nil {
-			return fmt.Errorf("couldn't enqueue object: %w", err)
-		}
+		f.queueKeyedLocked(key, action, item)
 	}
 	queuedDeletions, err := f.queueReplaceDeletionsLocked(keys)
 	if err != nil {
@@ -545,7 +549,7 @@ func (f *DeltaFIFO) queueReplaceDeletionsLocked(keys set) (int, error) {
 // list failed) leaves the objects it added queued; the next Replace or
 // replacement is then compared with them as with any queued key.
 func (f *DeltaFIFO) StartReplace() Replacement {
-	return &fifoReplacement{f: f, keys: set{}, added: set{}}
+	return &fifoReplacement{f: f, keys: set{}}
 }
 
 // fifoReplacement is a Replace of a DeltaFIFO in progress. Its fields are
@@ -556,9 +560,12 @@ type fifoReplacement struct {
 	// keys are the keys added since the start or the last Restart: the
 	// keys of the list that Finish completes.
 	keys set
-	// added are all the keys this replacement has queued, Restarts
-	// included.
-	added set
+	// before are the keys added before the last Restart, nil until one:
+	// this replacement has queued the keys of keys and before. One set of
+	// the list's keys, not two, while a list is read without a Restart, as
+	// almost every list is: it is held until Finish, when the Store holds
+	// most of the list too.
+	before set
 }
 
 // Add queues objs, in order, with the Sync or Replaced DeltaType, under
@@ -578,16 +585,13 @@ func (r *fifoReplacement) Add(objs []any) error {
 		}
 		// Only a key queued before the last Restart is collapsed: a key
 		// twice in one list is queued twice, as Replace does.
-		restarted := r.added.has(key) && !r.keys.has(key)
+		restarted := r.before.has(key) && !r.keys.has(key)
 		r.keys.insert(key)
 		if deltas := f.items[key]; restarted && len(deltas) > 0 && deltas[len(deltas)-1].Type == action {
 			deltas[len(deltas)-1].Object = obj
 			continue
 		}
-		r.added.insert(key)
-		if err := f.queueActionLocked(action, obj); err != nil {
-			return fmt.Errorf("couldn't enqueue object: %w", err)
-		}
+		f.queueKeyedLocked(key, action, obj)
 	}
 	return nil
 }
@@ -596,6 +600,11 @@ func (r *fifoReplacement) Add(objs []any) error {
 // again from its first object. The objects stay queued; Finish tombstones
 // those whose keys are not added again.
 func (r *fifoReplacement) Restart() {
+	if r.before == nil {
+		r.before = r.keys
+	} else {
+		maps.Copy(r.before, r.keys)
+	}
 	r.keys = set{}
 }
 

@@ -267,6 +267,56 @@ func TestDeltaFIFOReplace(t *testing.T) {
 
 // ★ TestDeltaFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue, with both an
 // empty knownObjects and none.
+// TestDeltaFIFOReplacement: a Replace made one batch at a time
+// (StartReplace) is Replace when the list is read once, and a list started
+// again (Restart) neither hands out twice what is still queued nor forgets
+// to tombstone what the earlier rounds queued and the last one lacks.
+func TestDeltaFIFOReplacement(t *testing.T) {
+	add := func(t *testing.T, r Replacement, objs ...any) {
+		t.Helper()
+		must(t, r.Add(objs))
+	}
+	runFIFOCases(t, []fifoCase{
+		{
+			name:  "read once: as Replace",
+			known: knownOf(mkObj("gone", 1), mkObj("foo", 1)),
+			ops: func(t *testing.T, f *DeltaFIFO) {
+				r := f.StartReplace()
+				r.Restart() // the Reflector restarts every replacement first
+				add(t, r, mkObj("foo", 2), mkObj("bar", 2))
+				add(t, r, mkObj("foo", 3)) // twice in one list: queued twice
+				must(t, r.Finish("9"))
+			},
+			want: []string{"[Sync foo@2, Sync foo@3]", "[Sync bar@2]", "[Deleted DFSU{gone, gone@1}]"},
+		},
+		{
+			name: "restarted: still queued objects are replaced, the others tombstoned",
+			ops: func(t *testing.T, f *DeltaFIFO) {
+				r := f.StartReplace()
+				r.Restart()
+				add(t, r, mkObj("a", 1), mkObj("b", 1), mkObj("c", 1))
+				r.Restart()
+				add(t, r, mkObj("b", 2), mkObj("d", 2), mkObj("b", 3))
+				must(t, r.Finish("9"))
+			},
+			want: []string{"[Sync a@1, Deleted DFSU{a, a@1}]", "[Sync b@2, Sync b@3]", "[Sync c@1, Deleted DFSU{c, c@1}]", "[Sync d@2]"},
+		},
+		{
+			name: "restarted twice: every earlier round counts",
+			ops: func(t *testing.T, f *DeltaFIFO) {
+				r := f.StartReplace()
+				add(t, r, mkObj("a", 1))
+				r.Restart()
+				add(t, r, mkObj("b", 2))
+				r.Restart()
+				add(t, r, mkObj("a", 3), mkObj("b", 3))
+				must(t, r.Finish("9"))
+			},
+			want: []string{"[Sync a@3]", "[Sync b@3]"},
+		},
+	})
+}
+
 func TestDeltaFIFOReplaceMakesDeletionsForObjectsOnlyInQueue(t *testing.T) {
 	obj := mkObj("foo", 2)
 	obj2 := mkObj("foo", 3)
