@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"encoding/json"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -140,42 +139,4 @@ func sortedLines(s string) string {
 	lines := strings.Split(s, "\n")
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
-}
-
-// TestLowerGCPercent: --metadata-only halves the garbage collector's
-// target for the run, unless GOGC is set, and the run sets it back.
-func TestLowerGCPercent(t *testing.T) {
-	gcPercent := func() int {
-		p := debug.SetGCPercent(100)
-		debug.SetGCPercent(p)
-		return p
-	}
-	before := gcPercent()
-	tests := []struct {
-		name         string
-		metadataOnly bool
-		gogc         string
-		want         int
-	}{
-		{"whole objects", false, "", before},
-		{"metadata only", true, "", metadataOnlyGCPercent},
-		{"metadata only, GOGC set", true, "200", before},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			restore := lowerGCPercent(tc.metadataOnly, func(k string) string {
-				if k == "GOGC" {
-					return tc.gogc
-				}
-				return ""
-			})
-			if got := gcPercent(); got != tc.want {
-				t.Errorf("during the run: got GC percent %d, want %d", got, tc.want)
-			}
-			restore()
-			if got := gcPercent(); got != before {
-				t.Errorf("after the run: got GC percent %d, want %d", got, before)
-			}
-		})
-	}
 }

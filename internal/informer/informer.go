@@ -846,6 +846,10 @@ type Config struct {
 	// MinWatchTimeout is the shortest server-side watch timeout; 0 means the
 	// reflector's default.
 	MinWatchTimeout time.Duration
+	// GCPercent, if positive, is the garbage collector's target (GOGC)
+	// while Run runs; it is set back when Run returns. ListWatchFlags.Config
+	// lowers it under --metadata-only.
+	GCPercent int
 	// Indexers are the Store's indices; nil means none.
 	Indexers cache.Indexers
 	// KeepListed, if set, says which informers remember the UIDs of the
