@@ -83,6 +83,17 @@ func skipSpaceAt(data []byte, i int) int {
 // quote at data[i].
 func endOfValidString(data []byte, i int) (int, error) {
 	j := i + 1
+	// Most strings of an object are short (keys, names, times): a plain
+	// loop finds their end before IndexByte is set up. At a backslash,
+	// the loop below takes over, which counts the backslashes before each
+	// quote back to i.
+	for n := min(len(data), j+24); j < n; j++ {
+		if c := data[j]; c == '"' {
+			return j + 1, nil
+		} else if c == '\\' {
+			break
+		}
+	}
 	for {
 		k := bytes.IndexByte(data[j:], '"')
 		if k < 0 {
@@ -137,93 +148,6 @@ func skipValidValue(data []byte, i int) (int, error) {
 	return 0, errNotValid
 }
 
-// EachDifferingMember walks the members of the JSON objects a and b, both
-// known to be valid JSON (as for EachValidMember), side by side while they
-// have the same keys, written alike, in the same order — as two versions
-// of an object have — and calls fn with each member whose values are not
-// the same bytes: its key with its escapes undone (as EachValidMember) and
-// the two values. It reports whether the keys stayed together to the end;
-// when they part (a key written otherwise, or in another place, one object
-// with more members) it returns false at once, fn having been called for
-// the members before that point: the caller must then compare the objects
-// some other way.
-//
-// A member with the same bytes on both sides costs one scan of its value,
-// on one side, and a comparison of bytes: a change of a few fields of a
-// large object scans it about once.
-func EachDifferingMember(a, b []byte, fn func(key, va, vb []byte)) (aligned bool, err error) {
-	i, j := skipSpaceAt(a, 0), skipSpaceAt(b, 0)
-	if i >= len(a) || a[i] != '{' || j >= len(b) || b[j] != '{' {
-		return false, errNotValid
-	}
-	i, j = skipSpaceAt(a, i+1), skipSpaceAt(b, j+1)
-	if i >= len(a) || j >= len(b) {
-		return false, errNotValid
-	}
-	if a[i] == '}' || b[j] == '}' {
-		return a[i] == b[j], nil
-	}
-	var scratch []byte
-	for {
-		if a[i] != '"' || b[j] != '"' {
-			return false, errNotValid
-		}
-		end, err := endOfValidString(a, i)
-		if err != nil {
-			return false, err
-		}
-		n := end - i // the key with its quotes: the same bytes in b end where they do in a
-		if j+n > len(b) || !bytes.Equal(a[i:end], b[j:j+n]) {
-			return false, nil
-		}
-		keyAt, key := i, a[i+1:end-1]
-		if i = skipSpaceAt(a, end); i >= len(a) || a[i] != ':' {
-			return false, errNotValid
-		}
-		if j = skipSpaceAt(b, j+n); j >= len(b) || b[j] != ':' {
-			return false, errNotValid
-		}
-		i, j = skipSpaceAt(a, i+1), skipSpaceAt(b, j+1)
-		ea, err := skipValidValue(a, i)
-		if err != nil {
-			return false, err
-		}
-		// b's value is a's when it starts with a's bytes and ends there:
-		// a JSON value's bytes say where it ends, but for a number, whose
-		// next byte must then not continue it.
-		eb := j + (ea - i)
-		if eb > len(b) || !bytes.Equal(a[i:ea], b[j:eb]) || !endsValue(b, eb) {
-			if eb, err = skipValidValue(b, j); err != nil {
-				return false, err
-			}
-			if bytes.IndexByte(key, '\\') >= 0 {
-				s := scanner{data: a, pos: keyAt}
-				if _, err := s.scanString(); err != nil {
-					return false, err // checked before appendUnescaped, which trusts it
-				}
-				scratch = appendUnescaped(scratch[:0], key)
-				key = scratch
-			}
-			fn(key, a[i:ea], b[j:eb])
-		}
-		if i, j = skipSpaceAt(a, ea), skipSpaceAt(b, eb); i >= len(a) || j >= len(b) {
-			return false, errNotValid
-		}
-		switch {
-		case a[i] == '}' && b[j] == '}':
-			return true, nil
-		case a[i] == ',' && b[j] == ',':
-			if i, j = skipSpaceAt(a, i+1), skipSpaceAt(b, j+1); i >= len(a) || j >= len(b) {
-				return false, errNotValid
-			}
-		case (a[i] == ',' || a[i] == '}') && (b[j] == ',' || b[j] == '}'):
-			return false, nil // one has more members
-		default:
-			return false, errNotValid
-		}
-	}
-}
-
 // endsValue reports whether a JSON value may end just before data[i]: at
 // the end of data, white space, a comma or a closing bracket.
 func endsValue(data []byte, i int) bool {
@@ -235,4 +159,159 @@ func endsValue(data []byte, i int) bool {
 		return true
 	}
 	return false
+}
+
+// MemberDiffKind says what a MemberDiff is.
+type MemberDiffKind uint8
+
+const (
+	// DiffValues is a member whose values differ (A and B), not both
+	// objects.
+	DiffValues MemberDiffKind = iota
+	// DiffEnter is a member that is an object on both sides, with different
+	// bytes; the findings up to the matching DiffLeave are its members'.
+	DiffEnter
+	// DiffLeave ends what a DiffEnter began.
+	DiffLeave
+	// DiffObjects is a member that is an object on both sides whose keys part
+	// ways (A and B): it must be compared some other way.
+	DiffObjects
+)
+
+// MemberDiff is one finding of DiffMembers. Key is the member's key as
+// written, between its quotes (Escaped: with escapes, to be undone as a
+// decoder would); A and B are its values where the kind has them.
+type MemberDiff struct {
+	Kind    MemberDiffKind
+	Escaped bool
+	Key     []byte
+	A, B    []byte
+}
+
+// DiffMembers appends to dst what differs between the JSON objects a and
+// b, both known to be valid JSON (as for EachValidMember), walked side by
+// side while their keys come alike, written alike, in the same order — as
+// two versions of an object have — and walked into where a member is an
+// object on both sides: one scan finds the members that differ at every
+// depth. A member with the same bytes on both sides costs a scan of its
+// value on one side and a comparison of bytes. aligned is false
+// when the keys of a and b themselves part ways: dst is then returned as
+// it came. Below them, objects whose keys part ways are DiffObjects.
+func DiffMembers(dst []MemberDiff, a, b []byte) (out []MemberDiff, aligned bool, err error) {
+	i, j := skipSpaceAt(a, 0), skipSpaceAt(b, 0)
+	n := len(dst)
+	out, _, _, aligned, err = diffObjects(dst, a, i, b, j)
+	if err != nil || !aligned {
+		return dst[:n], false, err
+	}
+	return out, true, nil
+}
+
+// diffObjects appends the findings of the objects at a[i] and b[j] and
+// returns the indexes just past them; aligned as DiffMembers says (the
+// findings appended are then to be dropped, and ea, eb not set).
+func diffObjects(dst []MemberDiff, a []byte, i int, b []byte, j int) (out []MemberDiff, ea, eb int, aligned bool, err error) {
+	if i >= len(a) || a[i] != '{' || j >= len(b) || b[j] != '{' {
+		return dst, 0, 0, false, errNotValid
+	}
+	i, j = skipSpaceAt(a, i+1), skipSpaceAt(b, j+1)
+	if i >= len(a) || j >= len(b) {
+		return dst, 0, 0, false, errNotValid
+	}
+	if a[i] == '}' || b[j] == '}' {
+		return dst, i + 1, j + 1, a[i] == b[j], nil
+	}
+	for {
+		if a[i] != '"' || b[j] != '"' {
+			return dst, 0, 0, false, errNotValid
+		}
+		end, err := endOfValidString(a, i)
+		if err != nil {
+			return dst, 0, 0, false, err
+		}
+		n := end - i // the key with its quotes: the same bytes in b end where they do in a
+		if j+n > len(b) || !bytes.Equal(a[i:end], b[j:j+n]) {
+			return dst, 0, 0, false, nil
+		}
+		key := a[i+1 : end-1]
+		escaped := bytes.IndexByte(key, '\\') >= 0
+		if escaped {
+			s := scanner{data: a, pos: i}
+			if _, err := s.scanString(); err != nil {
+				return dst, 0, 0, false, err // checked before a caller undoes the escapes
+			}
+		}
+		if i = skipSpaceAt(a, end); i >= len(a) || a[i] != ':' {
+			return dst, 0, 0, false, errNotValid
+		}
+		if j = skipSpaceAt(b, j+n); j >= len(b) || b[j] != ':' {
+			return dst, 0, 0, false, errNotValid
+		}
+		i, j = skipSpaceAt(a, i+1), skipSpaceAt(b, j+1)
+		if i >= len(a) || j >= len(b) {
+			return dst, 0, 0, false, errNotValid
+		}
+		var va, vb int // where the values end
+		if a[i] == '{' && b[j] == '{' {
+			// Walked into at once: its members are scanned once, not
+			// skipped first and read again.
+			at := len(dst)
+			dst = append(dst, MemberDiff{Kind: DiffEnter, Key: key, Escaped: escaped})
+			var inner bool
+			if dst, va, vb, inner, err = diffObjects(dst, a, i, b, j); err != nil {
+				return dst, 0, 0, false, err
+			}
+			switch {
+			case !inner:
+				dst = dst[:at]
+				if va, err = skipValidValue(a, i); err != nil {
+					return dst, 0, 0, false, err
+				}
+				if vb, err = skipValidValue(b, j); err != nil {
+					return dst, 0, 0, false, err
+				}
+				dst = append(dst, MemberDiff{Kind: DiffObjects, Key: key, Escaped: escaped, A: a[i:va], B: b[j:vb]})
+			case len(dst) == at+1:
+				dst = dst[:at] // nothing differs inside
+			default:
+				dst = append(dst, MemberDiff{Kind: DiffLeave})
+			}
+		} else {
+			if va, err = skipValidValue(a, i); err != nil {
+				return dst, 0, 0, false, err
+			}
+			// b's value is a's when it starts with a's bytes and ends there.
+			vb = j + (va - i)
+			if vb > len(b) || !bytes.Equal(a[i:va], b[j:vb]) || !endsValue(b, vb) {
+				if vb, err = skipValidValue(b, j); err != nil {
+					return dst, 0, 0, false, err
+				}
+				dst = append(dst, MemberDiff{Kind: DiffValues, Key: key, Escaped: escaped, A: a[i:va], B: b[j:vb]})
+			}
+		}
+		if i, j = skipSpaceAt(a, va), skipSpaceAt(b, vb); i >= len(a) || j >= len(b) {
+			return dst, 0, 0, false, errNotValid
+		}
+		switch {
+		case a[i] == '}' && b[j] == '}':
+			return dst, i + 1, j + 1, true, nil
+		case a[i] == ',' && b[j] == ',':
+			if i, j = skipSpaceAt(a, i+1), skipSpaceAt(b, j+1); i >= len(a) || j >= len(b) {
+				return dst, 0, 0, false, errNotValid
+			}
+		case (a[i] == ',' || a[i] == '}') && (b[j] == ',' || b[j] == '}'):
+			return dst, 0, 0, false, nil // one has more members
+		default:
+			return dst, 0, 0, false, errNotValid
+		}
+	}
+}
+
+// AppendUnescapedKey appends the key of a MemberDiff with its escapes
+// undone, as a decoder reads it.
+func AppendUnescapedKey(dst []byte, d *MemberDiff) []byte {
+	if !d.Escaped {
+		return append(dst, d.Key...)
+	}
+	return appendUnescaped(dst, d.Key)
 }

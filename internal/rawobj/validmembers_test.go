@@ -3,6 +3,7 @@ package rawobj
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -58,4 +59,53 @@ func FuzzEachValidMember(f *testing.F) {
 			t.Fatalf("%q: EachValidMember gave %q, %v; EachMember %q", data, got, gotErr, want)
 		}
 	})
+}
+
+// TestDiffMembers: what DiffMembers finds of two versions of an object,
+// and where it says the keys part ways.
+func TestDiffMembers(t *testing.T) {
+	for _, c := range []struct {
+		a, b    string
+		aligned bool
+		want    string // the findings: ~key(A|B), >key, <, !key(A|B)
+	}{
+		{`{"a":1,"b":"x"}`, `{"a":1,"b":"y"}`, true, `~b("x"|"y")`},
+		{`{"a":12,"b":1}`, `{"a":123,"b":1}`, true, `~a(12|123)`},
+		{`{"m":{"r":"1","n":"x"},"d":{"k":"v"}}`, `{"m":{"r":"2","n":"x"},"d":{"k":"v"}}`, true, `>m ~r("1"|"2") <`},
+		{`{"m":{"r":1},"d":{}}`, `{"m":{"r":1},"d":{"k":1}}`, true, `!d({}|{"k":1})`},
+		{`{"m":{"x":1,"y":2}}`, `{"m":{"y":2,"x":1}}`, true, `!m({"x":1,"y":2}|{"y":2,"x":1})`},
+		{`{ "a" : {"b" : [1]} , "c":true}`, `{"a":{"b":[2]},"c":true }`, true, `>a ~b([1]|[2]) <`},
+		{`{"k\u0061":1}`, `{"k\u0061":2}`, true, `~k\u0061(1|2)`},
+		{`{"a":{"b":1}}`, `{"a":{"b":1}}`, true, ``},
+		{`{"a":{"b":1}}`, `{"a":{ "b":1}}`, true, ``},
+		{`{"a":1}`, `{"a":1,"b":2}`, false, ``},
+		{`{"a":1,"b":2}`, `{"b":2,"a":1}`, false, ``},
+		{`{"ka":1}`, `{"k\u0061":1}`, false, ``},
+		{`{}`, `{}`, true, ``},
+		{`{}`, `{"a":1}`, false, ``},
+	} {
+		got, aligned, err := DiffMembers(nil, []byte(c.a), []byte(c.b))
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.a, c.b, err)
+		}
+		var parts []string
+		for _, d := range got {
+			switch d.Kind {
+			case DiffValues:
+				parts = append(parts, fmt.Sprintf("~%s(%s|%s)", d.Key, d.A, d.B))
+			case DiffEnter:
+				parts = append(parts, ">"+string(d.Key))
+			case DiffLeave:
+				parts = append(parts, "<")
+			case DiffObjects:
+				parts = append(parts, fmt.Sprintf("!%s(%s|%s)", d.Key, d.A, d.B))
+			}
+		}
+		if s := strings.Join(parts, " "); aligned != c.aligned || s != c.want {
+			t.Errorf("%s → %s: aligned %v %q, want %v %q", c.a, c.b, aligned, s, c.aligned, c.want)
+		}
+	}
+	if _, _, err := DiffMembers(nil, []byte(`{"a":`), []byte(`{"a":1}`)); err == nil {
+		t.Error("an object cut short must be an error")
+	}
 }

@@ -160,17 +160,12 @@ type changeWalker struct {
 	// walk, reused from one walk to the next; depth is where it is.
 	levels []*[2]rawMembers
 	depth  int
-	// differing are the members that differ at each depth of the walk,
-	// when the two objects' keys go together (walkAligned).
-	differing [][]differingMember
-}
-
-// differingMember is a member of two objects, with different values on
-// each side: its key (escapes undone, U+FFFD for what is not UTF-8, as
-// rawMembers keys) and the two values.
-type differingMember struct {
-	key    string
-	va, vb []byte
+	// differing are what differs at each depth a walkAligned began, when
+	// the two objects' keys go together; key and unescaped the scratch of
+	// a member's key (escapes undone, U+FFFD for what is not UTF-8, as
+	// rawMembers keys).
+	differing      [][]rawobj.MemberDiff
+	key, unescaped []byte
 }
 
 // rawMember is one member of a JSON object: its key as encoding/json
@@ -292,33 +287,73 @@ func (w *changeWalker) walk(a, b []byte) error {
 }
 
 // walkAligned is walk for two objects whose keys come alike in the same
-// order, as two versions of an object's do: the members that differ are
-// found by one scan of the two side by side (rawobj.EachDifferingMember),
-// with no list of members made. done is false, and nothing handed over,
-// when the keys part ways: walk reads the members of each then.
+// order, as two versions of an object's do: the members that differ, at
+// every depth, are found by one scan of the two side by side
+// (rawobj.DiffMembers), with no list of members made. done is false, and
+// nothing handed over, when the keys part ways: walk reads the members of
+// each then.
 func (w *changeWalker) walkAligned(a, b []byte) (done bool, err error) {
 	for len(w.differing) <= w.depth {
 		w.differing = append(w.differing, nil)
 	}
-	found := w.differing[w.depth][:0]
-	var keyBuf []byte
-	aligned, err := rawobj.EachDifferingMember(a, b, func(key, va, vb []byte) {
-		keyBuf = appendKey(keyBuf[:0], key)
-		found = append(found, differingMember{key: string(keyBuf), va: va, vb: vb})
-	})
+	found, aligned, err := rawobj.DiffMembers(w.differing[w.depth][:0], a, b)
 	w.differing[w.depth] = found
 	if err != nil || !aligned {
 		return false, err
 	}
-	for _, m := range found {
-		if w.step.Ignores([]byte(m.key)) {
+	skip := 0 // the depth inside an ignored member being passed over
+	for i := range found {
+		d := &found[i]
+		if skip > 0 {
+			switch d.Kind {
+			case rawobj.DiffEnter:
+				skip++
+			case rawobj.DiffLeave:
+				skip--
+			}
 			continue
 		}
-		if err := w.member(m.key, m.va, m.vb); err != nil {
-			return true, err
+		if d.Kind == rawobj.DiffLeave {
+			w.leave()
+			continue
+		}
+		w.unescaped = rawobj.AppendUnescapedKey(w.unescaped[:0], d)
+		w.key = appendKey(w.key[:0], w.unescaped)
+		if w.step.Ignores(w.key) {
+			if d.Kind == rawobj.DiffEnter {
+				skip = 1
+			}
+			continue
+		}
+		key := string(w.key)
+		switch d.Kind {
+		case rawobj.DiffEnter:
+			w.enter(key)
+		case rawobj.DiffValues, rawobj.DiffObjects:
+			if err := w.member(key, d.A, d.B); err != nil {
+				return true, err
+			}
 		}
 	}
 	return true, nil
+}
+
+// enter descends into the member key, an object on both sides.
+func (w *changeWalker) enter(key string) {
+	w.step.Enter(key)
+	if w.raws {
+		w.raw.path = append(w.raw.path, key)
+	}
+	w.depth++
+}
+
+// leave comes back from the member enter descended into.
+func (w *changeWalker) leave() {
+	w.depth--
+	if w.raws {
+		w.raw.path = w.raw.path[:len(w.raw.path)-1]
+	}
+	w.step.Leave()
 }
 
 // appendKey appends the member key, its escapes undone, as encoding/json
@@ -339,17 +374,9 @@ func appendKey(b, key []byte) []byte {
 // different bytes: walked into when an object on both, else decoded.
 func (w *changeWalker) member(key string, a, b []byte) error {
 	if isObject(a) && isObject(b) {
-		w.step.Enter(key)
-		if w.raws {
-			w.raw.path = append(w.raw.path, key)
-		}
-		w.depth++
+		w.enter(key)
 		err := w.walk(a, b)
-		w.depth--
-		if w.raws {
-			w.raw.path = w.raw.path[:len(w.raw.path)-1]
-		}
-		w.step.Leave()
+		w.leave()
 		return err
 	}
 	if w.raws {
@@ -370,8 +397,14 @@ func (w *changeWalker) member(key string, a, b []byte) error {
 
 // isObject reports whether the JSON value v is an object.
 func isObject(v []byte) bool {
-	v = bytes.TrimLeft(v, " \t\r\n")
-	return len(v) > 0 && v[0] == '{'
+	for _, c := range v {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c == '{'
+	}
+	return false
 }
 
 // decodeExact decodes JSON into v with numbers kept as json.Number, so

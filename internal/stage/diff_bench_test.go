@@ -29,3 +29,29 @@ func BenchmarkDiffConfigMapUpdate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRawConfigMapUpdate is what the timeline keeps of one
+// ConfigMap update: the members that differ, undecoded (AppendRaw).
+func BenchmarkRawConfigMapUpdate(b *testing.B) {
+	old, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-00000","namespace":"bench","uid":"uid-00000","resourceVersion":"1001","creationTimestamp":"2026-11-26T09:00:00Z","labels":{"app":"bench"}},"data":{"k":"v1001","payload":"0123456789012345678901234567890123456789"}}`), rawobj.ParseOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	obj, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-00000","namespace":"bench","uid":"uid-00000","resourceVersion":"20979","creationTimestamp":"2026-11-26T09:00:00Z","labels":{"app":"bench"}},"data":{"k":"v20979","payload":"0123456789012345678901234567890123456789"}}`), rawobj.ParseOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := NewDiffer(DiffOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	changes := d.Changes(old, obj, false)
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		var ok bool
+		if buf, ok, err = changes.AppendRaw(buf[:0]); err != nil || !ok || len(buf) == 0 {
+			b.Fatalf("%s %v %v", buf, ok, err)
+		}
+	}
+}
