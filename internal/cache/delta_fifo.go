@@ -549,14 +549,35 @@ func (f *DeltaFIFO) queueReplaceDeletionsLocked(keys set) (int, error) {
 // list failed) leaves the objects it added queued; the next Replace or
 // replacement is then compared with them as with any queued key.
 func (f *DeltaFIFO) StartReplace() Replacement {
-	return &fifoReplacement{f: f, keys: set{}}
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	r := &fifoReplacement{f: f}
+	if f.populated || len(f.items) > 0 || f.knownObjects != nil && len(f.knownObjects.ListKeys()) > 0 {
+		r.keys = set{}
+	} else {
+		r.untracked = true
+	}
+	return r
 }
 
 // fifoReplacement is a Replace of a DeltaFIFO in progress. Its fields are
 // only touched by the goroutine that uses it; the queue is touched under
 // f.lock.
+//
+// The first list of a queue (not populated, nothing queued, nothing
+// known) is untracked: every key queued or known until it finishes is one
+// it added (the Reflector is the queue's one producer, a Resync queues
+// known keys again, and knownObjects holds what the consumer popped, or
+// adopted of it), so Finish has nothing to tombstone and
+// the replacement keeps no set of the list's keys, which would be held
+// until the end of the list, when memory peaks. A Restart after objects
+// were added ends that: the keys queued or known are then those of the
+// earlier round.
 type fifoReplacement struct {
 	f *DeltaFIFO
+	// untracked: see above; keys and before are nil while it holds.
+	// added: objects were added while untracked.
+	untracked, added bool
 	// keys are the keys added since the start or the last Restart: the
 	// keys of the list that Finish completes.
 	keys set
@@ -583,6 +604,11 @@ func (r *fifoReplacement) Add(objs []any) error {
 		if err != nil {
 			return KeyError{obj, err}
 		}
+		if r.untracked {
+			r.added = true
+			f.queueKeyedLocked(key, action, obj)
+			continue
+		}
 		// Only a key queued before the last Restart is collapsed: a key
 		// twice in one list is queued twice, as Replace does.
 		restarted := r.before.has(key) && !r.keys.has(key)
@@ -600,9 +626,27 @@ func (r *fifoReplacement) Add(objs []any) error {
 // again from its first object. The objects stay queued; Finish tombstones
 // those whose keys are not added again.
 func (r *fifoReplacement) Restart() {
-	if r.before == nil {
+	switch {
+	case r.untracked && !r.added:
+		return
+	case r.untracked:
+		// What is queued or known is what the earlier round added.
+		f := r.f
+		f.lock.Lock()
+		r.before = set{}
+		for k := range f.items {
+			r.before.insert(k)
+		}
+		if f.knownObjects != nil {
+			for _, k := range f.knownObjects.ListKeys() {
+				r.before.insert(k)
+			}
+		}
+		f.lock.Unlock()
+		r.untracked = false
+	case r.before == nil:
 		r.before = r.keys
-	} else {
+	default:
 		maps.Copy(r.before, r.keys)
 	}
 	r.keys = set{}
@@ -614,8 +658,10 @@ func (r *fifoReplacement) Finish(string) error {
 	f := r.f
 	f.lock.Lock()
 	defer f.lock.Unlock()
-	if _, err := f.queueReplaceDeletionsLocked(r.keys); err != nil {
-		return err
+	if !r.untracked {
+		if _, err := f.queueReplaceDeletionsLocked(r.keys); err != nil {
+			return err
+		}
 	}
 	if !f.populated {
 		// Nothing but this replacement queued anything while the queue

@@ -317,6 +317,46 @@ func TestDeltaFIFOReplacement(t *testing.T) {
 	})
 }
 
+// TestDeltaFIFOFirstReplacementPopped: the first list of a queue, whose
+// objects the consumer pops into knownObjects as they come, tombstones
+// nothing when read once, and, started again, what the earlier round
+// listed and the last one lacks, popped or still queued.
+func TestDeltaFIFOFirstReplacementPopped(t *testing.T) {
+	tests := []struct {
+		name  string
+		again []string // the names listed after a Restart; nil: no Restart
+		want  []string // the pops after the first two
+	}{
+		{"read once", nil, []string{"[Sync c@1]"}},
+		{"started again", []string{"b", "c"}, []string{"[Sync c@2]", "[Sync b@2]", "[Deleted DFSU{a, a@1}]"}},
+		{"started again without the queued one", []string{"a"}, []string{"[Sync c@1, Deleted DFSU{c, c@1}]", "[Sync a@2]", "[Deleted DFSU{b, b@1}]"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			store := NewIndexer(MetaNamespaceKeyFunc, nil)
+			f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KnownObjects: store})
+			r := f.StartReplace()
+			r.Restart()
+			must(t, r.Add([]any{mkObj("a", 1), mkObj("b", 1), mkObj("c", 1)}))
+			for range 2 {
+				if _, err := f.Pop(func(d Deltas, _ bool) error { return store.Add(d.Newest().Object) }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.again != nil {
+				r.Restart()
+				for _, name := range tc.again {
+					must(t, r.Add([]any{mkObj(name, 2)}))
+				}
+			}
+			must(t, r.Finish("9"))
+			if got := popAll(t, f); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("pops:\n got  %q\n want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestDeltaFIFOReplaceMakesDeletionsForObjectsOnlyInQueue(t *testing.T) {
 	obj := mkObj("foo", 2)
 	obj2 := mkObj("foo", 3)
