@@ -45,6 +45,11 @@ func (o *Object) OwnerUID() string {
 	if !bytes.Contains(o.JSON, []byte("ownerReferences")) {
 		return ""
 	}
+	if o.parsed {
+		if uid, ok := validOwnerUID(o.JSON); ok {
+			return uid
+		}
+	}
 	refs, err := o.OwnerReferences()
 	if err != nil || len(refs) == 0 {
 		return ""
@@ -134,7 +139,11 @@ func (o *Object) Member(name string) ([]byte, error) {
 // cut out in one pass; the rest of the JSON is skipped by the scanner. Like
 // encoding/json, the last of repeated members wins.
 func (o *Object) Members(names ...string) ([][]byte, error) {
-	values, err := Members(o.JSON, names...)
+	members := Members
+	if o.parsed {
+		members = validMembers // validated as it was parsed
+	}
+	values, err := members(o.JSON, names...)
 	if err != nil {
 		return nil, fmt.Errorf("%s of %s: %w", strings.Join(names, ", "), o.Name, err)
 	}
@@ -147,6 +156,29 @@ func (o *Object) Members(names ...string) ([][]byte, error) {
 func Members(data []byte, names ...string) ([][]byte, error) {
 	values := make([][]byte, len(names))
 	err := EachMember(data, func(key, value []byte) {
+		for i, name := range names {
+			if string(key) == name {
+				values[i] = value
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range values {
+		if string(v) == "null" {
+			values[i] = nil
+		}
+	}
+	return values, nil
+}
+
+// validMembers is Members of data known to be valid JSON (an Object's
+// that this package parsed): the values are cut out without being
+// validated again.
+func validMembers(data []byte, names ...string) ([][]byte, error) {
+	values := make([][]byte, len(names))
+	err := EachValidMember(data, func(key, value []byte) {
 		for i, name := range names {
 			if string(key) == name {
 				values[i] = value
@@ -191,4 +223,146 @@ func EachMember(data []byte, fn func(key, value []byte)) error {
 		}
 	}
 	return err
+}
+
+// validOwnerUID is OwnerUID of data, valid JSON, read without decoding
+// the references into structs; ok is false where encoding/json could
+// read them otherwise than this reading of the usual form does (a key
+// spelt in other letters, a value of another type, an element that is no
+// object): OwnerUID decodes them then.
+func validOwnerUID(data []byte) (uid string, ok bool) {
+	meta, err := validMetadata(data)
+	if err != nil || meta == nil {
+		return "", err == nil
+	}
+	refs, err := validMembers(meta, "ownerReferences")
+	if err != nil || refs[0] == nil {
+		return "", err == nil
+	}
+	list := refs[0]
+	if list[0] != '[' {
+		return "", false
+	}
+	var first, controller string
+	var found, foundController bool
+	ok = true
+	err = eachValidElement(list, func(elem []byte) {
+		if !ok {
+			return
+		}
+		if elem[0] != '{' {
+			ok = false // encoding/json: null is a zero reference, the rest an error
+			return
+		}
+		var id []byte
+		isController := false
+		err := EachValidMember(elem, func(key, value []byte) {
+			switch k := string(key); k {
+			case "uid", "apiVersion", "kind", "name":
+				if value[0] != '"' && string(value) != "null" {
+					ok = false
+				}
+				if k == "uid" {
+					id = value
+				}
+			case "controller", "blockOwnerDeletion":
+				switch string(value) {
+				case "true":
+					isController = isController || k == "controller"
+				case "false", "null":
+					isController = isController && k != "controller"
+				default:
+					ok = false
+				}
+			default:
+				for _, name := range [...]string{"uid", "apiVersion", "kind", "name", "controller", "blockOwnerDeletion"} {
+					if strings.EqualFold(k, name) {
+						ok = false // encoding/json would read it as that field
+					}
+				}
+			}
+		})
+		if err != nil {
+			ok = false
+			return
+		}
+		s := ""
+		if id != nil && id[0] == '"' {
+			s = string(appendUnescaped(nil, id[1:len(id)-1]))
+		}
+		if !found {
+			first, found = s, true
+		}
+		if isController && !foundController {
+			controller, foundController = s, true
+		}
+	})
+	if err != nil {
+		return "", false
+	}
+	if !ok {
+		return "", false
+	}
+	if foundController {
+		return controller, true
+	}
+	return first, true
+}
+
+// validMetadata is the object's metadata (nil for none or null), data
+// valid JSON: the first metadata member where it is the only one, which
+// is found without scanning the members after it (the spec, the status),
+// else the last, as a decoder takes it. It is the only one when the
+// object holds "metadata" once and no \u escape, with which a key could
+// spell it otherwise.
+func validMetadata(data []byte) ([]byte, error) {
+	if bytes.Count(data, []byte(`"metadata"`)) != 1 || bytes.Contains(data, []byte(`\u`)) {
+		values, err := validMembers(data, "metadata")
+		if err != nil {
+			return nil, err
+		}
+		return values[0], nil
+	}
+	var meta []byte
+	err := eachValidMember(data, func(key, value []byte) bool {
+		if string(key) != "metadata" {
+			return false
+		}
+		if string(value) != "null" {
+			meta = value
+		}
+		return true
+	})
+	return meta, err
+}
+
+// eachValidElement calls fn with each element of the JSON array data,
+// known to be valid JSON.
+func eachValidElement(data []byte, fn func(elem []byte)) error {
+	i := skipSpaceAt(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return errNotValid
+	}
+	if i = skipSpaceAt(data, i+1); i < len(data) && data[i] == ']' {
+		return nil
+	}
+	for i < len(data) {
+		end, err := skipValidValue(data, i)
+		if err != nil || end == i {
+			return errNotValid
+		}
+		fn(data[i:end])
+		if i = skipSpaceAt(data, end); i >= len(data) {
+			return errNotValid
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpaceAt(data, i+1)
+		case ']':
+			return nil
+		default:
+			return errNotValid
+		}
+	}
+	return errNotValid
 }

@@ -84,3 +84,67 @@ func TestMember(t *testing.T) {
 		t.Errorf("broken JSON: %v", err)
 	}
 }
+
+// FuzzOwnerUID holds the reading of ownerReferences without decoding
+// (validOwnerUID) to what encoding/json reads of them: the same UID
+// wherever it answers.
+func FuzzOwnerUID(f *testing.F) {
+	for _, refs := range []string{
+		`[]`, `null`, `[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-1","uid":"rs-uid","controller":true,"blockOwnerDeletion":true}]`,
+		`[{"uid":"a"},{"uid":"b","controller":true}]`, `[{"uid":"a","controller":false},{"uid":"b"}]`,
+		`[{"uid":"a","controller":true,"controller":false},{"uid":"b","controller":true}]`,
+		`[{"UID":"a"}]`, `[{"uid":"x\u0041"}]`, `[null,{"uid":"a"}]`, `[{"uid":1}]`, `[{"controller":"yes","uid":"a"}]`,
+		`[{"uid":"a","Controller":true},{"uid":"b","controller":true}]`, `[{"name":null,"uid":null,"controller":null}]`, `{}`, `"x"`,
+	} {
+		f.Add(refs)
+	}
+	f.Fuzz(func(t *testing.T, refs string) {
+		o, err := Parse([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","ownerReferences":`+refs+`}}`), ParseOptions{})
+		if err != nil {
+			return
+		}
+		got, ok := validOwnerUID(o.JSON)
+		if !ok {
+			return
+		}
+		want := ""
+		if refs, err := o.OwnerReferences(); err == nil && len(refs) > 0 {
+			want = string(refs[0].UID)
+			if r := ControllerOf(refs); r != nil {
+				want = string(r.UID)
+			}
+		}
+		if got != want {
+			t.Fatalf("ownerReferences %s: read %q, encoding/json %q", refs, got, want)
+		}
+	})
+}
+
+// TestOwnerUIDReadsTheUsualFormWithoutDecoding: the references an API
+// server writes are read by validOwnerUID itself.
+func TestOwnerUIDReadsTheUsualFormWithoutDecoding(t *testing.T) {
+	o, err := Parse([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","ownerReferences":[{"apiVersion":"v1","kind":"Node","name":"n","uid":"node-uid"},{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-1","uid":"rs-uid","controller":true,"blockOwnerDeletion":true}]}}`), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uid, ok := validOwnerUID(o.JSON); !ok || uid != "rs-uid" || o.OwnerUID() != "rs-uid" {
+		t.Fatalf("the controller's UID: %q, %v (OwnerUID %q)", uid, ok, o.OwnerUID())
+	}
+}
+
+// TestOwnerUIDOfRepeatedMetadata: the last metadata member is the one, as
+// a decoder takes it, however the key is written.
+func TestOwnerUIDOfRepeatedMetadata(t *testing.T) {
+	for _, data := range []string{
+		`{"metadata":{"name":"a","ownerReferences":[{"uid":"x"}]},"spec":{},"metadata":{"name":"a","ownerReferences":[{"uid":"y"}]}}`,
+		`{"metadata":{"name":"a","ownerReferences":[{"uid":"x"}]},"spec":{},"meta\u0064ata":{"name":"a","ownerReferences":[{"uid":"y"}]}}`,
+	} {
+		o, err := Parse([]byte(data), ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := o.OwnerUID(); got != "y" {
+			t.Errorf("%s: owner %q, want the last metadata's, y", data, got)
+		}
+	}
+}

@@ -14,6 +14,15 @@ var errNotValid = errors.New("not valid JSON")
 // not valid JSON it returns an error or wrong members; it never panics
 // and never reads past data.
 func EachValidMember(data []byte, fn func(key, value []byte)) error {
+	return eachValidMember(data, func(key, value []byte) bool {
+		fn(key, value)
+		return false
+	})
+}
+
+// eachValidMember is EachValidMember with an end: it stops, with no
+// error, once fn returns true.
+func eachValidMember(data []byte, fn func(key, value []byte) (stop bool)) error {
 	i := skipSpaceAt(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return errNotValid
@@ -46,7 +55,9 @@ func EachValidMember(data []byte, fn func(key, value []byte)) error {
 		if i, err = skipValidValue(data, start); err != nil {
 			return err
 		}
-		fn(key, data[start:i])
+		if fn(key, data[start:i]) {
+			return nil
+		}
 		if i = skipSpaceAt(data, i); i >= len(data) {
 			return errNotValid
 		}
