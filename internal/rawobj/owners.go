@@ -154,31 +154,20 @@ func (o *Object) Members(names ...string) ([][]byte, error) {
 // JSON object data, as Object.Members does: the whole of data is
 // validated in one pass, the values are cut out of it.
 func Members(data []byte, names ...string) ([][]byte, error) {
-	values := make([][]byte, len(names))
-	err := EachMember(data, func(key, value []byte) {
-		for i, name := range names {
-			if string(key) == name {
-				values[i] = value
-			}
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	for i, v := range values {
-		if string(v) == "null" {
-			values[i] = nil
-		}
-	}
-	return values, nil
+	return membersWith(EachMember, data, names)
 }
 
 // validMembers is Members of data known to be valid JSON (an Object's
 // that this package parsed): the values are cut out without being
 // validated again.
 func validMembers(data []byte, names ...string) ([][]byte, error) {
+	return membersWith(EachValidMember, data, names)
+}
+
+// membersWith is Members with each as the walk of data's members.
+func membersWith(each func([]byte, func(key, value []byte)) error, data []byte, names []string) ([][]byte, error) {
 	values := make([][]byte, len(names))
-	err := EachValidMember(data, func(key, value []byte) {
+	err := each(data, func(key, value []byte) {
 		for i, name := range names {
 			if string(key) == name {
 				values[i] = value
