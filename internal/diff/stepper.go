@@ -71,6 +71,10 @@ func (s *Stepper) IgnoresBelow(key string) bool {
 	return kid != nil && !kid.end && len(kid.kids) > 0
 }
 
+// Path is the keys of the objects the walk is in, from the root: valid
+// until the walk moves.
+func (s *Stepper) Path() []string { return s.d.path }
+
 // Enter descends into the member key of the object the walk is in, an
 // object on both sides; key must not be ignored (Ignores).
 func (s *Stepper) Enter(key string) {

@@ -286,10 +286,7 @@ func validOwnerUID(data []byte) (uid string, ok bool) {
 			controller, foundController = s, true
 		}
 	})
-	if err != nil {
-		return "", false
-	}
-	if !ok {
+	if err != nil || !ok {
 		return "", false
 	}
 	if foundController {

@@ -100,12 +100,11 @@ func (d *differ) appendRaw(dst []byte, old, obj *rawobj.Object, secret bool) ([]
 		return dst, false, nil
 	}
 	w := d.walker(false)
-	w.raws, w.raw = true, rawEntries{out: append(dst, '['), path: w.raw.path[:0]}
+	w.raws, w.raw = true, rawEntries{out: append(dst, '[')}
 	err := w.walk(old.JSON, obj.JSON)
 	w.raw.out = append(w.raw.out, ']')
 	out, ok := w.raw.out, !w.raw.cannot
-	w.raw = rawEntries{path: w.raw.path[:0]}
-	w.raws = false
+	w.raws, w.raw = false, rawEntries{}
 	d.release(w)
 	if err != nil {
 		return dst, false, fmt.Errorf("unable to decode an object for --diff: %w", err)
@@ -341,18 +340,12 @@ func (w *changeWalker) walkAligned(a, b []byte) (done bool, err error) {
 // enter descends into the member key, an object on both sides.
 func (w *changeWalker) enter(key string) {
 	w.step.Enter(key)
-	if w.raws {
-		w.raw.path = append(w.raw.path, key)
-	}
 	w.depth++
 }
 
 // leave comes back from the member enter descended into.
 func (w *changeWalker) leave() {
 	w.depth--
-	if w.raws {
-		w.raw.path = w.raw.path[:len(w.raw.path)-1]
-	}
 	w.step.Leave()
 }
 
@@ -422,15 +415,13 @@ func decodeExact(raw []byte, v any) error {
 // objects, in the order the walk meets them.
 type rawEntries struct {
 	out []byte
-	// path are the keys of the objects the walk is in.
-	path []string
 	// cannot: a member that differs holds an ignored path, which its raw
 	// value would carry.
 	cannot bool
 }
 
-// entry appends the member key of the object the walk is in: op '~' with
-// both values, '+' with b, '-' with a.
+// entry appends the member key of the object the walk is in (the
+// stepper's place): op '~' with both values, '+' with b, '-' with a.
 func (r *rawEntries) entry(op byte, key string, a, b []byte, step *diff.Stepper) {
 	if step.IgnoresBelow(key) {
 		r.cannot = true
@@ -440,7 +431,7 @@ func (r *rawEntries) entry(op byte, key string, a, b []byte, step *diff.Stepper)
 		r.out = append(r.out, ',')
 	}
 	r.out = append(r.out, '[', '"', op, '"', ',', '[')
-	for _, k := range r.path {
+	for _, k := range step.Path() {
 		r.out = rawobj.AppendString(r.out, k)
 		r.out = append(r.out, ',')
 	}

@@ -229,20 +229,20 @@ func appendKey(b []byte, key string) []byte {
 // script reads it back from: as appendText, without making a string of it.
 func appendRawText(b []byte, raw []byte) []byte {
 	start := len(b)
-	b = rawobj.AppendStringBytes(b, raw)
-	if bytes.IndexByte(b[start:], '<') < 0 {
-		return b
-	}
-	escaped := bytes.ReplaceAll(b[start:], []byte("<"), []byte(`\u003c`))
-	return append(b[:start], escaped...)
+	return scriptSafe(rawobj.AppendStringBytes(b, raw), start)
 }
 
 // appendText appends s as a JSON string that cannot end the script
-// element the document sits in: < is written \u003c (rawobj.AppendString
-// escapes U+2028 and U+2029 already).
+// element the document sits in (scriptSafe).
 func appendText(b []byte, s string) []byte {
 	start := len(b)
-	b = rawobj.AppendString(b, s)
+	return scriptSafe(rawobj.AppendString(b, s), start)
+}
+
+// scriptSafe makes the JSON string at b[start:] one that cannot end the
+// script element the document sits in: < is written \u003c
+// (rawobj.AppendString escapes U+2028 and U+2029 already).
+func scriptSafe(b []byte, start int) []byte {
 	if bytes.IndexByte(b[start:], '<') < 0 {
 		return b
 	}

@@ -300,7 +300,7 @@ func (t *Timeline) settle() {
 		for i := range l.pending {
 			p := &l.pending[i]
 			if !p.changes.IsZero() {
-				t.changesOf(&p.mark, p.changes)
+				t.setChanges(&p.mark, p.changes)
 			}
 			l.encodeMark(&p.mark, &t.attrs)
 			p.mark.Raw = nil
@@ -312,11 +312,11 @@ func (t *Timeline) settle() {
 	t.unsettled, t.pending, t.pendingBytes = t.unsettled[:0], 0, 0
 }
 
-// changesOf gives m the changes it shows: the members that differ, raw,
+// setChanges gives m the changes it shows: the members that differ, raw,
 // for the page's script to make its operations of when the mark is looked
 // at, or, where only the Go diff can say (a Secret, an ignored path within
 // a member), its operations. m.Raw is t.raw's memory, until the next call.
-func (t *Timeline) changesOf(m *mark, changes stage.Changes) {
+func (t *Timeline) setChanges(m *mark, changes stage.Changes) {
 	raw, ok, err := changes.AppendRaw(t.raw[:0])
 	if err == nil && ok {
 		t.raw, m.Raw = raw, raw
