@@ -72,10 +72,11 @@ func New(flags genericclioptions.RESTClientGetter, context string) *Cluster {
 // certificate, when it is a pair of files, may be rotated on disk while the
 // stream runs: the connections are then renewed (package clientcert). Its
 // requests wait for the first one's connection, so that those sent at
-// once share it (firstConn).
+// once share it (firstConn). Its gzip responses are inflated by
+// klauspost/compress (withGunzip).
 func NewConfigFlags(streams genericiooptions.IOStreams) *genericclioptions.ConfigFlags {
 	renewer, gate := clientcert.New(), newFirstConn()
-	wrap := func(config *rest.Config) *rest.Config { return gate.Wrap(renewer.Wrap(config)) }
+	wrap := func(config *rest.Config) *rest.Config { return gate.Wrap(renewer.Wrap(withGunzip(config))) }
 	return genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams).WithWrapConfigFn(wrap)
 }
 
