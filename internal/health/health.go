@@ -260,6 +260,13 @@ func (j *Judge) At(o *rawobj.Object, now time.Time) Health {
 		return Gone()
 	}
 	pod := o.Kind == "Pod" && o.APIVersion == "v1"
+	// An object this package parsed without a status (a ConfigMap, a
+	// Secret) needs no second reading of its JSON to be judged by its kind.
+	if !pod && j.pods != nil && o.WithoutStatus() && o.DeletionTimestamp == "" {
+		if h, ok := j.withoutStatus(o); ok {
+			return h
+		}
+	}
 	names := []string{"status", "spec"}
 	if pod {
 		names = names[:1]

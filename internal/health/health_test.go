@@ -548,6 +548,11 @@ func TestObjectsWithoutStatusJudgedByKindAsKstatusDoes(t *testing.T) {
 		``, `,"data":{"k":"v"}`, `,"spec":{"type":"LoadBalancer","replicas":2}`, `,"status":{}`, `,"status":null`,
 		`,"status":{"observedGeneration":1}`, `,"status":{"conditions":[{"type":"Ready","status":"False","reason":"Waiting"}]}`,
 		`,"status":{"conditions":[{"type":"Stalled","status":"True","reason":"Stuck"}]}`,
+		// Keys a decoder reads as status or not (WithoutStatus must agree).
+		`,"st\u0061tus":{"conditions":[{"type":"Stalled","status":"True","reason":"Stuck"}]}`,
+		`,"Status":{"conditions":[{"type":"Stalled","status":"True","reason":"Stuck"}]}`,
+		`,"status":{"conditions":[{"type":"Stalled","status":"True","reason":"Stuck"}]},"status":null`,
+		`,"status":null,"status":{"conditions":[{"type":"Stalled","status":"True","reason":"Stuck"}]}`,
 	}
 	metas := []string{``, `,"generation":3`, `,"deletionTimestamp":"2030-01-01T00:00:00Z"`}
 	fast, whole := NewJudge(), &Judge{}

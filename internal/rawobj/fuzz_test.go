@@ -51,6 +51,12 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		checkAgainstOracle(t, data, opts, o)
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal(data, &top); err == nil {
+			if _, has := top["status"]; has == o.WithoutStatus() {
+				t.Fatalf("WithoutStatus() = %v, but encoding/json finds a status: %v", o.WithoutStatus(), has)
+			}
+		}
 		if _, err := Parse(data, ParseOptions{KeepManagedFields: keep}); (err == nil) != (o.Name != "") {
 			t.Fatalf("name %q but Parse without AllowMissingName: %v", o.Name, err)
 		}

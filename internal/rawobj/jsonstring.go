@@ -4,6 +4,8 @@ package rawobj
 // them, and quoted for the members ParseList inserts.
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -97,7 +99,19 @@ func AppendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // s's bytes, read only
 	for i := 0; i < len(s); {
+		// Skip plain ASCII 8 bytes at a time; stop at the first byte to
+		// escape or not ASCII.
+		if i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			if m := specialBytes(x) | x&0x8080808080808080; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+			} else {
+				i += 8
+				continue
+			}
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				i++

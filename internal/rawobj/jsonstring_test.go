@@ -27,7 +27,15 @@ func stringSeeds() []string {
 }
 
 func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	for _, s := range stringSeeds() {
+	cases := stringSeeds()
+	// Each byte to escape or not ASCII at every offset of words read 8
+	// bytes at a time, with plain bytes on both sides.
+	for _, special := range []string{`"`, `\`, "\n", "\x1f", "\x7f", "\x00", "é", "\xff", "\u2028", "\xe2\x80"} {
+		for at := 0; at <= 17; at++ {
+			cases = append(cases, strings.Repeat("a", at)+special+strings.Repeat("z", 17-at))
+		}
+	}
+	for _, s := range cases {
 		if got, want := string(AppendString(nil, s)), encodingJSON(t, s); got != want {
 			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
 		}

@@ -34,7 +34,10 @@ type objScan struct {
 	apiVersion, kind       strRef
 	hasAPIVersion, hasKind bool // the member is present (and kept)
 
-	hasMetadata       bool
+	hasMetadata bool
+	// hasStatus: the top level has a status member (null included).
+	hasStatus bool
+
 	namespace, name   strRef
 	uid               strRef
 	resourceVersion   strRef
@@ -100,6 +103,9 @@ func (p *objScan) parseObject() error {
 				}
 			case "metadata":
 				err = p.parseMetadata()
+			case "status":
+				p.hasStatus = true
+				err = p.skipValue(p.depth)
 			default:
 				err = p.skipValue(p.depth)
 			}

@@ -46,6 +46,9 @@ type Object struct {
 	// parsed: made by this package (Parse, a list, a watch event), so every
 	// field is derived from JSON and managers; SetGroupVersionKind reads it.
 	parsed bool
+	// noStatus: parsed, and the top level of JSON has no status member
+	// (WithoutStatus). Beside parsed, it takes no room of its own.
+	noStatus bool
 
 	// Row is, for an object that came as a row of a server-side Table
 	// (ParseList of a Table, a watch event of one), the row; nil
@@ -60,6 +63,12 @@ type Object struct {
 	// allocation, not a slice of entries (72 bytes of string headers each).
 	managers string
 }
+
+// WithoutStatus reports that o has no status member, known without
+// reading its JSON again: o was parsed by this package, whose scan of the
+// top level saw no member "status" (a key decoding to it, escaped or not).
+// false says nothing: o has a status, maybe null, or was not parsed here.
+func (o *Object) WithoutStatus() bool { return o.noStatus }
 
 // Compile-time checks that Object is usable by the cache and by client-go.
 var (

@@ -148,3 +148,48 @@ func TestOwnerUIDOfRepeatedMetadata(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutStatus(t *testing.T) {
+	cases := []struct {
+		body string
+		want bool // the top level has no member a decoder reads as status
+	}{
+		{`,"data":{"status":"x"}`, true},
+		{`,"spec":{"status":{}}`, true},
+		{`,"Status":{}`, true},
+		{`,"status":{}`, false},
+		{`,"status":null`, false},
+		{`,"st\u0061tus":{}`, false},
+		{`,"status":{},"status":null`, false},
+	}
+	for _, c := range cases {
+		data := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","managedFields":[{"manager":"m","operation":"Update"}]}` + c.body + `}`
+		parsed, err := Parse([]byte(data), ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := ParseList([]byte(`{"apiVersion":"v1","kind":"ConfigMapList","metadata":{},"items":[`+data+`]}`), ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, event, _, err := NewDecoder(strings.NewReader(`{"type":"MODIFIED","object":` + data + `}`)).NextEvent(ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		retyped := parsed.DeepCopy()
+		retyped.SetGroupVersionKind(retyped.GroupVersionKind())
+		for name, o := range map[string]*Object{"Parse": parsed, "a list's item": list.Items[0], "a watch event's": event, "DeepCopy": parsed.DeepCopy(), "retyped": retyped} {
+			if got := o.WithoutStatus(); got != c.want {
+				t.Errorf("%s of %s: WithoutStatus() = %v, want %v", name, data, got, c.want)
+			}
+			if c.want {
+				if status, err := o.Members("status"); err != nil || status[0] != nil {
+					t.Errorf("%s of %s: WithoutStatus but Members finds status %s (%v)", name, data, status, err)
+				}
+			}
+		}
+	}
+	if (&Object{JSON: []byte(`{"metadata":{"name":"a"}}`)}).WithoutStatus() {
+		t.Error("an Object made by hand says it has no status")
+	}
+}
