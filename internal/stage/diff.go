@@ -38,6 +38,8 @@ type differ struct {
 	// ignore are the paths left out of diffs; ignored the same, parsed.
 	ignore  []string
 	ignored *diff.Ignored
+	// onlyAlways: ignore is alwaysIgnoredPaths alone (Changes.Versions).
+	onlyAlways bool
 	// walkers are changeWalkers, each with its scratch, for compute.
 	walkers sync.Pool
 }
@@ -59,6 +61,7 @@ func newDiffer(o DiffOptions) (*differ, error) {
 		d.ignore = append(d.ignore, p)
 	}
 	d.ignored = diff.ParseIgnored(d.ignore)
+	d.onlyAlways = len(d.ignore) == len(alwaysIgnoredPaths())
 	return d, nil
 }
 

@@ -315,6 +315,23 @@ func (c Changes) AppendRaw(dst []byte) (out []byte, ok bool, err error) {
 	return c.d.appendRaw(dst, c.old, c.obj, c.secret)
 }
 
+// Versions are the two objects' JSON, for a reader that diffs them whole
+// as Operations does, given the paths every diff leaves out
+// (metadata.resourceVersion and metadata.managedFields, AlwaysIgnored);
+// ok is false when only Operations can say: a Secret's changes, or a diff
+// that ignores more (--ignore-path, --status=false, --changed-only's
+// metadata.generation). The bytes are the objects': read-only.
+func (c Changes) Versions() (old, obj []byte, ok bool) {
+	if c.d == nil || c.secret || !c.d.onlyAlways {
+		return nil, nil, false
+	}
+	return c.old.JSON, c.obj.JSON, true
+}
+
+// AlwaysIgnored are the paths every diff leaves out, as JSON pointers:
+// they change with every write and say nothing about what changed.
+func AlwaysIgnored() []string { return alwaysIgnoredPaths() }
+
 // HealthOf is the health of it's object (a delta of an informer watching
 // t) at now, nil when this Stage does not judge, for an Event, and for a
 // deletion.

@@ -187,6 +187,14 @@ func appendMark(b []byte, m *mark, attrs *markAttrs) []byte {
 		b = appendKey(b, "x")
 		b = appendRawText(b, m.Raw)
 	}
+	if len(m.Base) > 0 {
+		b = appendKey(b, "pb")
+		b = appendRawText(b, m.Base)
+	}
+	if len(m.Patch) > 0 {
+		b = appendKey(b, "p")
+		b = append(b, m.Patch...)
+	}
 	if m.Unknown {
 		b = append(b, `,"u":true`...)
 	}

@@ -28,10 +28,13 @@ import (
 	"testing"
 	"time"
 	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 )
@@ -47,12 +50,7 @@ type jsCase struct {
 // compares each result with Go's changes of the whole objects.
 func TestChangesFromRawInBrowser(t *testing.T) {
 	began := time.Now()
-	var cases []jsCase
-	cases = append(cases, handCases()...)
-	cases = append(cases, fixtureCases(t)...)
-	cases = append(cases, unicodeKeyCases()...)
-	cases = append(cases, objectHistoryCases(t)...)
-	cases = append(cases, randomCases(3000)...)
+	cases := allCases(t)
 
 	// Each case is handed to the page three times: one entry per
 	// top-level member that differs; shuffled, with the members that are
@@ -145,6 +143,208 @@ func TestChangesFromRawInBrowser(t *testing.T) {
 	b.noConsoleErrors()
 	t.Logf("%d cases (made in %v), %d calls of changesFromRaw: %v, %.0f ms of it in the page", len(cases), built.Round(time.Millisecond),
 		len(runs), time.Since(start).Round(time.Millisecond), inPage)
+}
+
+// allCases are the pairs the page's diffs are held to Go's with.
+func allCases(t *testing.T) []jsCase {
+	var cases []jsCase
+	cases = append(cases, handCases()...)
+	cases = append(cases, fixtureCases(t)...)
+	cases = append(cases, unicodeKeyCases()...)
+	cases = append(cases, objectHistoryCases(t)...)
+	return append(cases, randomCases(3000)...)
+}
+
+// TestChangesFromPatchesInBrowser hands the page each pair of ASCII
+// objects as the version before and a patch ("pb", "p"): the patch the
+// run writes (diffBytes) where it makes one, and one hunk replacing the
+// whole object, and compares the version the page makes with the version
+// after and its changes with the run's own operations.
+func TestChangesFromPatchesInBrowser(t *testing.T) {
+	differ, err := stage.NewDiffer(stage.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		B, P, N string // the version before, the patch (JSON), the version after
+		c       int
+		want    [][2]string
+	}
+	var runs []run
+	cases, patched := allCases(t), 0
+	for i, c := range cases {
+		if !isASCII(c.old) || !isASCII(c.new) {
+			continue
+		}
+		ops, err := differ.Changes(&rawobj.Object{JSON: c.old}, &rawobj.Object{JSON: c.new}, false).Operations()
+		if err != nil {
+			t.Fatalf("case %s: %v", c.name, err)
+		}
+		want := changesOf(ops)
+		if hunks, ok := diffBytes(nil, c.old, c.new); ok {
+			runs, patched = append(runs, run{string(c.old), string(appendHunks(nil, hunks)), string(c.new), i, want}), patched+1
+		}
+		whole := appendHunks(nil, []hunk{{at: 0, del: len(c.old), ins: c.new}})
+		runs = append(runs, run{string(c.old), string(whole), string(c.new), i, want})
+	}
+	if patched < len(runs)/3 {
+		t.Fatalf("only %d of %d ASCII cases patched", patched, len(runs)-patched)
+	}
+	b := openPage(t, "{}")
+	failures := 0
+	for from := 0; from < len(runs); from += 500 {
+		batch := runs[from:min(from+500, len(runs))]
+		arg := mustJSON(t, batch)
+		var got []struct {
+			Same  bool
+			After string
+			C     [][2]string
+			E     string
+		}
+		b.eval(`(function (runs) { return runs.map(function (r) { try {
+			const p = JSON.parse(r.P), after = window.patchedVersion(r.B, p);
+			return {Same: after === r.N, After: after === r.N ? '' : after, C: window.changesFromPatch(r.B, p)};
+			} catch (e) { return {E: e.message}; } }); })(`+string(arg)+`)`, &got)
+		if len(got) != len(batch) {
+			t.Fatalf("the page returned %d results for %d", len(got), len(batch))
+		}
+		for i, g := range got {
+			r := batch[i]
+			if g.E != "" || !g.Same || !slices.Equal(g.C, r.want) {
+				if failures++; failures <= 15 {
+					t.Errorf("case %s\nbefore %q\npatch %s\nafter %q\npage made %q (error %q)\npage %s\ngo   %s", cases[r.c].name, r.B, r.P, r.N, g.After, g.E, mustJSON(t, g.C), mustJSON(t, r.want))
+				}
+			}
+		}
+	}
+	if failures > 0 {
+		t.Errorf("%d of %d results differ", failures, len(runs))
+	}
+	b.noConsoleErrors()
+	t.Logf("%d cases, %d patched as the run does, %d calls", len(cases), patched, len(runs))
+}
+
+// TestPatchChainsInBrowser observes the histories of a busy Pod and
+// Deployment as a run does (a lane each; now and then a version the
+// stream did not show, or one not ASCII, breaks the chain of patches),
+// writes the page, and has the page read its document and make every
+// mark's changes: each must be the run's own operations.
+func TestPatchChainsInBrowser(t *testing.T) {
+	differ, err := stage.NewDiffer(stage.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := New(filepath.Join(t.TempDir(), "t.html"), "", nil)
+	// The objects as the stream has them, without managedFields, their
+	// identity fixed (the generator rewrites any member, these too), their
+	// text made ASCII (asciiJSON), as most objects' is.
+	parse := func(name string, data []byte) *rawobj.Object {
+		n := parseNode(t, data)
+		id, _, _ := strings.Cut(name, " ")
+		for _, k := range []string{"managedFields", "uid", "name", "namespace", "creationTimestamp", "generation", "deletionTimestamp"} {
+			n.del([]string{"metadata", k})
+		}
+		n.set([]string{"metadata", "name"}, strNode(id))
+		n.set([]string{"metadata", "namespace"}, strNode("demo"))
+		n.set([]string{"metadata", "uid"}, strNode(id+"-uid"))
+		o, err := rawobj.Parse(asciiJSON(n.bytes()), rawobj.ParseOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return o
+	}
+	want := map[string][][][2]string{} // by lane UID, a mark's changes each
+	var prev *rawobj.Object
+	cases, at := objectHistoryCases(t), time.Duration(0)
+	for i, c := range cases {
+		old := prev
+		if old == nil || !bytes.Equal(old.JSON, parse(c.name, c.old).JSON) {
+			old = parse(c.name, c.old)
+			at += time.Second
+			tl.Observe(&printer.Record{Type: "Added", Time: t0.Add(at), APIVersion: old.APIVersion, Kind: old.Kind, Namespace: old.Namespace, Name: old.Name, UID: old.UID}, old, stage.Changes{})
+			want[old.UID] = append(want[old.UID], nil)
+		}
+		newJSON := c.new
+		switch {
+		case i%17 == 5: // not ASCII: walked
+			newJSON = bytes.Replace(newJSON, []byte(`"metadata":{`), []byte(`"metadata":{"annotations":{"note":"é"},`), 1)
+			if bytes.Contains(c.new, []byte(`"annotations"`)) {
+				newJSON = c.new
+			}
+		case i%13 == 7: // a version the stream did not show
+			old = parse(c.name, bytes.Replace(c.old, []byte(`"resourceVersion":"`), []byte(`"resourceVersion":"9`), 1))
+		}
+		obj := parse(c.name, newJSON)
+		ops, err := differ.Changes(old, obj, false).Operations()
+		if err != nil {
+			t.Fatal(err)
+		}
+		at += time.Second
+		tl.Observe(&printer.Record{Type: "Updated", Time: t0.Add(at), APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, UID: obj.UID}, obj, differ.Changes(old, obj, false))
+		want[obj.UID] = append(want[obj.UID], changesOf(ops))
+		prev = obj
+		if i%17 == 5 {
+			prev = nil
+		}
+	}
+	if err := tl.Write(false); err != nil {
+		t.Fatal(err)
+	}
+	doc, text := readDocument(t, tl.Path())
+	counts := map[string]int{}
+	for _, l := range doc.Lanes {
+		for _, m := range l.Marks {
+			switch {
+			case m.Base != nil:
+				counts["pb"]++
+			case m.Patch != nil:
+				counts["p"]++
+			case m.Raw != nil:
+				counts["x"]++
+			}
+		}
+	}
+	if counts["p"] < 150 || counts["pb"] < 10 || counts["x"] < 10 {
+		t.Fatalf("marks with a patch alone, with its version before, walked: %v", counts)
+	}
+	b := openPage(t, "{}")
+	var got map[string][][][2]string
+	b.eval(`(function (doc) { const out = {};
+		for (const l of doc.lanes) out[l.uid] = window.changesOfMarks(l.marks); return out; })(`+text+`)`, &got)
+	for uid, w := range want {
+		g := got[uid]
+		if len(g) != len(w) {
+			t.Fatalf("lane %s: %d marks in the page, %d observed", uid, len(g), len(w))
+		}
+		for i := range w {
+			if !slices.Equal(g[i], w[i]) {
+				t.Errorf("lane %s, mark %d: page %s\ngo %s", uid, i, mustJSON(t, g[i]), mustJSON(t, w[i]))
+			}
+		}
+	}
+	b.noConsoleErrors()
+	t.Logf("marks: %v", counts)
+}
+
+// asciiJSON is the JSON text data with every rune that is not ASCII (or
+// byte that is not UTF-8) in its strings written as an escape: the same
+// values, decoded.
+func asciiJSON(data []byte) []byte {
+	var out []byte
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		switch {
+		case r < utf8.RuneSelf:
+			out = append(out, data[0])
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		default: // utf8.RuneError for a byte that is not UTF-8, as a decoder reads it
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		data = data[size:]
+	}
+	return out
 }
 
 // TestPageShowsRawChanges opens a page whose marks carry "c", "x", an "x"

@@ -17,6 +17,7 @@
 package timeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"slices"
@@ -32,8 +33,9 @@ import (
 
 // Version is the version of the page's data document ("v"): 2 since a
 // mark's changes may be its members that differ ("x"), for the page to
-// make the operations of.
-const Version = 2
+// make the operations of; 3 since they may be its two versions, as a
+// patch of the one before ("p", "pb").
+const Version = 3
 
 // maxValueLen bounds a value in a change's text, in runes: longer than a
 // terminal line's (the page wraps), short enough that a ConfigMap's
@@ -76,6 +78,10 @@ type Timeline struct {
 	attrs markAttrs
 	// raw holds a mark's raw changes until it is encoded (changesOf).
 	raw []byte
+	// hunks and patchBuf are a mark's patch while it is made and encoded
+	// (patch).
+	hunks    []hunk
+	patchBuf []byte
 	// buf is the last data document written, reused for the next; Write
 	// holds writing while it uses it.
 	buf []byte
@@ -125,6 +131,11 @@ type lane struct {
 	// ownerUID is the UID of its controller (or first) owner, resolved to
 	// Parent when the page is written: the owner may come later.
 	ownerUID string
+	// known is the JSON of the version the page makes from the lane's
+	// latest mark with a patch ("p", see patch): the next change whose
+	// version before is these bytes is patched against it without the
+	// text again ("pb"). nil when there is none.
+	known []byte
 	// recheck, when not nil, is the object as of its last delta, whose
 	// verdict changes at recheckAt unless another delta comes first.
 	recheck   *rawobj.Object
@@ -145,8 +156,15 @@ type mark struct {
 	// Raw are its changes as the page's script computes them when the
 	// mark is looked at (stage.Changes.AppendRaw), in place of Changes:
 	// the JSON text of the members that differ, written as a string.
-	Raw     rawText `json:"x,omitempty"`
-	Unknown bool    `json:"u,omitempty"`
+	Raw rawText `json:"x,omitempty"`
+	// Patch are, in place of Changes and Raw, the hunks that make the
+	// object's version after the change from the version before
+	// (appendHunks, JSON); Base is the text of the version before, when
+	// the page cannot make it from the lane's previous mark with a Patch.
+	// The page diffs the two versions when the mark is looked at.
+	Patch   json.RawMessage `json:"p,omitempty"`
+	Base    rawText         `json:"pb,omitempty"`
+	Unknown bool            `json:"u,omitempty"`
 }
 
 // rawText is JSON text the page holds as a string (mark.Raw).
@@ -261,6 +279,19 @@ func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object, changes stag
 	if len(rec.Changes) > 0 {
 		m.Changes = changesOf(rec.Changes)
 	}
+	if !changes.IsZero() {
+		if old, now, ok := changes.Versions(); ok && t.patch(l, &m, old, now) {
+			changes = stage.Changes{}
+			if len(l.pending) > 0 {
+				m.Patch = bytes.Clone(m.Patch) // t.patchBuf is reused
+			}
+		} else {
+			l.known = nil
+		}
+	}
+	if rec.Type == "Deleted" {
+		l.known = nil
+	}
 	if changes.IsZero() && len(l.pending) == 0 {
 		l.addMark(&m, &t.attrs)
 		return
@@ -331,6 +362,42 @@ func (t *Timeline) setChanges(m *mark, changes stage.Changes) {
 	if err != nil {
 		m.Changes = [][2]string{{"error", "the changes could not be computed: " + err.Error()}}
 	}
+}
+
+// patch gives m its change as the page diffs it: the hunks that make the
+// version after (now) from the version before (old), and the text of the
+// version before unless the page makes it from l's previous mark with a
+// patch; and reports whether it could: the versions are ASCII (the page
+// counts offsets in UTF-16 units) and the hunks few (maxPatchBytes). Two
+// versions alike leave m without changes. m.Patch is t.patchBuf's memory,
+// until the next call.
+//
+// A patch costs a comparison of the two versions' bytes, a word at a
+// time, where the members that differ ("x") cost a walk of both; it is
+// made for the changes of a type whose diff ignores no more than the
+// paths every diff does (stage.Changes.Versions).
+func (t *Timeline) patch(l *lane, m *mark, old, now []byte) bool {
+	chained := l.known != nil && bytes.Equal(l.known, old)
+	if !chained && !isASCII(old) {
+		return false
+	}
+	hunks, ok := diffBytes(t.hunks[:0], old, now)
+	for _, h := range hunks {
+		ok = ok && isASCII(h.ins)
+	}
+	if ok && len(hunks) > 0 {
+		t.patchBuf = appendHunks(t.patchBuf[:0], hunks)
+		m.Patch = t.patchBuf
+		if !chained {
+			m.Base = old
+		}
+	}
+	clear(hunks) // let go of now's bytes
+	t.hunks = hunks[:0]
+	if ok {
+		l.known = now
+	}
+	return ok
 }
 
 // addMark adds m to l's marks, its members encoded with attrs'.

@@ -368,8 +368,9 @@ func TestChangesAreComputedLaterInOrder(t *testing.T) {
 		}
 		return d.Changes(old, obj, secret)
 	}
+	// Not ASCII: walked, not patched (TestChangesArePatched).
 	cm := func(v string) *rawobj.Object {
-		o, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"demo","uid":"cm-uid","resourceVersion":"`+v+`","labels":{"a":"`+v+`"}},"data":{"k":"`+v+`"}}`), rawobj.ParseOptions{})
+		o, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"demo","uid":"cm-uid","resourceVersion":"`+v+`","labels":{"a":"`+v+`"}},"data":{"k":"`+v+`","n":"é"}}`), rawobj.ParseOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,7 +381,7 @@ func TestChangesAreComputedLaterInOrder(t *testing.T) {
 	tl.Observe(recordOf("Added", "ConfigMap", "c", "cm-uid", 0), v1, stage.Changes{})
 	tl.Observe(recordOf("Updated", "ConfigMap", "c", "cm-uid", time.Second), v2, changes(v1, v2, false, stage.DiffOptions{}))
 	tl.Observe(recordOf("Updated", "ConfigMap", "c", "cm-uid", 2*time.Second), v3, changes(v2, v3, true, stage.DiffOptions{}))
-	unlabelled, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"demo","uid":"cm-uid","resourceVersion":"3","labels":null},"data":{"k":"2"}}`), rawobj.ParseOptions{})
+	unlabelled, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"demo","uid":"cm-uid","resourceVersion":"3","labels":null},"data":{"k":"2","n":"é"}}`), rawobj.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,185 @@
+package timeline
+
+// A change's versions as the page gets them: the text of the version
+// before (once per chain, "pb") and, for each change, the hunks that make
+// the version after from it ("p"). The page diffs the two versions when
+// a mark is looked at; the run only compares bytes.
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"strconv"
+)
+
+const (
+	// maxPatchBytes bounds a patch's encoding: a change that rewrites
+	// more (a member grown by a long value, keys reordered) goes the
+	// walk's way ("x"), whose size is the members that differ.
+	maxPatchBytes = 512
+	// hunkGap is the fewest equal bytes that part two hunks: nearer
+	// differences are one hunk, which costs less than two encoded.
+	hunkGap = 12
+	// hunkCost is about what a hunk's encoding adds to its bytes.
+	hunkCost = 16
+	// desyncRun is the longest run of differing bytes taken for a value
+	// rewritten in place when the lengths differ: a longer one is where
+	// the texts slid apart.
+	desyncRun = 32
+)
+
+// hunk replaces del bytes of a version at offset at with ins.
+type hunk struct {
+	at, del int
+	ins     []byte
+}
+
+// diffBytes returns the hunks that make b from a, appended to hunks, in
+// order of offset and apart, and whether their bytes stay within
+// maxPatchBytes. A common prefix and suffix are kept. Between them, the
+// texts are compared at the same offsets, each run of differing bytes a
+// hunk: an update rewrites most values in place (a resourceVersion, a
+// time, a counter), keeping the length. Where the lengths differ, that
+// goes on from the front and from the back until the texts look slid
+// apart (a run of more than desyncRun differing bytes), and what lies
+// between is one hunk.
+func diffBytes(hunks []hunk, a, b []byte) ([]hunk, bool) {
+	p := commonPrefix(a, b)
+	s := commonSuffix(a[p:], b[p:])
+	midA, midB := a[p:len(a)-s], b[p:len(b)-s]
+	la, lb := len(midA), len(midB)
+	n := min(la, lb)
+	budget := maxPatchBytes
+	add := func(at, del int, ins []byte) bool {
+		hunks = append(hunks, hunk{at: p + at, del: del, ins: ins})
+		budget -= len(ins) + hunkCost
+		return budget >= 0
+	}
+	// From the front, at the same offsets.
+	f := 0
+	for f < n {
+		j := f + commonPrefix(midA[f:n], midB[f:n])
+		if j >= n {
+			f = n
+			break
+		}
+		end := j + 1
+		for k, equal := j+1, 0; k < n && equal < hunkGap; k++ {
+			if midA[k] == midB[k] {
+				equal++
+			} else {
+				end, equal = k+1, 0
+			}
+		}
+		if la != lb && end-j > desyncRun {
+			f = j
+			break
+		}
+		if !add(j, end-j, midB[j:end]) {
+			return hunks, false
+		}
+		f = end
+	}
+	if la == lb {
+		return hunks, true
+	}
+	// From the back, at the same offsets from the ends, down to f: t
+	// bytes from the ends are done.
+	m, t := n-f, 0
+	back := len(hunks)
+	for t < m {
+		u := t + commonSuffix(midA[f:la-t], midB[f:lb-t])
+		if u >= m {
+			t = m
+			break
+		}
+		end := u + 1
+		for k, equal := u+1, 0; k < m && equal < hunkGap; k++ {
+			if midA[la-1-k] == midB[lb-1-k] {
+				equal++
+			} else {
+				end, equal = k+1, 0
+			}
+		}
+		if end-u > desyncRun {
+			t = u
+			break
+		}
+		if !add(la-end, end-u, midB[lb-end:lb-u]) {
+			return hunks, false
+		}
+		t = end
+	}
+	// Between: one hunk, before the back's (found last first).
+	if !add(f, la-t-f, midB[f:lb-t]) {
+		return hunks, false
+	}
+	slices.Reverse(hunks[back:])
+	return hunks, true
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix is the length of the longest common suffix of a and b.
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := binary.BigEndian.Uint64(a[len(a)-i-8:]) ^ binary.BigEndian.Uint64(b[len(b)-i-8:])
+		if x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
+}
+
+// isASCII: b has no byte above 0x7f. The page indexes a version's text in
+// UTF-16 units, which are its bytes only then.
+func isASCII(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendHunks appends hunks as the page reads "p": [[at, del, "ins"], …].
+func appendHunks(b []byte, hunks []hunk) []byte {
+	b = append(b, '[')
+	for i, h := range hunks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(h.at), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(h.del), 10)
+		b = append(b, ',')
+		b = appendRawText(b, h.ins)
+		b = append(b, ']')
+	}
+	return append(b, ']')
+}
