@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -502,15 +503,36 @@ func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string
 	} else if i := t.byNameOnly(context, kind, namespace, name); i >= 0 {
 		return t.lanes[i]
 	}
-	l := &lane{Context: context, APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name, UID: uid, Parent: -1}
+	l := newLane(context, apiVersion, kind, namespace, name, uid)
 	t.lanes = append(t.lanes, l)
 	i := len(t.lanes) - 1
 	if uid != "" {
-		t.byUID[uidKey{context, uid}] = i
+		t.byUID[uidKey{l.Context, l.UID}] = i
 	} else {
-		t.byName[nameKey{context: context, kind: kind, namespace: namespace, name: name}] = i
+		t.byName[nameKey{context: l.Context, kind: l.Kind, namespace: l.Namespace, name: l.Name}] = i
 	}
 	return l
+}
+
+// newLane is the lane of an object so named, its names copied into one
+// allocation of their own: they may lie in the JSON of the object's first
+// version, which the lane would otherwise keep for the whole run.
+func newLane(context, apiVersion, kind, namespace, name, uid string) *lane {
+	names := [...]string{context, apiVersion, kind, namespace, name, uid}
+	n := 0
+	for _, s := range names {
+		n += len(s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, s := range names {
+		b.WriteString(s)
+	}
+	all, at := b.String(), 0
+	for i, s := range names {
+		names[i], at = all[at:at+len(s)], at+len(s)
+	}
+	return &lane{Context: names[0], APIVersion: names[1], Kind: names[2], Namespace: names[3], Name: names[4], UID: names[5], Parent: -1}
 }
 
 // byNameOnly is the index of the latest lane of an object known by name

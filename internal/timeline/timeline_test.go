@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
@@ -502,5 +503,26 @@ func TestTimeAloneComesBeforeTheNextDelta(t *testing.T) {
 	h := doc.Lanes[0].Health
 	if len(h) == 0 || h[0][0] != float64(t0.Add(15*time.Second).UnixMilli()) || h[0][1] != "Failed" {
 		t.Fatalf("the Pod's health must turn Failed at the end of its schedule window, not at its next delta: %v", h)
+	}
+}
+
+// TestLaneKeepsNoneOfTheRecordsMemory: a lane's names are its own, not
+// the JSON of the object's first version they were read from (which the
+// lane would keep for the whole run).
+func TestLaneKeepsNoneOfTheRecordsMemory(t *testing.T) {
+	buf := []byte("ctxv1ConfigMapdemowebuid-1")
+	in := func(from, to int) string { return unsafe.String(&buf[from], to-from) }
+	tl := New(filepath.Join(t.TempDir(), "t.html"), "", nil)
+	rec := &printer.Record{Type: "Added", Time: t0, Context: in(0, 3), APIVersion: in(3, 5), Kind: in(5, 14), Namespace: in(14, 18), Name: in(18, 21), UID: in(21, 26)}
+	tl.Observe(rec, nil, stage.Changes{})
+	for i := range buf {
+		buf[i] = '!'
+	}
+	l := tl.lanes[0]
+	if got := [...]string{l.Context, l.APIVersion, l.Kind, l.Namespace, l.Name, l.UID}; got != [...]string{"ctx", "v1", "ConfigMap", "demo", "web", "uid-1"} {
+		t.Fatalf("the lane's names changed with the record's memory: %q", got)
+	}
+	if _, ok := tl.byUID[uidKey{"ctx", "uid-1"}]; !ok {
+		t.Fatal("the lane is not found by its UID")
 	}
 }
