@@ -95,7 +95,7 @@ func (b *builder) str(r strRef) string {
 // [JSON | strings that cannot be sliced from it | managedFields summary].
 func (p *objScan) build(tm *typeMeta) *Object {
 	var pre1, pre2 []byte
-	o := &Object{parsed: true, noStatus: !p.hasStatus}
+	o := &Object{parsed: true, noStatus: !p.hasStatus, noOwners: !p.hasOwners}
 	if tm != nil {
 		if !p.hasAPIVersion && tm.apiVersion != "" {
 			pre1 = tm.apiVersionJSON

@@ -37,6 +37,8 @@ type objScan struct {
 	hasMetadata bool
 	// hasStatus: the top level has a status member (null included).
 	hasStatus bool
+	// hasOwners: metadata has an ownerReferences member (null included).
+	hasOwners bool
 
 	namespace, name   strRef
 	uid               strRef
@@ -185,6 +187,7 @@ func (p *objScan) resetMeta() {
 	p.resourceVersion, p.creationTimestamp, p.deletionTimestamp = strRef{}, strRef{}, strRef{}
 	p.generation = 0
 	p.initialEventsEnd = false
+	p.hasOwners = false
 	p.managers.reset()
 }
 
@@ -227,6 +230,9 @@ func (p *objScan) parseMetadata() error {
 			p.generation, err = p.int64Value("metadata.generation")
 		case "annotations":
 			err = p.parseAnnotations(depth + 1)
+		case "ownerReferences":
+			p.hasOwners = true
+			err = p.skipValue(depth)
 		case "managedFields":
 			remove = !p.keepManagedFields
 			err = p.parseManagedFields(depth + 1)

@@ -47,8 +47,10 @@ type Object struct {
 	// field is derived from JSON and managers; SetGroupVersionKind reads it.
 	parsed bool
 	// noStatus: parsed, and the top level of JSON has no status member
-	// (WithoutStatus). Beside parsed, it takes no room of its own.
-	noStatus bool
+	// (WithoutStatus); noOwners: parsed, and its metadata has no
+	// ownerReferences member (OwnerUID). Beside parsed, they take no room
+	// of their own.
+	noStatus, noOwners bool
 
 	// Row is, for an object that came as a row of a server-side Table
 	// (ParseList of a Table, a watch event of one), the row; nil

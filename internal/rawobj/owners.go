@@ -42,7 +42,7 @@ func (o *Object) Controller() (*metav1.OwnerReference, error) {
 // when none is the controller; "" without owners (or when they do not
 // read). Most objects have none: their JSON is not decoded at all.
 func (o *Object) OwnerUID() string {
-	if !bytes.Contains(o.JSON, []byte("ownerReferences")) {
+	if o.noOwners || !o.parsed && !bytes.Contains(o.JSON, []byte("ownerReferences")) {
 		return ""
 	}
 	if o.parsed {

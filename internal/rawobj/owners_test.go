@@ -193,3 +193,57 @@ func TestWithoutStatus(t *testing.T) {
 		t.Error("an Object made by hand says it has no status")
 	}
 }
+
+// TestOwnerUIDOfParsedObjects: the parse notes whether metadata has
+// ownerReferences, and OwnerUID answers as encoding/json reads them
+// (the controller's UID, or else the first owner's; of metadata repeated,
+// the last), through every way an object is parsed.
+func TestOwnerUIDOfParsedObjects(t *testing.T) {
+	for _, meta := range []string{
+		`{"name":"a"}`,
+		`{"name":"a","ownerReferences":null}`,
+		`{"name":"a","ownerReferences":[{"apiVersion":"v1","kind":"K","name":"o","uid":"first"},{"apiVersion":"v1","kind":"K","name":"c","uid":"ctrl","controller":true}]}`,
+		`{"name":"a","owner\u0052eferences":[{"apiVersion":"v1","kind":"K","name":"o","uid":"escaped"}]}`,
+		`{"name":"a","labels":{"ownerReferences":"not these"}}`,
+	} {
+		for _, data := range []string{
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":` + meta + `}`,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","ownerReferences":[{"uid":"earlier","apiVersion":"v1","kind":"K","name":"x"}]},"metadata":` + meta + `}`,
+		} {
+			// A repeated metadata: the last, whole (as an Unstructured
+			// decodes it; a struct would merge the two).
+			var top map[string]json.RawMessage
+			var meta metav1.ObjectMeta
+			if err := json.Unmarshal([]byte(data), &top); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(top["metadata"], &meta); err != nil {
+				t.Fatal(err)
+			}
+			want := ""
+			if refs := meta.OwnerReferences; len(refs) > 0 {
+				want = string(refs[0].UID)
+				if c := ControllerOf(refs); c != nil {
+					want = string(c.UID)
+				}
+			}
+			parsed, err := Parse([]byte(data), ParseOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := ParseList([]byte(`{"apiVersion":"v1","kind":"ConfigMapList","metadata":{},"items":[`+data+`]}`), ParseOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, event, _, err := NewDecoder(strings.NewReader(`{"type":"ADDED","object":` + data + `}`)).NextEvent(ParseOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, o := range map[string]*Object{"Parse": parsed, "a list's item": list.Items[0], "a watch event's": event, "DeepCopy": parsed.DeepCopy()} {
+				if got := o.OwnerUID(); got != want {
+					t.Errorf("%s of %s: OwnerUID() = %q, encoding/json reads %q", name, data, got, want)
+				}
+			}
+		}
+	}
+}
