@@ -13,6 +13,19 @@ import (
 // without reflection: a page of 50,000 deltas is written every few
 // seconds while the stream runs.
 func appendDocument(b []byte, doc *document) []byte {
+	b, _ = encodeDocument(b, doc, nil)
+	return b
+}
+
+// flushSize is about how much of a document encodeDocument holds before
+// handing it to be written.
+const flushSize = 64 << 10
+
+// encodeDocument appends doc to b as appendDocument does. flush, when not
+// nil, is handed what b holds whenever that passes flushSize between two
+// lanes, and returns the buffer to go on with: a page's document (12 MB
+// for 50,000 deltas) is written as it is encoded, never held whole.
+func encodeDocument(b []byte, doc *document, flush func([]byte) ([]byte, error)) ([]byte, error) {
 	b = append(b, `{"v":`...)
 	b = strconv.AppendInt(b, int64(doc.Version), 10)
 	b = appendKey(b, "title")
@@ -43,6 +56,12 @@ func appendDocument(b []byte, doc *document) []byte {
 			b = append(b, ',')
 		}
 		b = appendLane(b, l)
+		if flush != nil && len(b) >= flushSize {
+			var err error
+			if b, err = flush(b); err != nil {
+				return b, err
+			}
+		}
 	}
 	b = append(b, ']')
 	if len(doc.Gaps) > 0 {
@@ -60,26 +79,7 @@ func appendDocument(b []byte, doc *document) []byte {
 		}
 		b = append(b, ']')
 	}
-	return append(b, '}')
-}
-
-// documentSize is about the size of doc encoded: at least what its marks
-// and lanes' identities take, whose encoding is kept.
-func documentSize(doc *document) int {
-	n := 256 + len(doc.Command)
-	for _, l := range doc.Lanes {
-		n += 64 + len(l.marks)
-		if l.head != nil {
-			n += len(l.head)
-		} else {
-			n += 48 + len(l.Context) + len(l.APIVersion) + len(l.Kind) + len(l.Namespace) + len(l.Name) + len(l.UID)
-		}
-		for _, e := range l.Events {
-			n += 64 + len(e.Reason) + len(e.Message)
-		}
-		n += 96 * len(l.Health)
-	}
-	return n
+	return append(b, '}'), nil
 }
 
 // appendLane appends l; its identity is encoded once (lane.head), its

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	_ "embed" // page.html
@@ -33,10 +34,6 @@ const RefreshEvery = 5 * time.Second
 func (t *Timeline) Write(live bool) error {
 	t.writing.Lock()
 	defer t.writing.Unlock()
-	data, err := t.data(live)
-	if err != nil {
-		return err
-	}
 	before, after, ok := bytes.Cut(page, []byte(dataMarker))
 	if !ok {
 		return errors.New("--timeline: the embedded page has no place for its data (a build without page.html?)")
@@ -50,11 +47,20 @@ func (t *Timeline) Write(live bool) error {
 		return fmt.Errorf("--timeline: %w (is its directory there and writable?)", err)
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }() // after a rename: nothing left to remove
-	for _, part := range [][]byte{before, data, after} {
-		if _, err := tmp.Write(part); err != nil {
-			_ = tmp.Close()
-			return fmt.Errorf("--timeline: writing %s: %w", t.path, err)
-		}
+	w := bufio.NewWriterSize(tmp, flushSize)
+	_, err = w.Write(before)
+	if err == nil {
+		err = t.writeData(w, live)
+	}
+	if err == nil {
+		_, err = w.Write(after)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("--timeline: writing %s: %w", t.path, err)
 	}
 	if err := tmp.Chmod(pageMode(t.path)); err != nil {
 		_ = tmp.Close()

@@ -64,7 +64,7 @@ func diffBytes(hunks []hunk, a, b []byte) ([]hunk, bool) {
 			break
 		}
 		end := j + 1
-		for k, equal := j+1, 0; k < n && equal < hunkGap; k++ {
+		for k, equal := j+1, 0; k < n && equal < hunkGap && (la == lb || end-j <= desyncRun); k++ {
 			if midA[k] == midB[k] {
 				equal++
 			} else {
@@ -94,7 +94,7 @@ func diffBytes(hunks []hunk, a, b []byte) ([]hunk, bool) {
 			break
 		}
 		end := u + 1
-		for k, equal := u+1, 0; k < m && equal < hunkGap; k++ {
+		for k, equal := u+1, 0; k < m && equal < hunkGap && end-u <= desyncRun; k++ {
 			if midA[la-1-k] == midB[lb-1-k] {
 				equal++
 			} else {

@@ -19,6 +19,8 @@ package timeline
 import (
 	"bytes"
 	"encoding/json"
+	"hash/maphash"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -59,7 +61,7 @@ type Timeline struct {
 	// object's lane by context and UID, byName the lanes made without a
 	// UID by context, kind, namespace and name (byNameOnly).
 	lanes  []*lane
-	byUID  map[uidKey]int
+	byUID  uidIndex
 	byName map[nameKey]int
 	// start and end are the times of the first and last record (zero
 	// before any).
@@ -80,11 +82,13 @@ type Timeline struct {
 	// raw holds a mark's raw changes until it is encoded (changesOf).
 	raw []byte
 	// hunks and patchBuf are a mark's patch while it is made and encoded
-	// (patch).
+	// (patch); seed hashes the versions lanes know (versionHash).
 	hunks    []hunk
 	patchBuf []byte
-	// buf is the last data document written, reused for the next; Write
-	// holds writing while it uses it.
+	seed     maphash.Seed
+	// buf holds the data document while it is encoded and written, a
+	// part at a time (flushSize), reused for the next; Write holds writing
+	// while it uses it.
 	buf []byte
 	// dirty: something was observed since the last Write.
 	dirty bool
@@ -95,6 +99,47 @@ type Timeline struct {
 }
 
 type uidKey struct{ context, uid string }
+
+// uidIndex finds a lane by context and UID. A UID is unique within a
+// cluster and, but for one cluster's objects copied into another, across
+// clusters: lanes are found by UID alone, in a map keyed by a string (Go's
+// fast kind), and by context too only for a UID seen in a second context.
+type uidIndex struct {
+	byUID map[string]uidEntry
+	// other are the lanes of a UID byUID has in another context.
+	other map[uidKey]int
+}
+
+// uidEntry is a lane's index and context.
+type uidEntry struct {
+	lane    int
+	context string
+}
+
+// get is the index of the lane of UID uid in context.
+func (x *uidIndex) get(context, uid string) (int, bool) {
+	e, ok := x.byUID[uid]
+	if ok && e.context == context {
+		return e.lane, true
+	}
+	if !ok || x.other == nil {
+		return 0, false
+	}
+	i, ok := x.other[uidKey{context, uid}]
+	return i, ok
+}
+
+// set makes i the lane of UID uid in context; the strings are kept.
+func (x *uidIndex) set(context, uid string, i int) {
+	if e, ok := x.byUID[uid]; !ok || e.context == context {
+		x.byUID[uid] = uidEntry{lane: i, context: context}
+		return
+	}
+	if x.other == nil {
+		x.other = map[uidKey]int{}
+	}
+	x.other[uidKey{context, uid}] = i
+}
 
 type nameKey struct{ context, kind, namespace, name string }
 
@@ -132,11 +177,14 @@ type lane struct {
 	// ownerUID is the UID of its controller (or first) owner, resolved to
 	// Parent when the page is written: the owner may come later.
 	ownerUID string
-	// known is the JSON of the version the page makes from the lane's
-	// latest mark with a patch ("p", see patch): the next change whose
-	// version before is these bytes is patched against it without the
-	// text again ("pb"). nil when there is none.
-	known []byte
+	// known is the version the page makes from the lane's latest mark
+	// with a patch ("p", see patch), as its length and hash (versionHash):
+	// the next change whose version before is those bytes is patched
+	// against it without the text again ("pb"). Its bytes are not kept: a
+	// replay keeps no object of its own after printing it. hasKnown is
+	// false when there is none.
+	known    versionHash
+	hasKnown bool
 	// recheck, when not nil, is the object as of its last delta, whose
 	// verdict changes at recheckAt unless another delta comes first.
 	recheck   *rawobj.Object
@@ -216,7 +264,7 @@ func New(path, command string, now func() time.Time) *Timeline {
 	if now == nil {
 		now = time.Now
 	}
-	return &Timeline{path: path, command: command, now: now, byUID: map[uidKey]int{}, byName: map[nameKey]int{}}
+	return &Timeline{path: path, command: command, now: now, byUID: uidIndex{byUID: map[string]uidEntry{}}, byName: map[nameKey]int{}, seed: maphash.MakeSeed()}
 }
 
 // NoteGap has the page draw a time the recording does not cover, from
@@ -287,11 +335,11 @@ func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object, changes stag
 				m.Patch = bytes.Clone(m.Patch) // t.patchBuf is reused
 			}
 		} else {
-			l.known = nil
+			l.hasKnown = false
 		}
 	}
 	if rec.Type == "Deleted" {
-		l.known = nil
+		l.hasKnown = false
 	}
 	if changes.IsZero() && len(l.pending) == 0 {
 		l.addMark(&m, &t.attrs)
@@ -378,7 +426,7 @@ func (t *Timeline) setChanges(m *mark, changes stage.Changes) {
 // made for the changes of a type whose diff ignores no more than the
 // paths every diff does (stage.Changes.Versions).
 func (t *Timeline) patch(l *lane, m *mark, old, now []byte) bool {
-	chained := l.known != nil && bytes.Equal(l.known, old)
+	chained := l.hasKnown && l.known == t.hashOf(old)
 	if !chained && !isASCII(old) {
 		return false
 	}
@@ -396,9 +444,22 @@ func (t *Timeline) patch(l *lane, m *mark, old, now []byte) bool {
 	clear(hunks) // let go of now's bytes
 	t.hunks = hunks[:0]
 	if ok {
-		l.known = now
+		l.known, l.hasKnown = t.hashOf(now), true
 	}
 	return ok
+}
+
+// versionHash identifies a version of an object by its JSON's length and
+// 64-bit hash: two versions alike by both and yet different are a chance
+// of one in 2^64 per change compared.
+type versionHash struct {
+	len  int
+	hash uint64
+}
+
+// hashOf is version's versionHash, with t's seed.
+func (t *Timeline) hashOf(version []byte) versionHash {
+	return versionHash{len: len(version), hash: maphash.Bytes(t.seed, version)}
 }
 
 // addMark adds m to l's marks, its members encoded with attrs'.
@@ -431,7 +492,7 @@ func (t *Timeline) ObserveHidden(rec *printer.Record, obj *rawobj.Object) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	i, ok := t.byUID[uidKey{rec.Context, rec.UID}]
+	i, ok := t.byUID.get(rec.Context, rec.UID)
 	if !ok {
 		return
 	}
@@ -486,7 +547,7 @@ func (t *Timeline) observeEvent(rec *printer.Record) {
 // or, without one, by name (the latest lane of that name).
 func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string) *lane {
 	if uid != "" {
-		if i, ok := t.byUID[uidKey{context, uid}]; ok {
+		if i, ok := t.byUID.get(context, uid); ok {
 			return t.lanes[i]
 		}
 		// The lane of an Event's subject made before the subject was
@@ -495,8 +556,8 @@ func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string
 			nk := nameKey{context: context, kind: kind, namespace: namespace, name: name}
 			if i, ok := t.byName[nk]; ok && t.lanes[i].UID == "" {
 				delete(t.byName, nk)
-				t.lanes[i].UID, t.lanes[i].head = uid, nil
-				t.byUID[uidKey{context, uid}] = i
+				t.lanes[i].UID, t.lanes[i].head = strings.Clone(uid), nil
+				t.byUID.set(t.lanes[i].Context, t.lanes[i].UID, i)
 				return t.lanes[i]
 			}
 		}
@@ -507,7 +568,7 @@ func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string
 	t.lanes = append(t.lanes, l)
 	i := len(t.lanes) - 1
 	if uid != "" {
-		t.byUID[uidKey{l.Context, l.UID}] = i
+		t.byUID.set(l.Context, l.UID, i)
 	} else {
 		t.byName[nameKey{context: l.Context, kind: l.Kind, namespace: l.Namespace, name: l.Name}] = i
 	}
@@ -597,8 +658,9 @@ func (t *Timeline) Dirty() bool {
 	return t.dirty
 }
 
-// data is the page's JSON document: live when the stream goes on.
-func (t *Timeline) data(live bool) ([]byte, error) {
+// writeData writes the page's JSON document to w as it encodes it: live
+// when the stream goes on. Observe waits meanwhile.
+func (t *Timeline) writeData(w io.Writer, live bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dirty = false
@@ -627,16 +689,21 @@ func (t *Timeline) data(live bool) ([]byte, error) {
 		if l.ownerUID == "" {
 			continue
 		}
-		if i, ok := t.byUID[uidKey{l.Context, l.ownerUID}]; ok && t.lanes[i] != l {
+		if i, ok := t.byUID.get(l.Context, l.ownerUID); ok && t.lanes[i] != l {
 			l.Parent = i
 		}
 	}
 	breakCycles(t.lanes)
-	if need := documentSize(&doc); cap(t.buf) < need {
-		t.buf = make([]byte, 0, need+need/8) // one allocation, not a doubling per lane
+	flush := func(b []byte) ([]byte, error) {
+		_, err := w.Write(b)
+		return b[:0], err
 	}
-	t.buf = appendDocument(t.buf[:0], &doc)
-	return t.buf, nil
+	b, err := encodeDocument(t.buf[:0], &doc, flush)
+	if err == nil {
+		_, err = flush(b)
+	}
+	t.buf = b[:0]
+	return err
 }
 
 // breakCycles cuts any owner chain that loops (ownerReferences a server

@@ -522,7 +522,30 @@ func TestLaneKeepsNoneOfTheRecordsMemory(t *testing.T) {
 	if got := [...]string{l.Context, l.APIVersion, l.Kind, l.Namespace, l.Name, l.UID}; got != [...]string{"ctx", "v1", "ConfigMap", "demo", "web", "uid-1"} {
 		t.Fatalf("the lane's names changed with the record's memory: %q", got)
 	}
-	if _, ok := tl.byUID[uidKey{"ctx", "uid-1"}]; !ok {
+	if _, ok := tl.byUID.get("ctx", "uid-1"); !ok {
 		t.Fatal("the lane is not found by its UID")
+	}
+}
+
+// TestOneUIDInTwoContexts: an object copied from one cluster into another
+// keeps its UID; each cluster's is a lane of its own.
+func TestOneUIDInTwoContexts(t *testing.T) {
+	tl := New(filepath.Join(t.TempDir(), "t.html"), "", nil)
+	for i, ctx := range []string{"a", "b", "a", "c", "b"} {
+		rec := recordOf("Updated", "ConfigMap", "c", "same-uid", time.Duration(i)*time.Second)
+		rec.Context = ctx
+		tl.Observe(rec, nil, stage.Changes{})
+	}
+	if len(tl.lanes) != 3 {
+		t.Fatalf("%d lanes, want one per context (3)", len(tl.lanes))
+	}
+	for i, want := range []string{"a", "b", "c"} {
+		j, ok := tl.byUID.get(want, "same-uid")
+		if !ok || j != i || tl.lanes[j].Context != want || len(tl.lanes[j].marks) == 0 {
+			t.Errorf("context %s: lane %d (%v), want %d", want, j, ok, i)
+		}
+	}
+	if _, ok := tl.byUID.get("d", "same-uid"); ok {
+		t.Error("a context without the UID finds a lane")
 	}
 }
