@@ -143,6 +143,7 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 20s)
 	GO=$(GO) hack/fuzz.sh ./internal/stage/ FuzzChangeWalker $(FUZZTIME)
 	GO=$(GO) hack/fuzz.sh ./internal/rawobj/ FuzzDecodeValue $(FUZZTIME)
 	GO=$(GO) hack/fuzz.sh ./internal/timeline/ FuzzDiffBytes $(FUZZTIME)
+	GO=$(GO) hack/fuzz.sh ./internal/timeline/ FuzzAppendRawText $(FUZZTIME)
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## golangci-lint (.golangci.yml), go vet, gofmt and go mod tidy checks

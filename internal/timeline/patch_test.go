@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
 // applyHunks is the page's applyPatch in Go: the text hunks make of a; it
@@ -118,5 +120,38 @@ func FuzzDiffBytes(f *testing.F) {
 	f.Add([]byte(""), []byte("x"))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		checkPatch(t, a, b)
+	})
+}
+
+// referenceText is what appendRawText must write: rawobj.AppendString's
+// JSON string, < written \u003c.
+func referenceText(raw []byte) []byte {
+	return bytes.ReplaceAll(rawobj.AppendStringBytes(nil, raw), []byte("<"), []byte(`\u003c`))
+}
+
+func TestAppendRawText(t *testing.T) {
+	cases := []string{"", "plain", `{"a":"b\\c","<x>":[1,2]}`, "\x00\x1f\x7f\n\t", "é日本😀", "\u2028\u2029", "bad \xff \xc3", "<</script>"}
+	for _, special := range []string{`"`, `\`, "<", "\n", "\x1f", "\x7f", "é", "\xff", "\u2028", "\xe2\x80", "😀"} {
+		for at := range 18 {
+			cases = append(cases, strings.Repeat("a", at)+special+strings.Repeat("z", 17-at))
+		}
+	}
+	for _, c := range cases {
+		if got, want := appendRawText([]byte("prefix"), []byte(c)), append([]byte("prefix"), referenceText([]byte(c))...); !bytes.Equal(got, want) {
+			t.Errorf("appendRawText(%q) = %s, want %s", c, got, want)
+		}
+		if got, want := appendText(nil, c), referenceText([]byte(c)); !bytes.Equal(got, want) {
+			t.Errorf("appendText(%q) = %s, want %s", c, got, want)
+		}
+	}
+}
+
+func FuzzAppendRawText(f *testing.F) {
+	f.Add([]byte(`{"a":"<b>","c":"\u2028"}`))
+	f.Add([]byte("\xff\xfe plain \x00"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if got, want := appendRawText(nil, raw), referenceText(raw); !bytes.Equal(got, want) {
+			t.Errorf("appendRawText(%q) = %s, want %s", raw, got, want)
+		}
 	})
 }
