@@ -246,12 +246,12 @@ func appendRawText(b []byte, raw []byte) []byte {
 	for i < len(raw) {
 		// Skip plain bytes 8 at a time; stop at the first that may not be.
 		if i+8 <= len(raw) {
-			if m := textSpecial(binary.LittleEndian.Uint64(raw[i:])); m == 0 {
+			m := textSpecial(binary.LittleEndian.Uint64(raw[i:]))
+			if m == 0 {
 				i += 8
 				continue
-			} else {
-				i += bits.TrailingZeros64(m) >> 3
 			}
+			i += bits.TrailingZeros64(m) >> 3
 		}
 		switch c := raw[i]; {
 		case c == '"' || c == '\\':
