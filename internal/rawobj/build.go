@@ -5,6 +5,7 @@ package rawobj
 
 import (
 	"encoding/binary"
+	"math"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -164,6 +165,9 @@ func (p *objScan) build(tm *typeMeta) *Object {
 	o.DeletionTimestamp = b.str(p.deletionTimestamp)
 	o.Generation = p.generation
 	o.InitialEventsEnd = p.initialEventsEnd
+	if at := b.outOffset(p.statusAt); p.hasStatus && at > 0 && at <= math.MaxUint32 {
+		o.statusAt = uint32(at)
+	}
 	o.managers = p.appendManagers(buf[b.extra:b.extra:len(buf)])
 	return o
 }

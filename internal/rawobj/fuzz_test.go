@@ -56,6 +56,11 @@ func FuzzParse(f *testing.F) {
 			if _, has := top["status"]; has == o.WithoutStatus() {
 				t.Fatalf("WithoutStatus() = %v, but encoding/json finds a status: %v", o.WithoutStatus(), has)
 			}
+			got, err := o.Members("status")
+			want, werr := Members(o.JSON, "status")
+			if err != nil || werr != nil || !bytes.Equal(got[0], want[0]) {
+				t.Fatalf("status %s (%v), a scan of the JSON finds %s (%v)", got[0], err, want[0], werr)
+			}
 		}
 		if _, err := Parse(data, ParseOptions{KeepManagedFields: keep}); (err == nil) != (o.Name != "") {
 			t.Fatalf("name %q but Parse without AllowMissingName: %v", o.Name, err)

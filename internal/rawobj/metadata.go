@@ -35,8 +35,10 @@ type objScan struct {
 	hasAPIVersion, hasKind bool // the member is present (and kept)
 
 	hasMetadata bool
-	// hasStatus: the top level has a status member (null included).
+	// hasStatus: the top level has a status member (null included), the
+	// last of which starts at statusAt.
 	hasStatus bool
+	statusAt  int
 	// hasOwners: metadata has an ownerReferences member (null included).
 	hasOwners bool
 
@@ -107,6 +109,8 @@ func (p *objScan) parseObject() error {
 				err = p.parseMetadata()
 			case "status":
 				p.hasStatus = true
+				p.skipSpace()
+				p.statusAt = p.pos
 				err = p.skipValue(p.depth)
 			default:
 				err = p.skipValue(p.depth)

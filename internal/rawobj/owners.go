@@ -139,6 +139,15 @@ func (o *Object) Member(name string) ([]byte, error) {
 // cut out in one pass; the rest of the JSON is skipped by the scanner. Like
 // encoding/json, the last of repeated members wins.
 func (o *Object) Members(names ...string) ([][]byte, error) {
+	if len(names) == 1 && names[0] == "status" && (o.noStatus || o.statusAt > 0) {
+		// The parse knows where status is (or that there is none): read
+		// it alone rather than scan the metadata and spec before it.
+		status, err := o.status()
+		if err != nil {
+			return nil, fmt.Errorf("status of %s: %w", o.Name, err)
+		}
+		return [][]byte{status}, nil
+	}
 	members := Members
 	if o.parsed {
 		members = validMembers // validated as it was parsed
@@ -148,6 +157,22 @@ func (o *Object) Members(names ...string) ([][]byte, error) {
 		return nil, fmt.Errorf("%s of %s: %w", strings.Join(names, ", "), o.Name, err)
 	}
 	return values, nil
+}
+
+// status is the value of o's status member as the parse found it: nil
+// for none or null.
+func (o *Object) status() ([]byte, error) {
+	if o.noStatus {
+		return nil, nil
+	}
+	end, err := skipValidValue(o.JSON, int(o.statusAt))
+	if err != nil {
+		return nil, err
+	}
+	if v := o.JSON[o.statusAt:end]; string(v) != "null" {
+		return v, nil
+	}
+	return nil, nil
 }
 
 // Members returns the JSON values of the top-level members names of the

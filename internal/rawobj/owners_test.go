@@ -161,6 +161,8 @@ func TestWithoutStatus(t *testing.T) {
 		{`,"status":null`, false},
 		{`,"st\u0061tus":{}`, false},
 		{`,"status":{},"status":null`, false},
+		{`,"status":null,"status" : {"phase":"Running","n":[1,{"a":"}"}]}`, false},
+		{`, "status"	:	"a string" , "spec":{}`, false},
 	}
 	for _, c := range cases {
 		data := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","managedFields":[{"manager":"m","operation":"Update"}]}` + c.body + `}`
@@ -186,6 +188,12 @@ func TestWithoutStatus(t *testing.T) {
 				if status, err := o.Members("status"); err != nil || status[0] != nil {
 					t.Errorf("%s of %s: WithoutStatus but Members finds status %s (%v)", name, data, status, err)
 				}
+			}
+			// Where the parse found status, it is what a scan finds.
+			got, err := o.Members("status")
+			want, werr := Members(o.JSON, "status")
+			if err != nil || werr != nil || string(got[0]) != string(want[0]) {
+				t.Errorf("%s of %s: status %s (%v), a scan finds %s (%v)", name, data, got[0], err, want[0], werr)
 			}
 		}
 	}
