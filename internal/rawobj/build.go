@@ -96,7 +96,16 @@ func (b *builder) str(r strRef) string {
 // [JSON | strings that cannot be sliced from it | managedFields summary].
 func (p *objScan) build(tm *typeMeta) *Object {
 	var pre1, pre2 []byte
-	o := &Object{parsed: true, noStatus: !p.hasStatus, noOwners: !p.hasOwners}
+	o := &Object{facts: factParsed}
+	if !p.hasStatus {
+		o.facts |= factNoStatus
+	}
+	if !p.hasOwners {
+		o.facts |= factNoOwners
+	}
+	if p.metadatas == 1 && !p.escaped {
+		o.facts |= factPlainMetadata
+	}
 	if tm != nil {
 		if !p.hasAPIVersion && tm.apiVersion != "" {
 			pre1 = tm.apiVersionJSON

@@ -35,6 +35,8 @@ type objScan struct {
 	hasAPIVersion, hasKind bool // the member is present (and kept)
 
 	hasMetadata bool
+	// metadatas counts the top-level metadata members.
+	metadatas int
 	// hasStatus: the top level has a status member (null included), the
 	// last of which starts at statusAt.
 	hasStatus bool
@@ -76,6 +78,7 @@ func (p *objScan) parseObject() error {
 		return p.errNotObject()
 	}
 	p.start = p.pos
+	p.escaped = false
 	empty, err := p.objectStart(p.depth)
 	if err != nil {
 		return err
@@ -106,6 +109,7 @@ func (p *objScan) parseObject() error {
 					p.kind, err = p.stringValue("kind")
 				}
 			case "metadata":
+				p.metadatas++
 				err = p.parseMetadata()
 			case "status":
 				p.hasStatus = true

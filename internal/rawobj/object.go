@@ -43,17 +43,11 @@ type Object struct {
 	// metadata.annotations["k8s.io/initial-events-end"] == "true".
 	InitialEventsEnd bool
 
-	// parsed: made by this package (Parse, a list, a watch event), so every
-	// field is derived from JSON and managers; SetGroupVersionKind reads it.
-	parsed bool
-	// noStatus: parsed, and the top level of JSON has no status member
-	// (WithoutStatus); noOwners: parsed, and its metadata has no
-	// ownerReferences member (OwnerUID). Beside parsed, they take no room
-	// of their own.
-	noStatus, noOwners bool
+	// facts are what the parse learnt of the object beyond its fields;
 	// statusAt is, for a parsed object with a status, the offset in JSON
-	// of its (last) status member's value; 0 otherwise. In the room
-	// beside the bools above: the Object stays 192 bytes.
+	// of its (last) status member's value, 0 otherwise. Both in the room
+	// beside InitialEventsEnd: the Object stays 192 bytes.
+	facts    parseFacts
 	statusAt uint32
 
 	// Row is, for an object that came as a row of a server-side Table
@@ -70,11 +64,33 @@ type Object struct {
 	managers string
 }
 
+// parseFacts are what the parse learnt of an object, a bit each; 0 for an
+// Object not made by this package.
+type parseFacts uint8
+
+const (
+	// factParsed: made by this package (Parse, a list, a watch event), so
+	// every field is derived from JSON and managers; SetGroupVersionKind
+	// reads it.
+	factParsed parseFacts = 1 << iota
+	// factNoStatus: the top level of JSON has no status member
+	// (WithoutStatus).
+	factNoStatus
+	// factNoOwners: its metadata has no ownerReferences member (OwnerUID).
+	factNoOwners
+	// factPlainMetadata: JSON has one metadata member and no string with an
+	// escape, so that its keys read as written (validMetadata).
+	factPlainMetadata
+)
+
+// parsed: o was made by this package (factParsed).
+func (o *Object) parsed() bool { return o.facts&factParsed != 0 }
+
 // WithoutStatus reports that o has no status member, known without
 // reading its JSON again: o was parsed by this package, whose scan of the
 // top level saw no member "status" (a key decoding to it, escaped or not).
 // false says nothing: o has a status, maybe null, or was not parsed here.
-func (o *Object) WithoutStatus() bool { return o.noStatus }
+func (o *Object) WithoutStatus() bool { return o.facts&factNoStatus != 0 }
 
 // Compile-time checks that Object is usable by the cache and by client-go.
 var (
@@ -217,7 +233,7 @@ func (o *Object) SetGroupVersionKind(gvk schema.GroupVersionKind) {
 	}
 	if err := p.parseObject(); err == nil {
 		tm := newTypeMeta(apiVersion, kind)
-		if o.parsed {
+		if o.parsed() {
 			// Every field but the managedFields summary (whose entries
 			// may have been stripped from JSON) is derived from JSON, so
 			// take them all from the new allocation, the summary carried

@@ -42,11 +42,11 @@ func (o *Object) Controller() (*metav1.OwnerReference, error) {
 // when none is the controller; "" without owners (or when they do not
 // read). Most objects have none: their JSON is not decoded at all.
 func (o *Object) OwnerUID() string {
-	if o.noOwners || !o.parsed && !bytes.Contains(o.JSON, []byte("ownerReferences")) {
+	if o.facts&factNoOwners != 0 || !o.parsed() && !bytes.Contains(o.JSON, []byte("ownerReferences")) {
 		return ""
 	}
-	if o.parsed {
-		if uid, ok := validOwnerUID(o.JSON); ok {
+	if o.parsed() {
+		if uid, ok := validOwnerUID(o.JSON, o.facts&factPlainMetadata != 0); ok {
 			return uid
 		}
 	}
@@ -139,7 +139,7 @@ func (o *Object) Member(name string) ([]byte, error) {
 // cut out in one pass; the rest of the JSON is skipped by the scanner. Like
 // encoding/json, the last of repeated members wins.
 func (o *Object) Members(names ...string) ([][]byte, error) {
-	if len(names) == 1 && names[0] == "status" && (o.noStatus || o.statusAt > 0) {
+	if len(names) == 1 && names[0] == "status" && (o.WithoutStatus() || o.statusAt > 0) {
 		// The parse knows where status is (or that there is none): read
 		// it alone rather than scan the metadata and spec before it.
 		status, err := o.status()
@@ -149,7 +149,7 @@ func (o *Object) Members(names ...string) ([][]byte, error) {
 		return [][]byte{status}, nil
 	}
 	members := Members
-	if o.parsed {
+	if o.parsed() {
 		members = validMembers // validated as it was parsed
 	}
 	values, err := members(o.JSON, names...)
@@ -162,7 +162,7 @@ func (o *Object) Members(names ...string) ([][]byte, error) {
 // status is the value of o's status member as the parse found it: nil
 // for none or null.
 func (o *Object) status() ([]byte, error) {
-	if o.noStatus {
+	if o.WithoutStatus() {
 		return nil, nil
 	}
 	end, err := skipValidValue(o.JSON, int(o.statusAt))
@@ -244,8 +244,8 @@ func EachMember(data []byte, fn func(key, value []byte)) error {
 // read them otherwise than this reading of the usual form does (a key
 // spelt in other letters, a value of another type, an element that is no
 // object): OwnerUID decodes them then.
-func validOwnerUID(data []byte) (uid string, ok bool) {
-	meta, err := validMetadata(data)
+func validOwnerUID(data []byte, plain bool) (uid string, ok bool) {
+	meta, err := validMetadata(data, plain)
 	if err != nil || meta == nil {
 		return "", err == nil
 	}
@@ -326,8 +326,8 @@ func validOwnerUID(data []byte) (uid string, ok bool) {
 // else the last, as a decoder takes it. It is the only one when the
 // object holds "metadata" once and no \u escape, with which a key could
 // spell it otherwise.
-func validMetadata(data []byte) ([]byte, error) {
-	if bytes.Count(data, []byte(`"metadata"`)) != 1 || bytes.Contains(data, []byte(`\u`)) {
+func validMetadata(data []byte, plain bool) ([]byte, error) {
+	if !plain && (bytes.Count(data, []byte(`"metadata"`)) != 1 || bytes.Contains(data, []byte(`\u`))) {
 		values, err := validMembers(data, "metadata")
 		if err != nil {
 			return nil, err

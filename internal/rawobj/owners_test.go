@@ -103,7 +103,10 @@ func FuzzOwnerUID(f *testing.F) {
 		if err != nil {
 			return
 		}
-		got, ok := validOwnerUID(o.JSON)
+		got, ok := validOwnerUID(o.JSON, o.facts&factPlainMetadata != 0) // as OwnerUID reads it
+		if slow, slowOK := validOwnerUID(o.JSON, false); slow != got || slowOK != ok {
+			t.Fatalf("read knowing the metadata plain: %q (%v), without: %q (%v)", got, ok, slow, slowOK)
+		}
 		if !ok {
 			return
 		}
@@ -127,7 +130,7 @@ func TestOwnerUIDReadsTheUsualFormWithoutDecoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if uid, ok := validOwnerUID(o.JSON); !ok || uid != "rs-uid" || o.OwnerUID() != "rs-uid" {
+	if uid, ok := validOwnerUID(o.JSON, false); !ok || uid != "rs-uid" || o.OwnerUID() != "rs-uid" {
 		t.Fatalf("the controller's UID: %q, %v (OwnerUID %q)", uid, ok, o.OwnerUID())
 	}
 }

@@ -43,6 +43,8 @@ type scanner struct {
 	// base is the offset of data[0] in the input (non-zero when data is a
 	// window of a stream): error messages report base+index.
 	base int64
+	// escaped: a string scanned (scanString) had an escape.
+	escaped bool
 }
 
 // offset returns the input offset of data[i], for error messages.
@@ -132,6 +134,7 @@ func (s *scanner) scanString() (flags int, err error) {
 			return flags, nil
 		case '\\':
 			flags |= strEscaped
+			s.escaped = true
 			if i+1 >= len(d) {
 				s.pos = len(d)
 				return 0, s.unexpected()
