@@ -17,6 +17,11 @@ const (
 	// more (a member grown by a long value, keys reordered) goes the
 	// walk's way ("x"), whose size is the members that differ.
 	maxPatchBytes = 512
+	// maxBaseBytes bounds the version before a chain of patches starts
+	// with ("pb"): a small object's text costs the page little more than
+	// the members that differ; a larger one's (a Pod's kilobytes) would
+	// outweigh its changes, which go the walk's way.
+	maxBaseBytes = 1024
 	// hunkGap is the fewest equal bytes that part two hunks: nearer
 	// differences are one hunk, which costs less than two encoded.
 	hunkGap = 12

@@ -86,6 +86,8 @@ type Timeline struct {
 	hunks    []hunk
 	patchBuf []byte
 	seed     maphash.Seed
+	// maxBase is maxBaseBytes (tests raise it).
+	maxBase int
 	// buf holds the data document while it is encoded and written, a
 	// part at a time (flushSize), reused for the next; Write holds writing
 	// while it uses it.
@@ -264,7 +266,7 @@ func New(path, command string, now func() time.Time) *Timeline {
 	if now == nil {
 		now = time.Now
 	}
-	return &Timeline{path: path, command: command, now: now, byUID: uidIndex{byUID: map[string]uidEntry{}}, byName: map[nameKey]int{}, seed: maphash.MakeSeed()}
+	return &Timeline{path: path, command: command, now: now, byUID: uidIndex{byUID: map[string]uidEntry{}}, byName: map[nameKey]int{}, seed: maphash.MakeSeed(), maxBase: maxBaseBytes}
 }
 
 // NoteGap has the page draw a time the recording does not cover, from
@@ -417,7 +419,8 @@ func (t *Timeline) setChanges(m *mark, changes stage.Changes) {
 // version after (now) from the version before (old), and the text of the
 // version before unless the page makes it from l's previous mark with a
 // patch; and reports whether it could: the versions are ASCII (the page
-// counts offsets in UTF-16 units) and the hunks few (maxPatchBytes). Two
+// counts offsets in UTF-16 units), the hunks few (maxPatchBytes), and the
+// version before, when it must be written, small (maxBaseBytes). Two
 // versions alike leave m without changes. m.Patch is t.patchBuf's memory,
 // until the next call.
 //
@@ -427,7 +430,7 @@ func (t *Timeline) setChanges(m *mark, changes stage.Changes) {
 // paths every diff does (stage.Changes.Versions).
 func (t *Timeline) patch(l *lane, m *mark, old, now []byte) bool {
 	chained := l.hasKnown && l.known == t.hashOf(old)
-	if !chained && !isASCII(old) {
+	if !chained && (len(old) > t.maxBase || !isASCII(old)) {
 		return false
 	}
 	hunks, ok := diffBytes(t.hunks[:0], old, now)

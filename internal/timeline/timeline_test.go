@@ -549,3 +549,61 @@ func TestOneUIDInTwoContexts(t *testing.T) {
 		t.Error("a context without the UID finds a lane")
 	}
 }
+
+// TestChangesArePatched: a small ASCII object's changes reach the page as
+// a patch, the first with the version before, the next without it; an
+// object too large to start a chain with, or not ASCII, is walked; a
+// Secret's changes are Go's.
+func TestChangesArePatched(t *testing.T) {
+	d, err := stage.NewDiffer(stage.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := func(uid, v, extra string) *rawobj.Object {
+		o, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"demo","uid":"`+uid+`","resourceVersion":"`+v+`"},"data":{"k":"`+v+`","x":"`+extra+`"}}`), rawobj.ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	tl := New(filepath.Join(t.TempDir(), "t.html"), "", nil)
+	large := strings.Repeat("l", maxBaseBytes)
+	for _, c := range []struct{ uid, extra string }{{"small", ""}, {"large", large}, {"unicode", "é"}} {
+		prev := cm(c.uid, "1", c.extra)
+		tl.Observe(recordOf("Added", "ConfigMap", "c", c.uid, 0), prev, stage.Changes{})
+		for i, v := range []string{"2", "3"} {
+			obj := cm(c.uid, v, c.extra)
+			tl.Observe(recordOf("Updated", "ConfigMap", "c", c.uid, time.Duration(i+1)*time.Second), obj, d.Changes(prev, obj, false))
+			prev = obj
+		}
+	}
+	secret := cm("secret", "1", "")
+	tl.Observe(recordOf("Updated", "Secret", "s", "secret", time.Second), cm("secret", "2", ""), d.Changes(secret, cm("secret", "2", ""), true))
+	if err := tl.Write(false); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := readDocument(t, tl.Path())
+	forms := map[string]string{}
+	for _, l := range doc.Lanes {
+		for _, m := range l.Marks {
+			switch {
+			case m.Base != nil && m.Patch != nil:
+				forms[l.UID] += "pb+p "
+			case m.Patch != nil:
+				forms[l.UID] += "p "
+			case m.Raw != nil:
+				forms[l.UID] += "x "
+			case m.Changes != nil:
+				forms[l.UID] += "c "
+			default:
+				forms[l.UID] += "- "
+			}
+		}
+	}
+	want := map[string]string{"small": "- pb+p p ", "large": "- x x ", "unicode": "- x x ", "secret": "c "}
+	for uid, w := range want {
+		if forms[uid] != w {
+			t.Errorf("%s: marks %q, want %q", uid, forms[uid], w)
+		}
+	}
+}
