@@ -169,21 +169,7 @@ func TestWithoutStatus(t *testing.T) {
 	}
 	for _, c := range cases {
 		data := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","managedFields":[{"manager":"m","operation":"Update"}]}` + c.body + `}`
-		parsed, err := Parse([]byte(data), ParseOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		list, err := ParseList([]byte(`{"apiVersion":"v1","kind":"ConfigMapList","metadata":{},"items":[`+data+`]}`), ParseOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, event, _, err := NewDecoder(strings.NewReader(`{"type":"MODIFIED","object":` + data + `}`)).NextEvent(ParseOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		retyped := parsed.DeepCopy()
-		retyped.SetGroupVersionKind(retyped.GroupVersionKind())
-		for name, o := range map[string]*Object{"Parse": parsed, "a list's item": list.Items[0], "a watch event's": event, "DeepCopy": parsed.DeepCopy(), "retyped": retyped} {
+		for name, o := range parsedEveryWay(t, data) {
 			if got := o.WithoutStatus(); got != c.want {
 				t.Errorf("%s of %s: WithoutStatus() = %v, want %v", name, data, got, c.want)
 			}
@@ -238,23 +224,33 @@ func TestOwnerUIDOfParsedObjects(t *testing.T) {
 					want = string(c.UID)
 				}
 			}
-			parsed, err := Parse([]byte(data), ParseOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			list, err := ParseList([]byte(`{"apiVersion":"v1","kind":"ConfigMapList","metadata":{},"items":[`+data+`]}`), ParseOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, event, _, err := NewDecoder(strings.NewReader(`{"type":"ADDED","object":` + data + `}`)).NextEvent(ParseOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for name, o := range map[string]*Object{"Parse": parsed, "a list's item": list.Items[0], "a watch event's": event, "DeepCopy": parsed.DeepCopy()} {
+			for name, o := range parsedEveryWay(t, data) {
 				if got := o.OwnerUID(); got != want {
 					t.Errorf("%s of %s: OwnerUID() = %q, encoding/json reads %q", name, data, got, want)
 				}
 			}
 		}
 	}
+}
+
+// parsedEveryWay is the object data as each way of this package parses it
+// makes it: Parse, an item of a list, the object of a watch event, a
+// DeepCopy and one retyped (SetGroupVersionKind).
+func parsedEveryWay(t *testing.T, data string) map[string]*Object {
+	t.Helper()
+	parsed, err := Parse([]byte(data), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := ParseList([]byte(`{"apiVersion":"v1","kind":"ConfigMapList","metadata":{},"items":[`+data+`]}`), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, event, _, err := NewDecoder(strings.NewReader(`{"type":"MODIFIED","object":` + data + `}`)).NextEvent(ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	retyped := parsed.DeepCopy()
+	retyped.SetGroupVersionKind(retyped.GroupVersionKind())
+	return map[string]*Object{"Parse": parsed, "a list's item": list.Items[0], "a watch event's": event, "DeepCopy": parsed.DeepCopy(), "retyped": retyped}
 }
