@@ -14,30 +14,30 @@ type gate struct {
 	next informer.Sink
 }
 
-// Handle sets the clock, hands b on, then wakes Play.
+// Handle sets the clock, hands b on, then marks its deltas landed and
+// wakes Play. They are landed only once the sink has them: Play waits for
+// the deltas it expects (settled) before it moves the clock on, so that
+// the sink stamps them with their record's time, not a later one.
+// Handle is called by one goroutine at a time (the engine's sink).
 func (g *gate) Handle(b informer.Batch) (bool, error) {
 	p := g.p
 	p.mu.Lock()
-	f := p.byID[b.Informer.Target().ID()]
-	took := false
+	f, n := p.byID[b.Informer.Target().ID()], 0
 	if f != nil {
-		for range b.Items {
-			if len(f.expected) == 0 {
-				break
-			}
+		if n = min(len(b.Items), len(f.expected)); n > 0 {
 			// Exactly the record's time: the initial lists of several
 			// collections come in any order.
-			d := f.expected[0]
-			p.clock.SetTime(d.time)
-			f.expected = f.expected[1:]
-			f.landed(d.key)
-			took = true
+			p.clock.SetTime(f.expected[n-1].time)
 		}
 	}
 	p.mu.Unlock()
 	done, err := g.next.Handle(b)
-	if took {
+	if n > 0 {
 		p.mu.Lock()
+		for _, d := range f.expected[:n] {
+			f.landed(d.key)
+		}
+		f.expected = f.expected[n:]
 		p.cond.Broadcast()
 		p.mu.Unlock()
 	}

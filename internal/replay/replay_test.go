@@ -306,6 +306,62 @@ func playWindow(t *testing.T, from, to time.Time) []string {
 	return sink.lines
 }
 
+// owedSink checks, for each batch it is handed, that the Player still
+// counts the batch's deltas as owed: Play must not move the clock on (to
+// a later record, of this collection or another) while the sink stamps
+// them with it.
+type owedSink struct {
+	captured
+	t *testing.T
+}
+
+func (s *owedSink) Handle(b informer.Batch) (bool, error) {
+	p := s.p
+	p.mu.Lock()
+	f := p.byID[b.Informer.Target().ID()]
+	owed := 0
+	if f != nil {
+		owed = len(f.expected)
+	}
+	p.mu.Unlock()
+	if owed < len(b.Items) {
+		s.t.Errorf("a batch of %d deltas handed on with %d owed: the clock may move on before they are stamped", len(b.Items), owed)
+	}
+	return s.captured.Handle(b)
+}
+
+// TestReplayDeltasLandAfterTheSink: the gate lands a batch's deltas only
+// once the sink has handled it.
+func TestReplayDeltasLandAfterTheSink(t *testing.T) {
+	r, err := recording.NewReader("rec.jsonl", strings.NewReader(testRecording()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(&bytes.Buffer{}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetWindow(t0.Add(150*time.Millisecond), t0.Add(5500*time.Millisecond))
+	cms := p.Recorded()[:1]
+	if err := p.Select(cms, nil); err != nil {
+		t.Fatal(err)
+	}
+	engine := informer.New(informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff}, &bytes.Buffer{})
+	if _, err := engine.Add(cms[0]); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sink := &owedSink{captured: captured{p: p}, t: t}
+	go p.Play(ctx)
+	if err := engine.Run(ctx, p.Gate(sink), informer.RunOptions{SourceDone: p.Done(), Barrier: p.Barrier()}); !errors.Is(err, informer.ErrSourceEnded) {
+		t.Fatal(err)
+	}
+	if len(sink.lines) != 6 {
+		t.Errorf("%d deltas, want 6:\n%s", len(sink.lines), strings.Join(sink.lines, "\n"))
+	}
+}
+
 func TestReplayWindow(t *testing.T) {
 	// At +350ms: a updated, b, c added; nothing after.
 	at := t0.Add(350 * time.Millisecond)
