@@ -88,14 +88,27 @@ func getu4(b []byte) rune {
 // AppendStringBytes is AppendString of the bytes s, which it does not
 // keep: without making a string of them first.
 func AppendStringBytes(dst, s []byte) []byte {
-	return AppendString(dst, unsafe.String(unsafe.SliceData(s), len(s)))
+	return appendString(dst, unsafe.String(unsafe.SliceData(s), len(s)), false)
 }
 
 // AppendString appends s as a JSON string exactly as encoding/json writes it
 // with HTML escaping off: \" \\ \b \f \n \r \t, other control characters as
 // \u00XX, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
 // (strconv.Quote is not JSON: it writes \x1b and \a.)
-func AppendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s, false) }
+
+// AppendScriptString is AppendString with < written \u003c besides: a
+// JSON string that cannot end the HTML script element it is written in.
+func AppendScriptString(dst []byte, s string) []byte { return appendString(dst, s, true) }
+
+// AppendScriptStringBytes is AppendScriptString of the bytes s, which it
+// does not keep.
+func AppendScriptStringBytes(dst, s []byte) []byte {
+	return appendString(dst, unsafe.String(unsafe.SliceData(s), len(s)), true)
+}
+
+// appendString is AppendString, and with lt AppendScriptString.
+func appendString(dst []byte, s string, lt bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
@@ -105,15 +118,18 @@ func AppendString(dst []byte, s string) []byte {
 		// escape or not ASCII.
 		if i+8 <= len(s) {
 			x := binary.LittleEndian.Uint64(b[i:])
-			if m := specialBytes(x) | x&0x8080808080808080; m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-			} else {
+			m := specialBytes(x) | x&0x8080808080808080
+			if lt {
+				m |= lessThanBytes(x)
+			}
+			if m == 0 {
 				i += 8
 				continue
 			}
+			i += bits.TrailingZeros64(m) >> 3
 		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && (c != '<' || !lt) {
 				i++
 				continue
 			}
@@ -121,6 +137,8 @@ func AppendString(dst []byte, s string) []byte {
 			switch c {
 			case '"', '\\':
 				dst = append(dst, '\\', c)
+			case '<':
+				dst = append(dst, `\u003c`...)
 			case '\b':
 				dst = append(dst, '\\', 'b')
 			case '\f':

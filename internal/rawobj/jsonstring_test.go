@@ -30,7 +30,7 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	cases := stringSeeds()
 	// Each byte to escape or not ASCII at every offset of words read 8
 	// bytes at a time, with plain bytes on both sides.
-	for _, special := range []string{`"`, `\`, "\n", "\x1f", "\x7f", "\x00", "é", "\xff", "\u2028", "\xe2\x80"} {
+	for _, special := range []string{`"`, "<", `\`, "\n", "\x1f", "\x7f", "\x00", "é", "\xff", "\u2028", "\xe2\x80"} {
 		for at := 0; at <= 17; at++ {
 			cases = append(cases, strings.Repeat("a", at)+special+strings.Repeat("z", 17-at))
 		}
@@ -39,6 +39,7 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 		if got, want := string(AppendString(nil, s)), encodingJSON(t, s); got != want {
 			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
 		}
+		checkScriptString(t, s)
 	}
 }
 
@@ -50,5 +51,19 @@ func FuzzAppendString(f *testing.F) {
 		if got, want := string(AppendString(nil, s)), encodingJSON(t, s); got != want {
 			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
 		}
+		checkScriptString(t, s)
 	})
+}
+
+// checkScriptString: AppendScriptString (and its Bytes twin) writes what
+// AppendString does, < written \u003c.
+func checkScriptString(t *testing.T, s string) {
+	t.Helper()
+	want := strings.ReplaceAll(string(AppendString(nil, s)), "<", `\u003c`)
+	if got := string(AppendScriptString([]byte("x"), s)); got != "x"+want {
+		t.Errorf("AppendScriptString(%q) = %s, want %s", s, got[1:], want)
+	}
+	if got := string(AppendScriptStringBytes(nil, []byte(s))); got != want {
+		t.Errorf("AppendScriptStringBytes(%q) = %s, want %s", s, got, want)
+	}
 }

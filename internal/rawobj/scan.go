@@ -186,6 +186,14 @@ func specialBytes(x uint64) uint64 {
 	return ((x-lo*0x20) & ^x | (q-lo) & ^q | (b-lo) & ^b) & hi
 }
 
+// lessThanBytes is specialBytes for '<': the high bit set in (at least)
+// the lowest byte of x that is '<', 0 if none is.
+func lessThanBytes(x uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	l := x ^ (lo * '<')
+	return (l - lo) &^ l & hi
+}
+
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

@@ -1,13 +1,8 @@
 package timeline
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math/bits"
-	"slices"
 	"strconv"
-	"unicode/utf8"
-	"unsafe"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
@@ -239,67 +234,8 @@ func appendKey(b []byte, key string) []byte {
 
 // appendRawText appends raw, JSON text, as a JSON string the page's
 // script reads it back from: as appendText, without making a string of it.
-func appendRawText(b []byte, raw []byte) []byte {
-	b = slices.Grow(b, len(raw)+len(raw)/4+2)
-	b = append(b, '"')
-	start, i := 0, 0
-	for i < len(raw) {
-		// Skip plain bytes 8 at a time; stop at the first that may not be.
-		if i+8 <= len(raw) {
-			m := textSpecial(binary.LittleEndian.Uint64(raw[i:]))
-			if m == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(m) >> 3
-		}
-		switch c := raw[i]; {
-		case c == '"' || c == '\\':
-			b = append(append(b, raw[start:i]...), '\\', c)
-		case c == '<':
-			b = append(append(b, raw[start:i]...), `\u003c`...)
-		case c < 0x20 || c >= utf8.RuneSelf:
-			size := 1
-			if c >= utf8.RuneSelf {
-				_, size = utf8.DecodeRune(raw[i:])
-			}
-			b = appendEscaped(append(b, raw[start:i]...), raw[i:i+size])
-			i += size
-			start = i
-			continue
-		default: // plain, flagged by a borrow
-			i++
-			continue
-		}
-		i++
-		start = i
-	}
-	b = append(b, raw[start:]...)
-	return append(b, '"')
-}
+func appendRawText(b []byte, raw []byte) []byte { return rawobj.AppendScriptStringBytes(b, raw) }
 
 // appendText appends s as a JSON string that cannot end the script
-// element the document sits in: as rawobj.AppendString writes it (which
-// escapes U+2028 and U+2029 already), and < written \u003c.
-func appendText(b []byte, s string) []byte {
-	return appendRawText(b, unsafe.Slice(unsafe.StringData(s), len(s)))
-}
-
-// appendEscaped appends r, one rune or one byte that is not UTF-8, as
-// rawobj.AppendString writes it between its quotes.
-func appendEscaped(b, r []byte) []byte {
-	n := len(b)
-	b = rawobj.AppendStringBytes(b, r)
-	copy(b[n:], b[n+1:len(b)-1])
-	return b[:len(b)-2]
-}
-
-// textSpecial returns a mask with the high bit set in (at least) the
-// lowest byte of x that is '"', '\\', '<', a control character or not
-// ASCII, and 0 if there is none. Borrows may flag bytes above the lowest
-// hit too: only the lowest set bit is meaningful.
-func textSpecial(x uint64) uint64 {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	q, s, l := x^(lo*'"'), x^(lo*'\\'), x^(lo*'<')
-	return ((x-lo*0x20)&^x | (q-lo)&^q | (s-lo)&^s | (l-lo)&^l | x) & hi
-}
+// element the document sits in (rawobj.AppendScriptString).
+func appendText(b []byte, s string) []byte { return rawobj.AppendScriptString(b, s) }
