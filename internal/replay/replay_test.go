@@ -55,6 +55,12 @@ type captured struct {
 	lines []string
 }
 
+// capture has c capture what p plays (a sink is made before its Player).
+func (c *captured) capture(p *Player) *captured {
+	c.p = p
+	return c
+}
+
 func (c *captured) Handle(b informer.Batch) (bool, error) {
 	for _, it := range b.Items {
 		name := it.Key
@@ -279,6 +285,15 @@ func TestParseTime(t *testing.T) {
 // playWindow replays the test recording from from to to.
 func playWindow(t *testing.T, from, to time.Time) []string {
 	t.Helper()
+	return playWindowInto(t, from, to, &captured{})
+}
+
+// playWindowInto is playWindow with sink, given the Player, capturing.
+func playWindowInto(t *testing.T, from, to time.Time, sink interface {
+	informer.Sink
+	capture(p *Player) *captured
+}) []string {
+	t.Helper()
 	r, err := recording.NewReader("rec.jsonl", strings.NewReader(testRecording()))
 	if err != nil {
 		t.Fatal(err)
@@ -298,12 +313,12 @@ func playWindow(t *testing.T, from, to time.Time) []string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	sink := &captured{p: p}
+	c := sink.capture(p)
 	go p.Play(ctx)
 	if err := engine.Run(ctx, p.Gate(sink), informer.RunOptions{SourceDone: p.Done(), Barrier: p.Barrier()}); !errors.Is(err, informer.ErrSourceEnded) {
 		t.Fatal(err)
 	}
-	return sink.lines
+	return c.lines
 }
 
 // owedSink checks, for each batch it is handed, that the Player still
@@ -333,32 +348,9 @@ func (s *owedSink) Handle(b informer.Batch) (bool, error) {
 // TestReplayDeltasLandAfterTheSink: the gate lands a batch's deltas only
 // once the sink has handled it.
 func TestReplayDeltasLandAfterTheSink(t *testing.T) {
-	r, err := recording.NewReader("rec.jsonl", strings.NewReader(testRecording()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Open(&bytes.Buffer{}, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.SetWindow(t0.Add(150*time.Millisecond), t0.Add(5500*time.Millisecond))
-	cms := p.Recorded()[:1]
-	if err := p.Select(cms, nil); err != nil {
-		t.Fatal(err)
-	}
-	engine := informer.New(informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff}, &bytes.Buffer{})
-	if _, err := engine.Add(cms[0]); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	sink := &owedSink{captured: captured{p: p}, t: t}
-	go p.Play(ctx)
-	if err := engine.Run(ctx, p.Gate(sink), informer.RunOptions{SourceDone: p.Done(), Barrier: p.Barrier()}); !errors.Is(err, informer.ErrSourceEnded) {
-		t.Fatal(err)
-	}
-	if len(sink.lines) != 6 {
-		t.Errorf("%d deltas, want 6:\n%s", len(sink.lines), strings.Join(sink.lines, "\n"))
+	lines := playWindowInto(t, t0.Add(150*time.Millisecond), t0.Add(5500*time.Millisecond), &owedSink{t: t})
+	if len(lines) != 6 {
+		t.Errorf("%d deltas, want 6:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
 }
 

@@ -317,7 +317,7 @@ func (c Changes) AppendRaw(dst []byte) (out []byte, ok bool, err error) {
 
 // Versions are the two objects' JSON, for a reader that diffs them whole
 // as Operations does, given the paths every diff leaves out
-// (metadata.resourceVersion and metadata.managedFields, AlwaysIgnored);
+// (metadata.resourceVersion and metadata.managedFields, alwaysIgnoredPaths);
 // ok is false when only Operations can say: a Secret's changes, or a diff
 // that ignores more (--ignore-path, --status=false, --changed-only's
 // metadata.generation). The bytes are the objects': read-only.
@@ -327,10 +327,6 @@ func (c Changes) Versions() (old, obj []byte, ok bool) {
 	}
 	return c.old.JSON, c.obj.JSON, true
 }
-
-// AlwaysIgnored are the paths every diff leaves out, as JSON pointers:
-// they change with every write and say nothing about what changed.
-func AlwaysIgnored() []string { return alwaysIgnoredPaths() }
 
 // HealthOf is the health of it's object (a delta of an informer watching
 // t) at now, nil when this Stage does not judge, for an Event, and for a
