@@ -379,7 +379,7 @@ func (j *Judge) podKey(o *rawobj.Object, status []byte) (podKey, error) {
 	if status != nil {
 		var h maphash.Hash
 		h.SetSeed(j.seed)
-		if err := rawobj.HashFields(&h, status, j.podStatus); err != nil {
+		if err := o.HashMember(&h, status, j.podStatus); err != nil {
 			return podKey{}, fmt.Errorf("status: %w", err)
 		}
 		key.status = h.Sum64()

@@ -176,9 +176,22 @@ func (p *objScan) build(tm *typeMeta) *Object {
 	o.InitialEventsEnd = p.initialEventsEnd
 	if at := b.outOffset(p.statusAt); p.hasStatus && at > 0 && at <= math.MaxUint32 {
 		o.statusAt = uint32(at)
+		if end := b.outOffset(p.statusEnd); end > at && end < jsonLen && closesObject(o.JSON[end:]) {
+			o.facts |= factStatusLast
+		}
+	}
+	if at := b.outOffset(p.ownersAt); p.hasOwners && at > 0 && at <= math.MaxUint16 {
+		o.ownersAt = uint16(at)
 	}
 	o.managers = p.appendManagers(buf[b.extra:b.extra:len(buf)])
 	return o
+}
+
+// closesObject reports whether rest is JSON white space and one closing
+// brace: what follows an object's last member's value.
+func closesObject(rest []byte) bool {
+	i := skipSpaceAt(rest, 0)
+	return i == len(rest)-1 && rest[i] == '}'
 }
 
 // reserveManagers returns how many bytes the managedFields summary may

@@ -38,11 +38,14 @@ type objScan struct {
 	// metadatas counts the top-level metadata members.
 	metadatas int
 	// hasStatus: the top level has a status member (null included), the
-	// last of which starts at statusAt.
+	// last of which spans statusAt to statusEnd.
 	hasStatus bool
 	statusAt  int
-	// hasOwners: metadata has an ownerReferences member (null included).
+	statusEnd int
+	// hasOwners: metadata has an ownerReferences member (null included),
+	// the last of which starts at ownersAt.
 	hasOwners bool
+	ownersAt  int
 
 	namespace, name   strRef
 	uid               strRef
@@ -116,6 +119,7 @@ func (p *objScan) parseObject() error {
 				p.skipSpace()
 				p.statusAt = p.pos
 				err = p.skipValue(p.depth)
+				p.statusEnd = p.pos
 			default:
 				err = p.skipValue(p.depth)
 			}
@@ -240,6 +244,8 @@ func (p *objScan) parseMetadata() error {
 			err = p.parseAnnotations(depth + 1)
 		case "ownerReferences":
 			p.hasOwners = true
+			p.skipSpace()
+			p.ownersAt = p.pos
 			err = p.skipValue(depth)
 		case "managedFields":
 			remove = !p.keepManagedFields

@@ -44,10 +44,13 @@ type Object struct {
 	InitialEventsEnd bool
 
 	// facts are what the parse learnt of the object beyond its fields;
+	// ownersAt is, for a parsed object whose metadata.ownerReferences
+	// value starts in JSON's first 64 KiB, that offset, 0 otherwise;
 	// statusAt is, for a parsed object with a status, the offset in JSON
-	// of its (last) status member's value, 0 otherwise. Both in the room
+	// of its (last) status member's value, 0 otherwise. All in the room
 	// beside InitialEventsEnd: the Object stays 192 bytes.
 	facts    parseFacts
+	ownersAt uint16
 	statusAt uint32
 
 	// Row is, for an object that came as a row of a server-side Table
@@ -81,6 +84,10 @@ const (
 	// factPlainMetadata: JSON has one metadata member and no string with an
 	// escape, so that its keys read as written (validMetadata).
 	factPlainMetadata
+	// factStatusLast: the (last) status member, at statusAt, is the last
+	// member of the top level: its value ends where the object's closing
+	// brace and the white space before it begin (status).
+	factStatusLast
 )
 
 // parsed: o was made by this package (factParsed).

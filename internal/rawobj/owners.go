@@ -46,7 +46,13 @@ func (o *Object) OwnerUID() string {
 		return ""
 	}
 	if o.parsed() {
-		if uid, ok := validOwnerUID(o.JSON, o.facts&factPlainMetadata != 0); ok {
+		uid, ok := "", false
+		if o.ownersAt > 0 && o.facts&factPlainMetadata != 0 {
+			uid, ok = o.ownerUIDAt()
+		} else {
+			uid, ok = validOwnerUID(o.JSON, o.facts&factPlainMetadata != 0)
+		}
+		if ok {
 			return uid
 		}
 	}
@@ -165,9 +171,16 @@ func (o *Object) status() ([]byte, error) {
 	if o.WithoutStatus() {
 		return nil, nil
 	}
-	end, err := skipValidValue(o.JSON, int(o.statusAt))
-	if err != nil {
-		return nil, err
+	end := len(o.JSON) - 1 // the closing brace
+	if o.facts&factStatusLast != 0 {
+		for isSpace(o.JSON[end-1]) {
+			end--
+		}
+	} else {
+		var err error
+		if end, err = skipValidValue(o.JSON, int(o.statusAt)); err != nil {
+			return nil, err
+		}
 	}
 	if v := o.JSON[o.statusAt:end]; string(v) != "null" {
 		return v, nil
@@ -253,14 +266,32 @@ func validOwnerUID(data []byte, plain bool) (uid string, ok bool) {
 	if err != nil || refs[0] == nil {
 		return "", err == nil
 	}
-	list := refs[0]
+	return ownerUIDOfList(refs[0])
+}
+
+// ownerUIDAt is validOwnerUID of o, a parsed object whose plain metadata
+// has ownerReferences at ownersAt: only their value is read.
+func (o *Object) ownerUIDAt() (uid string, ok bool) {
+	end, err := skipValidValue(o.JSON, int(o.ownersAt))
+	if err != nil {
+		return "", false
+	}
+	if list := o.JSON[o.ownersAt:end]; string(list) != "null" {
+		return ownerUIDOfList(list)
+	}
+	return "", true
+}
+
+// ownerUIDOfList is validOwnerUID of the metadata.ownerReferences value
+// list (valid JSON, not null).
+func ownerUIDOfList(list []byte) (uid string, ok bool) {
 	if list[0] != '[' {
 		return "", false
 	}
 	var first, controller string
 	var found, foundController bool
 	ok = true
-	err = eachValidElement(list, func(elem []byte) {
+	err := eachValidElement(list, func(elem []byte) {
 		if !ok {
 			return
 		}

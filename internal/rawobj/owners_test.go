@@ -107,6 +107,11 @@ func FuzzOwnerUID(f *testing.F) {
 		if slow, slowOK := validOwnerUID(o.JSON, false); slow != got || slowOK != ok {
 			t.Fatalf("read knowing the metadata plain: %q (%v), without: %q (%v)", got, ok, slow, slowOK)
 		}
+		if o.ownersAt > 0 {
+			if at, atOK := o.ownerUIDAt(); at != got || atOK != ok {
+				t.Fatalf("read where the parse saw the references: %q (%v), from the top: %q (%v)", at, atOK, got, ok)
+			}
+		}
 		if !ok {
 			return
 		}
@@ -132,6 +137,20 @@ func TestOwnerUIDReadsTheUsualFormWithoutDecoding(t *testing.T) {
 	}
 	if uid, ok := validOwnerUID(o.JSON, false); !ok || uid != "rs-uid" || o.OwnerUID() != "rs-uid" {
 		t.Fatalf("the controller's UID: %q, %v (OwnerUID %q)", uid, ok, o.OwnerUID())
+	}
+	// Every way it is parsed, the parse notes where the references are
+	// (and where a status as the last member ends), and the reading from
+	// there is the same.
+	for name, o := range parsedEveryWay(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","managedFields":[{"manager":"m"}],"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-1","uid":"rs-uid","controller":true}]},"spec":{},"status":{"phase":"Running"} }`) {
+		if o.ownersAt == 0 || o.facts&factStatusLast == 0 {
+			t.Errorf("%s: ownersAt %d, status last %v: the parse did not note them", name, o.ownersAt, o.facts&factStatusLast != 0)
+		}
+		if uid, ok := o.ownerUIDAt(); !ok || uid != "rs-uid" {
+			t.Errorf("%s: the references read where the parse saw them: %q, %v", name, uid, ok)
+		}
+		if status, err := o.Member("status"); err != nil || string(status) != `{"phase":"Running"}` {
+			t.Errorf("%s: status %s (%v)", name, status, err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package rawobj
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/maphash"
 	"strconv"
@@ -214,6 +215,125 @@ func HashFields(h *maphash.Hash, data []byte, keep Fields) error {
 		return d.unexpected()
 	}
 	return nil
+}
+
+// HashMember is HashFields of value, which is a member's value cut out of
+// o's JSON (Member, Members): of an object this package parsed, whose JSON
+// was validated then, value is walked without being validated again, and
+// the same bytes are written to h.
+func (o *Object) HashMember(h *maphash.Hash, value []byte, keep Fields) error {
+	if !o.parsed() || !within(value, o.JSON) {
+		return HashFields(h, value, keep)
+	}
+	return hashValid(h, value, keep)
+}
+
+// within reports whether part lies in whole's memory.
+func within(part, whole []byte) bool {
+	if len(part) == 0 || len(whole) == 0 {
+		return false
+	}
+	p, w := uintptr(unsafe.Pointer(unsafe.SliceData(part))), uintptr(unsafe.Pointer(unsafe.SliceData(whole)))
+	return p >= w && p+uintptr(len(part)) <= w+uintptr(len(whole))
+}
+
+// hashValid is HashFields of data known to be valid JSON: hash, in one
+// pass as the walkers of valid JSON skip (what keep does not select is
+// skipped, not walked member by member).
+func hashValid(h *maphash.Hash, data []byte, keep Fields) error {
+	var scratch []byte
+	end, err := hashValidAt(h, data, skipSpaceAt(data, 0), keep, &scratch)
+	if err == nil && skipSpaceAt(data, end) != len(data) {
+		err = errNotValid
+	}
+	return err
+}
+
+// hashValidAt hashes the value at data[i] as hash does and returns the
+// index just past it; scratch holds an unescaped key.
+func hashValidAt(h *maphash.Hash, data []byte, i int, keep Fields, scratch *[]byte) (int, error) {
+	if i >= len(data) {
+		return 0, errNotValid
+	}
+	var err error
+	switch {
+	case keep != nil && data[i] == '{':
+		_ = h.WriteByte('{')
+		if i = skipSpaceAt(data, i+1); i < len(data) && data[i] == '}' {
+			return i + 1, h.WriteByte('}')
+		}
+		for {
+			if i >= len(data) || data[i] != '"' {
+				return 0, errNotValid
+			}
+			end, err := endOfValidString(data, i)
+			if err != nil {
+				return 0, err
+			}
+			key := data[i+1 : end-1]
+			if bytes.IndexByte(key, '\\') >= 0 {
+				s := scanner{data: data, pos: i}
+				if _, err := s.scanString(); err != nil {
+					return 0, err // checked before appendUnescaped, which trusts it
+				}
+				*scratch = appendUnescaped((*scratch)[:0], key)
+				key = *scratch
+			}
+			if i = skipSpaceAt(data, end); i >= len(data) || data[i] != ':' {
+				return 0, errNotValid
+			}
+			start := skipSpaceAt(data, i+1)
+			if sub, ok := keep[string(key)]; ok {
+				_, _ = h.Write(key)
+				_ = h.WriteByte(':')
+				i, err = hashValidAt(h, data, start, sub, scratch)
+			} else {
+				i, err = skipValidValue(data, start)
+			}
+			if err != nil {
+				return 0, err
+			}
+			if i = skipSpaceAt(data, i); i >= len(data) {
+				return 0, errNotValid
+			}
+			switch data[i] {
+			case ',':
+				i = skipSpaceAt(data, i+1)
+			case '}':
+				return i + 1, h.WriteByte('}')
+			default:
+				return 0, errNotValid
+			}
+		}
+	case keep != nil && data[i] == '[':
+		_ = h.WriteByte('[')
+		if i = skipSpaceAt(data, i+1); i < len(data) && data[i] == ']' {
+			return i + 1, h.WriteByte(']')
+		}
+		for {
+			if i, err = hashValidAt(h, data, i, keep, scratch); err != nil {
+				return 0, err
+			}
+			if i = skipSpaceAt(data, i); i >= len(data) {
+				return 0, errNotValid
+			}
+			switch data[i] {
+			case ',':
+				_ = h.WriteByte(',')
+				i = skipSpaceAt(data, i+1)
+			case ']':
+				return i + 1, h.WriteByte(']')
+			default:
+				return 0, errNotValid
+			}
+		}
+	}
+	end, err := skipValidValue(data, i)
+	if err != nil || end == i {
+		return 0, errNotValid
+	}
+	_, _ = h.Write(data[i:end])
+	return end, h.WriteByte(0)
 }
 
 // hash writes what keep selects of the value at pos to h; depth is the

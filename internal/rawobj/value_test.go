@@ -53,6 +53,31 @@ func checkDecodeValue(t *testing.T, data []byte) {
 	if err == nil && !reflect.DeepEqual(pruned, prune(want, keep)) {
 		t.Fatalf("DecodeFields(%q) = %#v, want %#v", data, pruned, prune(want, keep))
 	}
+	checkHashMember(t, data, keep)
+}
+
+// checkHashMember: the value as an object's status, HashMember of the
+// parsed object writes what HashFields writes, and fails where it does.
+func checkHashMember(t *testing.T, data []byte, keep Fields) {
+	t.Helper()
+	o, err := Parse(append([]byte(`{"metadata":{"name":"a"},"status":`), append(bytes.Clone(data), '}')...), ParseOptions{})
+	if err != nil {
+		return
+	}
+	status, err := o.Member("status")
+	if err != nil || status == nil {
+		return
+	}
+	seed := maphash.MakeSeed()
+	for _, keep := range []Fields{keep, nil, {"a": nil, "x": {"y": nil}}} {
+		var valid, checked maphash.Hash
+		valid.SetSeed(seed)
+		checked.SetSeed(seed)
+		verr, cerr := o.HashMember(&valid, status, keep), HashFields(&checked, status, keep)
+		if (verr != nil) != (cerr != nil) || valid.Sum64() != checked.Sum64() {
+			t.Fatalf("status %s, keeping %v: HashMember %x (%v), HashFields %x (%v)", status, keep, valid.Sum64(), verr, checked.Sum64(), cerr)
+		}
+	}
 }
 
 // prune is what keep selects of v (see Fields).
@@ -126,6 +151,19 @@ func TestHashFields(t *testing.T) {
 	var h maphash.Hash
 	if err := HashFields(&h, []byte(`{"a":`), narrow); err == nil {
 		t.Error("broken JSON hashed")
+	}
+	// Of a parsed object's member, without a second validation: the same.
+	for _, status := range []string{a, b, `{"b":{"c":[]}}`, `{"b":[{"c":1}],"\u0062":{"c":[{"x":"\u00e9"}]}}`, `[1,{"b":2}]`, `"s"`, `null`} {
+		for _, keep := range []Fields{nil, narrow, {"b": nil}} {
+			checkHashMember(t, []byte(status), keep)
+		}
+	}
+	o, err := Parse([]byte(`{"metadata":{"name":"a"},"status":{"a":1}}`), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.HashMember(&h, []byte(`{"a":`), narrow); err == nil {
+		t.Error("broken JSON that is not the object's hashed as if validated")
 	}
 }
 
