@@ -96,7 +96,9 @@ func skipSpaceAt(data []byte, i int) int {
 // quote at data[i]. It looks for the closing quote 8 bytes at a time
 // (specialBytes: of valid JSON, a quote or a backslash), and steps over
 // an escape's backslash and the byte after it (a quote or a backslash
-// escaped, or the u of a \uXXXX whose hex digits are neither).
+// escaped, or the u of a \uXXXX whose hex digits are neither). Its loop
+// is scanString's, written out: as a function call it costs the stream
+// 3% more instructions (not inlined).
 func endOfValidString(data []byte, i int) (int, error) {
 	j := i + 1
 	for {
