@@ -353,6 +353,14 @@ func (t *Tree) handleScout(b informer.Batch) (bool, error) {
 		}
 		k := keyOf(target, obj)
 		if b.Items[i].Type == cache.Deleted {
+			if m := t.members[k]; m != nil && m.found != nil && !m.shown && !m.root {
+				// A member it found, deleted before the scout was gone:
+				// its owned informer's initial list says what became of
+				// it (sweepUnlisted) — listed, that informer's watch
+				// prints the deletion; missing, it is printed entered,
+				// then deleted. Forgotten here, it would never be.
+				continue
+			}
 			t.forget(k)
 			continue
 		}

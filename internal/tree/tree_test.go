@@ -727,6 +727,7 @@ func TestTreeMemberDeletedBeforeItsTypeListed(t *testing.T) {
 		"Replaced Pod backup-a (Job backup) initial",
 		"Deleted Pod backup-a (Job backup)",
 	)
+	r.synced() // the ConfigMaps' scout too: the marker is news
 	r.settle(backup, "marker-1")
 	r.rec.mu.Lock()
 	got := slices.Clone(r.rec.lines)
