@@ -139,6 +139,22 @@ func scaleClients() []clientDef {
 			args: func(e *env, watch bool) []string { return e.deltas("text", watch) },
 		},
 		{
+			ID: "d-name", Group: "d", Label: "(d) kubectl deltas -o name",
+			Measured:      "as above with -o name: the printed stream needs no health (issue 46's reference for --timeline).",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true, noBurst: true,
+			args: func(e *env, watch bool) []string { return e.deltas("name", watch) },
+		},
+		{
+			ID: "d-name-tl", Group: "d", Label: "(d) -o name --timeline",
+			Measured:      "-o name --timeline=PAGE: the same stream, and the page of its deltas (each Pod's health judged for it) written when the run ends (issue 46).",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true, noBurst: true,
+			args: func(e *env, watch bool) []string {
+				return e.deltas("name", watch, "--timeline="+filepath.Join(e.home, "timeline.html"))
+			},
+		},
+		{
 			ID: "d-json-wl", Group: "d", Label: "(d) -o json --watch-list=true",
 			Measured:      "-o json --watch-list=true (streaming list).",
 			peakPerObject: 6000,

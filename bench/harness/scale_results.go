@@ -193,6 +193,14 @@ func (r *scaleRun) targets() []target {
 	} else {
 		add(metaName, false, false, "not measured")
 	}
+	// Issue 46: the page costs the stream little.
+	const pageName = "(issue 46) --timeline on the initial list (-o name): CPU ≤ 1.10 × without"
+	if tc, nc := r.syncStat("d-name-tl", cpuOf), r.syncStat("d-name", cpuOf); tc.ok() && nc.ok() {
+		q := tc.Median / nc.Median
+		add(pageName, true, q <= 1.10, fmt.Sprintf("%s vs %s = %.2f×", secs(tc.Median), secs(nc.Median), q))
+	} else {
+		add(pageName, false, false, "not measured")
+	}
 	// Issue 23: the server's Tables cost the client nothing more.
 	const wideWall, wideCPU = "(issue 23) -o wide initial sync wall ≤ 2 × -o json", "(issue 23) -o wide client CPU ≤ -o json"
 	if ww, wc := r.syncStat("d-wide", wallOf), r.syncStat("d-wide", cpuOf); ww.ok() && wc.ok() && dc.ok() {
@@ -374,7 +382,7 @@ func displayOrder(cs []clientResult) []clientResult {
 	return out
 }
 
-var scaleDisplay = []string{"a-page", "a-page-plain", "a-full", "b-typed-list", "b-typed-proto", "b-typed-stream", "b-dyn-list", "b-dyn-stream", "c", "d-json", "d-json-nh", "d-handler", "d-handler-delta", "d-wide", "d-text", "d-json-wl", "d-meta", "d-all"}
+var scaleDisplay = []string{"a-page", "a-page-plain", "a-full", "b-typed-list", "b-typed-proto", "b-typed-stream", "b-dyn-list", "b-dyn-stream", "c", "d-json", "d-json-nh", "d-handler", "d-handler-delta", "d-wide", "d-text", "d-name", "d-name-tl", "d-json-wl", "d-meta", "d-all"}
 
 func passWord(t target) string {
 	switch {
