@@ -381,30 +381,43 @@ func validMetadata(data []byte, plain bool) ([]byte, error) {
 // eachValidElement calls fn with each element of the JSON array data,
 // known to be valid JSON.
 func eachValidElement(data []byte, fn func(elem []byte)) error {
-	i := skipSpaceAt(data, 0)
+	_, err := walkValidElements(data, skipSpaceAt(data, 0), func(at int) (int, error) {
+		end, err := skipValidValue(data, at)
+		if err != nil {
+			return 0, err
+		}
+		fn(data[at:end])
+		return end, nil
+	})
+	return err
+}
+
+// walkValidElements walks the elements of the array at data[i], known to
+// be valid JSON: value is called with the index of each and returns the
+// index just past it. It returns the index just past the array.
+func walkValidElements(data []byte, i int, value func(at int) (end int, err error)) (int, error) {
 	if i >= len(data) || data[i] != '[' {
-		return errNotValid
+		return 0, errNotValid
 	}
 	if i = skipSpaceAt(data, i+1); i < len(data) && data[i] == ']' {
-		return nil
+		return i + 1, nil
 	}
 	for i < len(data) {
-		end, err := skipValidValue(data, i)
+		end, err := value(i)
 		if err != nil || end == i {
-			return errNotValid
+			return 0, errNotValid
 		}
-		fn(data[i:end])
 		if i = skipSpaceAt(data, end); i >= len(data) {
-			return errNotValid
+			return 0, errNotValid
 		}
 		switch data[i] {
 		case ',':
 			i = skipSpaceAt(data, i+1)
 		case ']':
-			return nil
+			return i + 1, nil
 		default:
-			return errNotValid
+			return 0, errNotValid
 		}
 	}
-	return errNotValid
+	return 0, errNotValid
 }

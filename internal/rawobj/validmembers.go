@@ -25,57 +25,67 @@ func EachValidMember(data []byte, fn func(key, value []byte)) error {
 // eachValidMember is EachValidMember with an end: it stops, with no
 // error, once fn returns true.
 func eachValidMember(data []byte, fn func(key, value []byte) (stop bool)) error {
-	i := skipSpaceAt(data, 0)
+	end, stop, err := walkValidMembers(data, skipSpaceAt(data, 0), func(key []byte, at int) (int, bool, error) {
+		end, err := skipValidValue(data, at)
+		if err != nil {
+			return 0, false, err
+		}
+		return end, fn(key, data[at:end]), nil
+	})
+	if err == nil && !stop && skipSpaceAt(data, end) != len(data) {
+		err = errNotValid
+	}
+	return err
+}
+
+// walkValidMembers walks the members of the object at data[i], known to
+// be valid JSON: value is called with each key (unescaped) and the index
+// of its value, and returns the index just past that value, or stop to
+// end the walk there. It returns the index just past the object.
+func walkValidMembers(data []byte, i int, value func(key []byte, at int) (end int, stop bool, err error)) (end int, stop bool, err error) {
 	if i >= len(data) || data[i] != '{' {
-		return errNotValid
+		return 0, false, errNotValid
 	}
 	if i = skipSpaceAt(data, i+1); i < len(data) && data[i] == '}' {
-		return nil
+		return i + 1, false, nil
 	}
 	var scratch []byte
 	for i < len(data) {
 		if data[i] != '"' {
-			return errNotValid
+			return 0, false, errNotValid
 		}
 		end, err := endOfValidString(data, i)
 		if err != nil {
-			return err
+			return 0, false, err
 		}
 		key := data[i+1 : end-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			s := scanner{data: data, pos: i}
 			if _, err := s.scanString(); err != nil {
-				return err // checked before appendUnescaped, which trusts it
+				return 0, false, err // checked before appendUnescaped, which trusts it
 			}
 			scratch = appendUnescaped(scratch[:0], key)
 			key = scratch
 		}
 		if i = skipSpaceAt(data, end); i >= len(data) || data[i] != ':' {
-			return errNotValid
+			return 0, false, errNotValid
 		}
-		start := skipSpaceAt(data, i+1)
-		if i, err = skipValidValue(data, start); err != nil {
-			return err
-		}
-		if fn(key, data[start:i]) {
-			return nil
+		if i, stop, err = value(key, skipSpaceAt(data, i+1)); err != nil || stop {
+			return i, stop, err
 		}
 		if i = skipSpaceAt(data, i); i >= len(data) {
-			return errNotValid
+			return 0, false, errNotValid
 		}
 		switch data[i] {
 		case ',':
 			i = skipSpaceAt(data, i+1)
 		case '}':
-			if skipSpaceAt(data, i+1) != len(data) {
-				return errNotValid
-			}
-			return nil
+			return i + 1, false, nil
 		default:
-			return errNotValid
+			return 0, false, errNotValid
 		}
 	}
-	return errNotValid
+	return 0, false, errNotValid
 }
 
 // skipSpaceAt is the index of the first byte of data at or after i that is

@@ -1,7 +1,6 @@
 package rawobj
 
 import (
-	"bytes"
 	"encoding/json"
 	"hash/maphash"
 	"strconv"
@@ -238,11 +237,10 @@ func within(part, whole []byte) bool {
 }
 
 // hashValid is HashFields of data known to be valid JSON: hash, in one
-// pass as the walkers of valid JSON skip (what keep does not select is
-// skipped, not walked member by member).
+// pass with the walkers of valid JSON (what keep does not select is
+// skipped whole).
 func hashValid(h *maphash.Hash, data []byte, keep Fields) error {
-	var scratch []byte
-	end, err := hashValidAt(h, data, skipSpaceAt(data, 0), keep, &scratch)
+	end, err := hashValidAt(h, data, skipSpaceAt(data, 0), keep)
 	if err == nil && skipSpaceAt(data, end) != len(data) {
 		err = errNotValid
 	}
@@ -250,83 +248,36 @@ func hashValid(h *maphash.Hash, data []byte, keep Fields) error {
 }
 
 // hashValidAt hashes the value at data[i] as hash does and returns the
-// index just past it; scratch holds an unescaped key.
-func hashValidAt(h *maphash.Hash, data []byte, i int, keep Fields, scratch *[]byte) (int, error) {
-	if i >= len(data) {
-		return 0, errNotValid
-	}
-	var err error
+// index just past it.
+func hashValidAt(h *maphash.Hash, data []byte, i int, keep Fields) (int, error) {
 	switch {
-	case keep != nil && data[i] == '{':
+	case keep != nil && i < len(data) && data[i] == '{':
 		_ = h.WriteByte('{')
-		if i = skipSpaceAt(data, i+1); i < len(data) && data[i] == '}' {
-			return i + 1, h.WriteByte('}')
-		}
-		for {
-			if i >= len(data) || data[i] != '"' {
-				return 0, errNotValid
+		end, _, err := walkValidMembers(data, i, func(key []byte, at int) (int, bool, error) {
+			sub, ok := keep[string(key)]
+			if !ok {
+				end, err := skipValidValue(data, at)
+				return end, false, err
 			}
-			end, err := endOfValidString(data, i)
-			if err != nil {
-				return 0, err
-			}
-			key := data[i+1 : end-1]
-			if bytes.IndexByte(key, '\\') >= 0 {
-				s := scanner{data: data, pos: i}
-				if _, err := s.scanString(); err != nil {
-					return 0, err // checked before appendUnescaped, which trusts it
-				}
-				*scratch = appendUnescaped((*scratch)[:0], key)
-				key = *scratch
-			}
-			if i = skipSpaceAt(data, end); i >= len(data) || data[i] != ':' {
-				return 0, errNotValid
-			}
-			start := skipSpaceAt(data, i+1)
-			if sub, ok := keep[string(key)]; ok {
-				_, _ = h.Write(key)
-				_ = h.WriteByte(':')
-				i, err = hashValidAt(h, data, start, sub, scratch)
-			} else {
-				i, err = skipValidValue(data, start)
-			}
-			if err != nil {
-				return 0, err
-			}
-			if i = skipSpaceAt(data, i); i >= len(data) {
-				return 0, errNotValid
-			}
-			switch data[i] {
-			case ',':
-				i = skipSpaceAt(data, i+1)
-			case '}':
-				return i + 1, h.WriteByte('}')
-			default:
-				return 0, errNotValid
-			}
-		}
-	case keep != nil && data[i] == '[':
+			_, _ = h.Write(key)
+			_ = h.WriteByte(':')
+			end, err := hashValidAt(h, data, at, sub)
+			return end, false, err
+		})
+		_ = h.WriteByte('}')
+		return end, err
+	case keep != nil && i < len(data) && data[i] == '[':
 		_ = h.WriteByte('[')
-		if i = skipSpaceAt(data, i+1); i < len(data) && data[i] == ']' {
-			return i + 1, h.WriteByte(']')
-		}
-		for {
-			if i, err = hashValidAt(h, data, i, keep, scratch); err != nil {
-				return 0, err
-			}
-			if i = skipSpaceAt(data, i); i >= len(data) {
-				return 0, errNotValid
-			}
-			switch data[i] {
-			case ',':
+		first := true
+		end, err := walkValidElements(data, i, func(at int) (int, error) {
+			if !first {
 				_ = h.WriteByte(',')
-				i = skipSpaceAt(data, i+1)
-			case ']':
-				return i + 1, h.WriteByte(']')
-			default:
-				return 0, errNotValid
 			}
-		}
+			first = false
+			return hashValidAt(h, data, at, keep)
+		})
+		_ = h.WriteByte(']')
+		return end, err
 	}
 	end, err := skipValidValue(data, i)
 	if err != nil || end == i {
