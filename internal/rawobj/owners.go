@@ -285,24 +285,21 @@ func (o *Object) ownerUIDAt() (uid string, ok bool) {
 // ownerUIDOfList is validOwnerUID of the metadata.ownerReferences value
 // list (valid JSON, not null).
 func ownerUIDOfList(list []byte) (uid string, ok bool) {
-	if list[0] != '[' {
-		return "", false
-	}
 	var first, controller string
 	var found, foundController bool
 	ok = true
-	err := eachValidElement(list, func(elem []byte) {
-		if !ok {
-			return
-		}
-		if elem[0] != '{' {
-			ok = false // encoding/json: null is a zero reference, the rest an error
-			return
+	_, err := walkValidElements(list, 0, func(at int) (int, error) {
+		if list[at] != '{' {
+			return 0, errNotValid // encoding/json: null is a zero reference, the rest an error
 		}
 		var id []byte
 		isController := false
-		err := EachValidMember(elem, func(key, value []byte) {
-			switch k := string(key); k {
+		end, _, err := walkValidMembers(list, at, func(key []byte, valueAt int) (int, bool, error) {
+			end, err := skipValidValue(list, valueAt)
+			if err != nil {
+				return 0, false, err
+			}
+			switch value, k := list[valueAt:end], string(key); k {
 			case "uid", "apiVersion", "kind", "name":
 				if value[0] != '"' && string(value) != "null" {
 					ok = false
@@ -326,10 +323,10 @@ func ownerUIDOfList(list []byte) (uid string, ok bool) {
 					}
 				}
 			}
+			return end, !ok, nil
 		})
-		if err != nil {
-			ok = false
-			return
+		if err != nil || !ok {
+			return 0, errNotValid
 		}
 		s := ""
 		if id != nil && id[0] == '"' {
@@ -341,6 +338,7 @@ func ownerUIDOfList(list []byte) (uid string, ok bool) {
 		if isController && !foundController {
 			controller, foundController = s, true
 		}
+		return end, nil
 	})
 	if err != nil || !ok {
 		return "", false
@@ -376,20 +374,6 @@ func validMetadata(data []byte, plain bool) ([]byte, error) {
 		return true
 	})
 	return meta, err
-}
-
-// eachValidElement calls fn with each element of the JSON array data,
-// known to be valid JSON.
-func eachValidElement(data []byte, fn func(elem []byte)) error {
-	_, err := walkValidElements(data, skipSpaceAt(data, 0), func(at int) (int, error) {
-		end, err := skipValidValue(data, at)
-		if err != nil {
-			return 0, err
-		}
-		fn(data[at:end])
-		return end, nil
-	})
-	return err
 }
 
 // walkValidElements walks the elements of the array at data[i], known to
