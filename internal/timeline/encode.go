@@ -190,6 +190,14 @@ func appendMark(b []byte, m *mark, attrs *markAttrs) []byte {
 		b = appendKey(b, "pb")
 		b = appendRawText(b, m.Base)
 	}
+	if len(m.BaseAt) == 2 {
+		b = appendKey(b, "pr")
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(m.BaseAt[0]), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(m.BaseAt[1]), 10)
+		b = append(b, ']')
+	}
 	if len(m.Patch) > 0 {
 		b = appendKey(b, "p")
 		b = append(b, m.Patch...)

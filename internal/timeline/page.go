@@ -19,8 +19,12 @@ import (
 //go:embed page.html
 var page []byte
 
-// dataMarker is replaced by the data document in page.
-const dataMarker = "{{DATA}}"
+// dataMarker is replaced by the data document in page, basesMarker by the
+// versions its patches start from (Timeline.bases), after it.
+const (
+	dataMarker  = "{{DATA}}"
+	basesMarker = "{{BASES}}"
+)
 
 // RefreshEvery is how often a page is rewritten while the stream goes on
 // (when something changed): often enough to reload mid-run, rarely enough
@@ -34,8 +38,9 @@ const RefreshEvery = 5 * time.Second
 func (t *Timeline) Write(live bool) error {
 	t.writing.Lock()
 	defer t.writing.Unlock()
-	before, after, ok := bytes.Cut(page, []byte(dataMarker))
-	if !ok {
+	before, rest, ok := bytes.Cut(page, []byte(dataMarker))
+	middle, after, ok2 := bytes.Cut(rest, []byte(basesMarker))
+	if !ok || !ok2 {
 		return errors.New("--timeline: the embedded page has no place for its data (a build without page.html?)")
 	}
 	dir, base := filepath.Split(t.path)
@@ -48,9 +53,16 @@ func (t *Timeline) Write(live bool) error {
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }() // after a rename: nothing left to remove
 	w := bufio.NewWriterSize(tmp, flushSize)
+	var bases []byte
 	_, err = w.Write(before)
 	if err == nil {
-		err = t.writeData(w, live)
+		bases, err = t.writeData(w, live)
+	}
+	if err == nil {
+		_, err = w.Write(middle)
+	}
+	if err == nil {
+		_, err = w.Write(bases)
 	}
 	if err == nil {
 		_, err = w.Write(after)

@@ -171,6 +171,42 @@ func isASCII(b []byte) bool {
 	return true
 }
 
+// isScriptText: b is printable ASCII without '<', and so lies as it is,
+// byte for byte, in the text of a script element of a page (no '<' to
+// begin "</script" or "<!--", no control character the HTML parser
+// rewrites, such as a carriage return), where the page's script reads it
+// back in UTF-16 units that are its bytes.
+func isScriptText(b []byte) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// A byte is ≥ 0x80, < 0x20, 0x7f or '<' iff its high bit is
+		// set in one of these (each exact once no byte has its own high
+		// bit set: no borrow crosses bytes).
+		low := x - 0x20*ones
+		del := (x ^ 0x7f*ones) - ones
+		lt := (x ^ '<'*ones) - ones
+		if (x|low|del|lt)&highs != 0 && !scriptTextBytes(b[i:i+8]) {
+			return false
+		}
+	}
+	return scriptTextBytes(b[i:])
+}
+
+// scriptTextBytes is isScriptText a byte at a time.
+func scriptTextBytes(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c >= 0x7f || c == '<' {
+			return false
+		}
+	}
+	return true
+}
+
 // appendHunks appends hunks as the page reads "p": [[at, del, "ins"], …].
 func appendHunks(b []byte, hunks []hunk) []byte {
 	b = append(b, '[')

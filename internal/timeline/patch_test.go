@@ -155,3 +155,30 @@ func FuzzAppendRawText(f *testing.F) {
 		}
 	})
 }
+
+// TestIsScriptText holds the word-at-a-time check to the byte-at-a-time
+// one: every byte value at every position of texts of 1 to 24 bytes,
+// and pairs of bytes that make a borrow cross from one into the next.
+func TestIsScriptText(t *testing.T) {
+	for n := 1; n <= 24; n++ {
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				b := bytes.Repeat([]byte("a"), n)
+				b[at] = byte(c)
+				want := c >= 0x20 && c < 0x7f && c != '<'
+				if got := isScriptText(b); got != want || scriptTextBytes(b) != want {
+					t.Fatalf("%q: %v, want %v", b, got, want)
+				}
+				if at+1 < n {
+					for _, next := range []byte{0x00, 0x1f, 0x20, 0x21, '<', '=', 0x7e, 0x7f, 0x80} {
+						b[at+1] = next
+						want := want && next >= 0x20 && next < 0x7f && next != '<'
+						if got := isScriptText(b); got != want {
+							t.Fatalf("%q: %v, want %v", b, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

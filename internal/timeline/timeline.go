@@ -37,8 +37,9 @@ import (
 // Version is the version of the page's data document ("v"): 2 since a
 // mark's changes may be its members that differ ("x"), for the page to
 // make the operations of; 3 since they may be its two versions, as a
-// patch of the one before ("p", "pb").
-const Version = 3
+// patch of the one before ("p", "pb"); 4 since the version before may be
+// a span of the page's bases element instead ("pr").
+const Version = 4
 
 // maxValueLen bounds a value in a change's text, in runes: longer than a
 // terminal line's (the page wraps), short enough that a ConfigMap's
@@ -88,6 +89,11 @@ type Timeline struct {
 	seed     maphash.Seed
 	// maxBase is maxBaseBytes (tests raise it).
 	maxBase int
+	// bases are the versions chains of patches start from that the page
+	// holds as written (mark.BaseAt), one after the other: the text of
+	// the page's bases element. Only appended to, so that a Write's
+	// snapshot of it stays what it was.
+	bases []byte
 	// buf holds the data document while it is encoded and written, a
 	// part at a time (flushSize), reused for the next; Write holds writing
 	// while it uses it.
@@ -213,8 +219,11 @@ type mark struct {
 	// (appendHunks, JSON); Base is the text of the version before, when
 	// the page cannot make it from the lane's previous mark with a Patch.
 	// The page diffs the two versions when the mark is looked at.
+	// BaseAt is, in place of Base, where the text of the version before
+	// lies in the page's bases element: [offset, length] (see patch).
 	Patch   json.RawMessage `json:"p,omitempty"`
 	Base    rawText         `json:"pb,omitempty"`
+	BaseAt  []int           `json:"pr,omitempty"`
 	Unknown bool            `json:"u,omitempty"`
 }
 
@@ -418,7 +427,8 @@ func (t *Timeline) setChanges(m *mark, changes stage.Changes) {
 // patch gives m its change as the page diffs it: the hunks that make the
 // version after (now) from the version before (old), and the text of the
 // version before unless the page makes it from l's previous mark with a
-// patch; and reports whether it could: the versions are ASCII (the page
+// patch (as written, in the page's bases element, when it can lie in a
+// script element as it is; else as a JSON string); and reports whether it could: the versions are ASCII (the page
 // counts offsets in UTF-16 units), the hunks few (maxPatchBytes), and the
 // version before, when it must be written, small (maxBaseBytes). Two
 // versions alike leave m without changes. m.Patch is t.patchBuf's memory,
@@ -440,7 +450,14 @@ func (t *Timeline) patch(l *lane, m *mark, old, now []byte) bool {
 	if ok && len(hunks) > 0 {
 		t.patchBuf = appendHunks(t.patchBuf[:0], hunks)
 		m.Patch = t.patchBuf
-		if !chained {
+		switch {
+		case chained:
+		case isScriptText(old):
+			// As written, in the bases element: no escaping here, no
+			// unescaping in the browser.
+			m.BaseAt = []int{len(t.bases), len(old)}
+			t.bases = append(t.bases, old...)
+		default:
 			m.Base = old
 		}
 	}
@@ -662,8 +679,10 @@ func (t *Timeline) Dirty() bool {
 }
 
 // writeData writes the page's JSON document to w as it encodes it: live
-// when the stream goes on. Observe waits meanwhile.
-func (t *Timeline) writeData(w io.Writer, live bool) error {
+// when the stream goes on. Observe waits meanwhile. It returns the bases
+// the document's marks refer to ("pr"), to be written after it: bytes
+// that later Observes leave as they are.
+func (t *Timeline) writeData(w io.Writer, live bool) ([]byte, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dirty = false
@@ -706,7 +725,7 @@ func (t *Timeline) writeData(w io.Writer, live bool) error {
 		_, err = flush(b)
 	}
 	t.buf = b[:0]
-	return err
+	return t.bases[:len(t.bases):len(t.bases)], err
 }
 
 // breakCycles cuts any owner chain that loops (ownerReferences a server

@@ -54,6 +54,8 @@ type readLane struct {
 type readDoc struct {
 	document
 	Lanes []*readLane `json:"lanes"`
+	// Bases is the text of the page's bases element (mark.BaseAt).
+	Bases string `json:"-"`
 }
 
 // withMarks is l with marks added, as Observe adds them: the members
@@ -66,22 +68,28 @@ func withMarks(l *lane, marks ...mark) *lane {
 	return l
 }
 
-// document reads back what Write wrote into path's script element.
+// document reads back what Write wrote into path's script elements: the
+// data document, and the bases after it.
 func readDocument(t *testing.T, path string) (readDoc, string) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, after, ok := bytes.Cut(page, []byte(dataMarker))
-	if !ok || !bytes.HasPrefix(raw, before) || !bytes.HasSuffix(raw, after) {
+	before, rest, ok := bytes.Cut(page, []byte(dataMarker))
+	middle, after, ok2 := bytes.Cut(rest, []byte(basesMarker))
+	if !ok || !ok2 || !bytes.HasPrefix(raw, before) || !bytes.HasSuffix(raw, after) {
 		t.Fatalf("the page is not the embedded page around its data:\n%s", raw)
 	}
-	data := raw[len(before) : len(raw)-len(after)]
+	data, bases, ok := bytes.Cut(raw[len(before):len(raw)-len(after)], middle)
+	if !ok {
+		t.Fatalf("the page has no bases element after its data:\n%s", raw)
+	}
 	var doc readDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("the data does not read back: %v\n%s", err, data)
 	}
+	doc.Bases = string(bases)
 	return doc, string(data)
 }
 
@@ -568,7 +576,10 @@ func TestChangesArePatched(t *testing.T) {
 	}
 	tl := New(filepath.Join(t.TempDir(), "t.html"), "", nil)
 	large := strings.Repeat("l", maxBaseBytes)
-	for _, c := range []struct{ uid, extra string }{{"small", ""}, {"large", large}, {"unicode", "é"}} {
+	// "markup" is ASCII, but its '<' may not lie in a script element as
+	// it is, and "tab" has a control character: their bases are strings.
+	cases := []struct{ uid, extra string }{{"small", ""}, {"large", large}, {"unicode", "é"}, {"markup", "</script><b>"}, {"tab", `\t`}}
+	for _, c := range cases {
 		prev := cm(c.uid, "1", c.extra)
 		tl.Observe(recordOf("Added", "ConfigMap", "c", c.uid, 0), prev, stage.Changes{})
 		for i, v := range []string{"2", "3"} {
@@ -589,6 +600,8 @@ func TestChangesArePatched(t *testing.T) {
 			switch {
 			case m.Base != nil && m.Patch != nil:
 				forms[l.UID] += "pb+p "
+			case m.BaseAt != nil && m.Patch != nil:
+				forms[l.UID] += "pr+p "
 			case m.Patch != nil:
 				forms[l.UID] += "p "
 			case m.Raw != nil:
@@ -600,10 +613,31 @@ func TestChangesArePatched(t *testing.T) {
 			}
 		}
 	}
-	want := map[string]string{"small": "- pb+p p ", "large": "- x x ", "unicode": "- x x ", "secret": "c "}
+	want := map[string]string{"small": "- pr+p p ", "large": "- x x ", "unicode": "- x x ", "markup": "- pb+p p ", "tab": "- pr+p p ", "secret": "c "}
 	for uid, w := range want {
 		if forms[uid] != w {
 			t.Errorf("%s: marks %q, want %q", uid, forms[uid], w)
+		}
+	}
+	// A base in the bases element is the version before, byte for byte;
+	// one as a string is that version too.
+	for _, c := range cases {
+		for _, l := range doc.Lanes {
+			for _, m := range l.Marks {
+				if l.UID != c.uid || m.Patch == nil || m.BaseAt == nil && m.Base == nil {
+					continue
+				}
+				base := string(m.Base)
+				if m.BaseAt != nil {
+					if len(m.BaseAt) != 2 || m.BaseAt[0] < 0 || m.BaseAt[0]+m.BaseAt[1] > len(doc.Bases) {
+						t.Fatalf("%s: \"pr\" %v is not within the bases (%d bytes)", c.uid, m.BaseAt, len(doc.Bases))
+					}
+					base = doc.Bases[m.BaseAt[0] : m.BaseAt[0]+m.BaseAt[1]]
+				}
+				if want := string(cm(c.uid, "1", c.extra).JSON); base != want {
+					t.Errorf("%s: the base is\n%s\nwant\n%s", c.uid, base, want)
+				}
+			}
 		}
 	}
 }
