@@ -53,7 +53,7 @@ func (t *Timeline) Write(live bool) error {
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }() // after a rename: nothing left to remove
 	w := bufio.NewWriterSize(tmp, flushSize)
-	var bases []byte
+	var bases [][]byte
 	_, err = w.Write(before)
 	if err == nil {
 		bases, err = t.writeData(w, live)
@@ -61,8 +61,10 @@ func (t *Timeline) Write(live bool) error {
 	if err == nil {
 		_, err = w.Write(middle)
 	}
-	if err == nil {
-		_, err = w.Write(bases)
+	for _, chunk := range bases {
+		if err == nil {
+			_, err = w.Write(chunk)
+		}
 	}
 	if err == nil {
 		_, err = w.Write(after)

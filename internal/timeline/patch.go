@@ -68,13 +68,15 @@ func diffBytes(hunks []hunk, a, b []byte) ([]hunk, bool) {
 			f = n
 			break
 		}
+		// end is one past the hunk's last differing byte: it ends
+		// where hunkGap bytes alike follow, or the texts do.
 		end := j + 1
-		for k, equal := j+1, 0; k < n && equal < hunkGap && (la == lb || end-j <= desyncRun); k++ {
-			if midA[k] == midB[k] {
-				equal++
-			} else {
-				end, equal = k+1, 0
+		for end < n && (la == lb || end-j <= desyncRun) {
+			r := equalRun(midA[end:n], midB[end:n])
+			if r >= hunkGap || end+r >= n {
+				break
 			}
+			end += r + 1
 		}
 		if la != lb && end-j > desyncRun {
 			f = j
@@ -99,12 +101,12 @@ func diffBytes(hunks []hunk, a, b []byte) ([]hunk, bool) {
 			break
 		}
 		end := u + 1
-		for k, equal := u+1, 0; k < m && equal < hunkGap && end-u <= desyncRun; k++ {
-			if midA[la-1-k] == midB[lb-1-k] {
-				equal++
-			} else {
-				end, equal = k+1, 0
+		for end < m && end-u <= desyncRun {
+			r := equalRunBack(midA[la-m:la-end], midB[lb-m:lb-end])
+			if r >= hunkGap || end+r >= m {
+				break
 			}
+			end += r + 1
 		}
 		if end-u > desyncRun {
 			t = u
@@ -123,35 +125,95 @@ func diffBytes(hunks []hunk, a, b []byte) ([]hunk, bool) {
 	return hunks, true
 }
 
-// commonPrefix is the length of the longest common prefix of a and b.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
-			return i + bits.TrailingZeros64(x)>>3
+// equalRun is how many bytes a and b begin with alike: exact below
+// hunkGap, at least hunkGap otherwise (diffBytes needs to know no more).
+func equalRun(a, b []byte) int {
+	if len(a) >= 16 && len(b) >= 16 {
+		if x := binary.LittleEndian.Uint64(a) ^ binary.LittleEndian.Uint64(b); x != 0 {
+			return bits.TrailingZeros64(x) >> 3
 		}
+		return 8 + bits.TrailingZeros64(binary.LittleEndian.Uint64(a[8:])^binary.LittleEndian.Uint64(b[8:]))>>3
 	}
-	for i < n && a[i] == b[i] {
+	i := 0
+	for i < hunkGap && i < len(a) && i < len(b) && a[i] == b[i] {
 		i++
 	}
 	return i
 }
 
-// commonSuffix is the length of the longest common suffix of a and b.
-func commonSuffix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		x := binary.BigEndian.Uint64(a[len(a)-i-8:]) ^ binary.BigEndian.Uint64(b[len(b)-i-8:])
-		if x != 0 {
-			return i + bits.TrailingZeros64(x)>>3
+// equalRunBack is equalRun from the ends of a and b.
+func equalRunBack(a, b []byte) int {
+	if len(a) >= 16 && len(b) >= 16 {
+		if x := binary.BigEndian.Uint64(a[len(a)-8:]) ^ binary.BigEndian.Uint64(b[len(b)-8:]); x != 0 {
+			return bits.TrailingZeros64(x) >> 3
 		}
+		return 8 + bits.TrailingZeros64(binary.BigEndian.Uint64(a[len(a)-16:])^binary.BigEndian.Uint64(b[len(b)-16:]))>>3
 	}
-	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+	i := 0
+	for i < hunkGap && i < len(a) && i < len(b) && a[len(a)-1-i] == b[len(b)-1-i] {
 		i++
 	}
 	return i
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+// It compares 16 bytes a step, the slices advanced rather than indexed,
+// so that the loop has no bounds checks: a chain's patches compare most
+// of each version's bytes here.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	for len(a) >= 16 && len(b) >= 16 {
+		x := binary.LittleEndian.Uint64(a) ^ binary.LittleEndian.Uint64(b)
+		y := binary.LittleEndian.Uint64(a[8:]) ^ binary.LittleEndian.Uint64(b[8:])
+		if x|y != 0 {
+			if x != 0 {
+				return n - len(a) + bits.TrailingZeros64(x)>>3
+			}
+			return n - len(a) + 8 + bits.TrailingZeros64(y)>>3
+		}
+		a, b = a[16:], b[16:]
+	}
+	if len(a) >= 8 && len(b) >= 8 {
+		if x := binary.LittleEndian.Uint64(a) ^ binary.LittleEndian.Uint64(b); x != 0 {
+			return n - len(a) + bits.TrailingZeros64(x)>>3
+		}
+		a, b = a[8:], b[8:]
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return n - len(a) + i
+}
+
+// commonSuffix is the length of the longest common suffix of a and b, as
+// commonPrefix compares from the end.
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	a, b = a[len(a)-n:], b[len(b)-n:]
+	for len(a) >= 16 && len(b) >= 16 {
+		x := binary.BigEndian.Uint64(a[len(a)-8:]) ^ binary.BigEndian.Uint64(b[len(b)-8:])
+		y := binary.BigEndian.Uint64(a[len(a)-16:]) ^ binary.BigEndian.Uint64(b[len(b)-16:])
+		if x|y != 0 {
+			if x != 0 {
+				return n - len(a) + bits.TrailingZeros64(x)>>3
+			}
+			return n - len(a) + 8 + bits.TrailingZeros64(y)>>3
+		}
+		a, b = a[:len(a)-16], b[:len(b)-16]
+	}
+	if len(a) >= 8 && len(b) >= 8 {
+		if x := binary.BigEndian.Uint64(a[len(a)-8:]) ^ binary.BigEndian.Uint64(b[len(b)-8:]); x != 0 {
+			return n - len(a) + bits.TrailingZeros64(x)>>3
+		}
+		a, b = a[:len(a)-8], b[:len(b)-8]
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return n - len(a) + i
 }
 
 // isASCII: b has no byte above 0x7f. The page indexes a version's text in

@@ -91,9 +91,11 @@ type Timeline struct {
 	maxBase int
 	// bases are the versions chains of patches start from that the page
 	// holds as written (mark.BaseAt), one after the other: the text of
-	// the page's bases element. Only appended to, so that a Write's
-	// snapshot of it stays what it was.
-	bases []byte
+	// the page's bases element, basesLen bytes, in chunks that are only
+	// appended to (appendBase), so that a Write's snapshot of them stays
+	// what it was, and that a long run never copies them to grow them.
+	bases    [][]byte
+	basesLen int
 	// buf holds the data document while it is encoded and written, a
 	// part at a time (flushSize), reused for the next; Write holds writing
 	// while it uses it.
@@ -455,8 +457,7 @@ func (t *Timeline) patch(l *lane, m *mark, old, now []byte) bool {
 		case isScriptText(old):
 			// As written, in the bases element: no escaping here, no
 			// unescaping in the browser.
-			m.BaseAt = []int{len(t.bases), len(old)}
-			t.bases = append(t.bases, old...)
+			m.BaseAt = []int{t.appendBase(old), len(old)}
 		default:
 			m.Base = old
 		}
@@ -495,8 +496,21 @@ func (l *lane) noteHealth(m *mark) {
 	}
 }
 
+// markRoom is about a mark's encoding: l.marks grows by at least that
+// much at a time, and by as much as it holds once it holds more (so that
+// a lane's marks are copied about once for each byte, not four times as
+// append's growth of a large slice by a quarter would).
+const markRoom = 128
+
 // encodeMark appends m to l's encoded marks (appendMark).
 func (l *lane) encodeMark(m *mark, attrs *markAttrs) {
+	if room := cap(l.marks) - len(l.marks); room < 2*markRoom {
+		if len(l.marks) == 0 {
+			l.marks = slices.Grow(l.marks, markRoom)
+		} else if room < markRoom {
+			l.marks = slices.Grow(l.marks, max(2*markRoom, len(l.marks)))
+		}
+	}
 	if len(l.marks) > 0 {
 		l.marks = append(l.marks, ',')
 	}
@@ -679,10 +693,10 @@ func (t *Timeline) Dirty() bool {
 }
 
 // writeData writes the page's JSON document to w as it encodes it: live
-// when the stream goes on. Observe waits meanwhile. It returns the bases
-// the document's marks refer to ("pr"), to be written after it: bytes
-// that later Observes leave as they are.
-func (t *Timeline) writeData(w io.Writer, live bool) ([]byte, error) {
+// when the stream goes on. Observe waits meanwhile. It returns the chunks
+// of the bases the document's marks refer to ("pr"), to be written after
+// it, in order: bytes that later Observes leave as they are.
+func (t *Timeline) writeData(w io.Writer, live bool) ([][]byte, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dirty = false
@@ -725,7 +739,32 @@ func (t *Timeline) writeData(w io.Writer, live bool) ([]byte, error) {
 		_, err = flush(b)
 	}
 	t.buf = b[:0]
-	return t.bases[:len(t.bases):len(t.bases)], err
+	return slices.Clone(t.bases), err
+}
+
+// Chunks of the bases: the first minBaseChunk bytes, then as large as
+// the bases so far, up to maxBaseChunk.
+const (
+	minBaseChunk = 4 << 10
+	maxBaseChunk = 1 << 20
+)
+
+// appendBase appends text to t.bases and returns its offset there.
+func (t *Timeline) appendBase(text []byte) int {
+	at := t.basesLen
+	t.basesLen += len(text)
+	for len(text) > 0 {
+		n := len(t.bases)
+		if n == 0 || len(t.bases[n-1]) == cap(t.bases[n-1]) {
+			t.bases = append(t.bases, make([]byte, 0, min(max(minBaseChunk, at), maxBaseChunk)))
+			n++
+		}
+		c := t.bases[n-1]
+		k := min(len(text), cap(c)-len(c))
+		t.bases[n-1] = append(c, text[:k]...)
+		text = text[k:]
+	}
+	return at
 }
 
 // breakCycles cuts any owner chain that loops (ownerReferences a server
