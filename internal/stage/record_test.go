@@ -415,3 +415,63 @@ func TestSinkHandlerCalls(t *testing.T) {
 		t.Errorf("the page was handed %v, want the deltas %v", o.types, w)
 	}
 }
+
+// healthObserved collects the health an Observer is handed.
+type healthObserved struct{ health []string }
+
+func (o *healthObserved) Observe(rec *printer.Record, _ *rawobj.Object, _ Changes) {
+	h := "none"
+	if rec.Health != nil {
+		h = rec.Health.Status
+	}
+	o.health = append(o.health, h)
+}
+func (o *healthObserved) ObserveHidden(*printer.Record, *rawobj.Object) {}
+
+// TestSinkObserverCompletesWithoutChangingWhatIsPrinted: the page's stage
+// completes the printed record in place, after it is printed: the page
+// gets each delta's health, and no printed line — of that delta or the
+// next — shows what the page added.
+func TestSinkObserverCompletesWithoutChangingWhatIsPrinted(t *testing.T) {
+	inf, _ := idleInformer(t, "configmaps", "ConfigMap")
+	a := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"ua"}}`)
+	b := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","namespace":"ns","resourceVersion":"2","uid":"ub"}}`)
+	stage, err := NewStage(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := printer.New(printer.Options{Format: "json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	sink := NewSink(stage, p, &out, 0, nil)
+	page, err := NewStage(Options{Health: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o healthObserved
+	sink.ObserveWith(page, &o)
+	for _, obj := range []*rawobj.Object{a, b} {
+		it := informer.Item{Delta: cache.Delta{Type: cache.Added, Object: obj}, Object: obj, Key: "ns/" + obj.Name}
+		it.Type = cache.Added
+		if _, err := sink.Handle(informer.Batch{Informer: inf, Items: []informer.Item{it}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sink.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if w := []string{"Current", "Current"}; !reflect.DeepEqual(o.health, w) {
+		t.Errorf("the page was handed health %v, want %v", o.health, w)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("printed %d lines, want 2:\n%s", len(lines), out.String())
+	}
+	for _, l := range lines {
+		if strings.Contains(l, `"health"`) {
+			t.Errorf("a printed record shows the health only the page asked for:\n%s", l)
+		}
+	}
+}

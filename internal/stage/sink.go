@@ -43,7 +43,8 @@ type Sink struct {
 	discards bool
 	// observer, if set, is handed every record the stream shows,
 	// completed by observed (--timeline: with health and changes whatever
-	// the run prints); observedRecord is reused for each.
+	// the run prints); observedRecord is the record of a delta the
+	// stream does not show (observeHidden), reused for each.
 	observer       Observer
 	observed       *Stage
 	observedRecord printer.Record
@@ -157,9 +158,6 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 			}
 			continue
 		}
-		if s.observer != nil {
-			s.observe(t, &b.Items[i])
-		}
 		if s.calls != nil && s.calls.Before != nil {
 			if err := s.calls.Before(s.record.Time, s.printHere); err != nil {
 				return false, err
@@ -173,6 +171,9 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 				return false, err
 			}
 		}
+		if s.observer != nil {
+			s.observe(t, &b.Items[i])
+		}
 		s.printed++
 		if s.limit > 0 && s.printed >= s.limit {
 			return true, nil
@@ -181,16 +182,18 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 	return false, nil
 }
 
-// observe hands the observer the record of it, a delta the stream shows:
-// the printed record, completed by the observer's stage with what it
-// lacks (health, changes), so that nothing is computed twice.
+// observe hands the observer the record of it, a delta the stream has
+// just printed: the printed record itself, completed by the observer's
+// stage with what it lacks (health, changes), so that nothing is computed
+// twice, and not copied (the next Fill makes it anew; what the observer
+// adds is never printed).
 func (s *Sink) observe(t informer.Target, it *informer.Item) {
-	s.observedRecord = s.record
-	if s.observedRecord.IsCall() {
+	rec := &s.record
+	if rec.IsCall() {
 		// The page draws deltas, whatever the stream prints (--handler).
-		s.observedRecord.Type, s.observedRecord.Call = string(it.Type), printer.HandlerCall{}
+		rec.Type, rec.Call = string(it.Type), printer.HandlerCall{}
 	}
-	s.observer.Observe(&s.observedRecord, it.Object, s.observed.Complete(&s.observedRecord, t, it))
+	s.observer.Observe(rec, it.Object, s.observed.Complete(rec, t, it))
 }
 
 // observeHidden hands the observer the record of it, a delta the run's
