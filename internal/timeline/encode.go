@@ -88,17 +88,17 @@ func appendLane(b []byte, l *lane) []byte {
 	if l.head == nil {
 		start := len(b) // encoded at the end of b, then kept
 		b = append(b, `{"ctx":`...)
-		b = appendText(b, l.Context)
+		b = appendText(b, l.Context())
 		b = appendKey(b, "av")
-		b = appendText(b, l.APIVersion)
+		b = appendText(b, l.APIVersion())
 		b = appendKey(b, "kind")
-		b = appendText(b, l.Kind)
+		b = appendText(b, l.Kind())
 		b = appendKey(b, "ns")
-		b = appendText(b, l.Namespace)
+		b = appendText(b, l.Namespace())
 		b = appendKey(b, "name")
-		b = appendText(b, l.Name)
+		b = appendText(b, l.Name())
 		b = appendKey(b, "uid")
-		b = appendText(b, l.UID)
+		b = appendText(b, l.UID())
 		l.head = append(make([]byte, 0, len(b)-start), b[start:]...)
 	} else {
 		b = append(b, l.head...)

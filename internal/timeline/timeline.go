@@ -155,13 +155,13 @@ type nameKey struct{ context, kind, namespace, name string }
 
 // lane is one object's row: its identity, its owner, what happened to it.
 type lane struct {
-	Context    string `json:"ctx"`
-	APIVersion string `json:"av"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"ns"`
-	Name       string `json:"name"`
-	UID        string `json:"uid"`
-	Parent     int    `json:"parent"`
+	// names are its context, apiVersion, kind, namespace, name and UID
+	// (the page's ctx, av, kind, ns, name and uid), one after the other
+	// in one string of their own (newLane), the i-th ending at ends[i]:
+	// one pointer for the collector to follow in every lane, not six.
+	names  string
+	ends   [laneNames]uint32
+	Parent int `json:"parent"`
 	// head is its identity (context to UID) as the page's data holds it,
 	// encoded when first written; nil until then, and when the UID is
 	// learnt.
@@ -588,11 +588,13 @@ func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string
 		// seen, without a UID: the subject's now.
 		if len(t.byName) > 0 {
 			nk := nameKey{context: context, kind: kind, namespace: namespace, name: name}
-			if i, ok := t.byName[nk]; ok && t.lanes[i].UID == "" {
+			if i, ok := t.byName[nk]; ok && t.lanes[i].UID() == "" {
 				delete(t.byName, nk)
-				t.lanes[i].UID, t.lanes[i].head = strings.Clone(uid), nil
-				t.byUID.set(t.lanes[i].Context, t.lanes[i].UID, i)
-				return t.lanes[i]
+				l := t.lanes[i]
+				l.setNames(l.Context(), l.APIVersion(), l.Kind(), l.Namespace(), l.Name(), uid)
+				l.head = nil
+				t.byUID.set(l.Context(), l.UID(), i)
+				return l
 			}
 		}
 	} else if i := t.byNameOnly(context, kind, namespace, name); i >= 0 {
@@ -602,33 +604,57 @@ func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string
 	t.lanes = append(t.lanes, l)
 	i := len(t.lanes) - 1
 	if uid != "" {
-		t.byUID.set(l.Context, l.UID, i)
+		t.byUID.set(l.Context(), l.UID(), i)
 	} else {
-		t.byName[nameKey{context: l.Context, kind: l.Kind, namespace: l.Namespace, name: l.Name}] = i
+		t.byName[nameKey{context: l.Context(), kind: l.Kind(), namespace: l.Namespace(), name: l.Name()}] = i
 	}
 	return l
 }
 
-// newLane is the lane of an object so named, its names copied into one
-// allocation of their own: they may lie in the JSON of the object's first
-// version, which the lane would otherwise keep for the whole run.
+// newLane is the lane of an object so named.
 func newLane(context, apiVersion, kind, namespace, name, uid string) *lane {
-	names := [...]string{context, apiVersion, kind, namespace, name, uid}
+	l := &lane{Parent: -1}
+	l.setNames(context, apiVersion, kind, namespace, name, uid)
+	return l
+}
+
+// laneNames is how many names a lane has (lane.names).
+const laneNames = 6
+
+// setNames makes l's names these, copied into one allocation of their
+// own: they may lie in the JSON of the object's first version, which the
+// lane would otherwise keep for the whole run.
+func (l *lane) setNames(context, apiVersion, kind, namespace, name, uid string) {
+	names := [laneNames]string{context, apiVersion, kind, namespace, name, uid}
 	n := 0
 	for _, s := range names {
 		n += len(s)
 	}
 	var b strings.Builder
 	b.Grow(n)
-	for _, s := range names {
-		b.WriteString(s)
-	}
-	all, at := b.String(), 0
 	for i, s := range names {
-		names[i], at = all[at:at+len(s)], at+len(s)
+		b.WriteString(s)
+		l.ends[i] = uint32(b.Len())
 	}
-	return &lane{Context: names[0], APIVersion: names[1], Kind: names[2], Namespace: names[3], Name: names[4], UID: names[5], Parent: -1}
+	l.names = b.String()
 }
+
+// nameAt is l's i-th name (lane.names).
+func (l *lane) nameAt(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = l.ends[i-1]
+	}
+	return l.names[start:l.ends[i]]
+}
+
+// Context, APIVersion, Kind, Namespace, Name and UID are l's names.
+func (l *lane) Context() string    { return l.nameAt(0) }
+func (l *lane) APIVersion() string { return l.nameAt(1) }
+func (l *lane) Kind() string       { return l.nameAt(2) }
+func (l *lane) Namespace() string  { return l.nameAt(3) }
+func (l *lane) Name() string       { return l.nameAt(4) }
+func (l *lane) UID() string        { return l.nameAt(5) }
 
 // byNameOnly is the index of the latest lane of an object known by name
 // only (a deletion without a final state, an Event naming no UID), -1 for
@@ -639,7 +665,7 @@ func (t *Timeline) byNameOnly(context, kind, namespace, name string) int {
 		return i
 	}
 	for i := len(t.lanes) - 1; i >= 0; i-- {
-		if l := t.lanes[i]; l.Name == name && l.Namespace == namespace && l.Kind == kind && l.Context == context {
+		if l := t.lanes[i]; l.Name() == name && l.Namespace() == namespace && l.Kind() == kind && l.Context() == context {
 			return i
 		}
 	}
@@ -725,7 +751,7 @@ func (t *Timeline) writeData(w io.Writer, live bool) ([][]byte, error) {
 		if l.ownerUID == "" {
 			continue
 		}
-		if i, ok := t.byUID.get(l.Context, l.ownerUID); ok && t.lanes[i] != l {
+		if i, ok := t.byUID.get(l.Context(), l.ownerUID); ok && t.lanes[i] != l {
 			l.Parent = i
 		}
 	}

@@ -44,10 +44,23 @@ func recordOf(typ, kind, name, uid string, at time.Duration) *printer.Record {
 	return &printer.Record{Type: typ, Time: t0.Add(at), APIVersion: "apps/v1", Kind: kind, Namespace: "demo", Name: name, UID: uid}
 }
 
-// readLane is a lane as the page's data holds it, marks decoded.
+// readLane is a lane as the page's data holds it, names and marks
+// decoded.
 type readLane struct {
 	lane
-	Marks []mark `json:"marks"`
+	Context    string `json:"ctx"`
+	APIVersion string `json:"av"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"ns"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+	Marks      []mark `json:"marks"`
+}
+
+// readLaneOf is l as the page's data holds it, with marks.
+func readLaneOf(l *lane, marks []mark) *readLane {
+	return &readLane{lane: *l, Context: l.Context(), APIVersion: l.APIVersion(), Kind: l.Kind(),
+		Namespace: l.Namespace(), Name: l.Name(), UID: l.UID(), Marks: marks}
 }
 
 // readDoc is the page's data document, read back.
@@ -181,6 +194,41 @@ func TestEventsJoinTheirSubjectsLane(t *testing.T) {
 	}
 }
 
+// TestEventWithoutUIDThenItsSubject: an Event naming its subject without
+// a UID makes a lane by name; the subject's own delta, with the UID, is
+// that lane's — written first without the UID, the lane then has it.
+func TestEventWithoutUIDThenItsSubject(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.html")
+	tl := New(path, "", nil)
+	ev := recordOf("Added", "Event", "web-1.abc", "event-uid", time.Second)
+	ev.Event = &printer.Event{APIVersion: "v1", Kind: "Pod", Namespace: "demo", Name: "web-1", Type: "Normal", Reason: "Pulled", Count: 1}
+	tl.Observe(ev, nil, stage.Changes{})
+	if err := tl.Write(true); err != nil {
+		t.Fatal(err)
+	}
+	if doc, _ := readDocument(t, path); len(doc.Lanes) != 1 || doc.Lanes[0].UID != "" || doc.Lanes[0].Name != "web-1" {
+		t.Fatalf("the Event's subject, before it is seen: %+v", doc.Lanes)
+	}
+	pod := recordOf("Added", "Pod", "web-1", "pod-uid", 2*time.Second)
+	pod.APIVersion = "v1"
+	tl.Observe(pod, object(t, "Pod", "web-1", "pod-uid", ""), stage.Changes{})
+	if err := tl.Write(false); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := readDocument(t, path)
+	if len(doc.Lanes) != 1 {
+		t.Fatalf("%d lanes, want the Pod's, which the Event's was: %+v", len(doc.Lanes), doc.Lanes)
+	}
+	l := doc.Lanes[0]
+	if l.Context != "" || l.APIVersion != "v1" || l.Kind != "Pod" || l.Namespace != "demo" || l.Name != "web-1" || l.UID != "pod-uid" ||
+		len(l.Events) != 1 || len(l.Marks) != 1 {
+		t.Fatalf("the Pod's lane: its names with the UID, the Event and the delta, got %+v", l)
+	}
+	if i, ok := tl.byUID.get("", "pod-uid"); !ok || i != 0 {
+		t.Fatal("the lane is not found by the UID it learnt")
+	}
+}
+
 func TestBreakCycles(t *testing.T) {
 	lanes := []*lane{{Parent: 1}, {Parent: 2}, {Parent: 0}, {Parent: 0}, {Parent: -1}}
 	breakCycles(lanes)
@@ -304,20 +352,19 @@ func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
 		{Time: 8, Type: "Updated", Manager: "m\x01", Operation: "Update", Health: "Failed", Reason: "R"},
 		{Time: 9, Type: "Deleted", Unknown: true},
 	}
-	pod := lane{
-		Context: "a", APIVersion: "v1", Kind: "Pod", Namespace: "n", Name: "</script><b>", UID: "u", Parent: -1,
-		Events: []event{{Time: 6, Type: "Warning", Reason: "X", Message: "<script>alert(1)</script>", Count: 3}},
-		Health: [][4]any{{int64(8), "Failed", "PodUnschedulable", "Pod could not be scheduled"}},
-	}
-	node := lane{Kind: "Node", Name: "n1", Parent: 0, Events: []event{}}
+	pod := newLane("a", "v1", "Pod", "n", "</script><b>", "u")
+	pod.Events = []event{{Time: 6, Type: "Warning", Reason: "X", Message: "<script>alert(1)</script>", Count: 3}}
+	pod.Health = [][4]any{{int64(8), "Failed", "PodUnschedulable", "Pod could not be scheduled"}}
+	node := newLane("", "", "Node", "", "n1", "")
+	node.Parent, node.Events = 0, []event{}
 	doc := &document{
 		Version: Version, Title: "t", Command: "kubectl deltas '<x>' & \u2028", Generated: "g", Live: true, Start: 1, End: 2,
 		Contexts: []string{"a", "b"},
-		Lanes:    []*lane{withMarks(&pod, marks...), &node},
+		Lanes:    []*lane{withMarks(pod, marks...), node},
 		Gaps:     [][2]int64{{3, 4}, {10, 12}},
 	}
 	// What encoding/json writes of the same document, marks as a list.
-	want, err := json.Marshal(readDoc{document: *doc, Lanes: []*readLane{{lane: pod, Marks: marks}, {lane: node, Marks: []mark{}}}})
+	want, err := json.Marshal(readDoc{document: *doc, Lanes: []*readLane{readLaneOf(pod, marks), readLaneOf(node, []mark{})}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,7 +574,7 @@ func TestLaneKeepsNoneOfTheRecordsMemory(t *testing.T) {
 		buf[i] = '!'
 	}
 	l := tl.lanes[0]
-	if got := [...]string{l.Context, l.APIVersion, l.Kind, l.Namespace, l.Name, l.UID}; got != [...]string{"ctx", "v1", "ConfigMap", "demo", "web", "uid-1"} {
+	if got := [...]string{l.Context(), l.APIVersion(), l.Kind(), l.Namespace(), l.Name(), l.UID()}; got != [...]string{"ctx", "v1", "ConfigMap", "demo", "web", "uid-1"} {
 		t.Fatalf("the lane's names changed with the record's memory: %q", got)
 	}
 	if _, ok := tl.byUID.get("ctx", "uid-1"); !ok {
@@ -549,7 +596,7 @@ func TestOneUIDInTwoContexts(t *testing.T) {
 	}
 	for i, want := range []string{"a", "b", "c"} {
 		j, ok := tl.byUID.get(want, "same-uid")
-		if !ok || j != i || tl.lanes[j].Context != want || len(tl.lanes[j].marks) == 0 {
+		if !ok || j != i || tl.lanes[j].Context() != want || len(tl.lanes[j].marks) == 0 {
 			t.Errorf("context %s: lane %d (%v), want %d", want, j, ok, i)
 		}
 	}
