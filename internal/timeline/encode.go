@@ -12,7 +12,7 @@ import (
 // without reflection: a page of 50,000 deltas is written every few
 // seconds while the stream runs.
 func appendDocument(b []byte, doc *document) []byte {
-	b, _ = encodeDocument(b, doc, nil)
+	b, _ = encodeDocument(b, doc, nil, nil)
 	return b
 }
 
@@ -20,11 +20,13 @@ func appendDocument(b []byte, doc *document) []byte {
 // handing it to be written.
 const flushSize = 64 << 10
 
-// encodeDocument appends doc to b as appendDocument does. flush, when not
+// encodeDocument appends doc to b as appendDocument does, the heads of
+// lanes encoded for the first time kept in text (nil: each its own
+// allocation). flush, when not
 // nil, is handed what b holds whenever that passes flushSize between two
 // lanes, and returns the buffer to go on with: a page's document (12 MB
 // for 50,000 deltas) is written as it is encoded, never held whole.
-func encodeDocument(b []byte, doc *document, flush func([]byte) ([]byte, error)) ([]byte, error) {
+func encodeDocument(b []byte, doc *document, text *textArena, flush func([]byte) ([]byte, error)) ([]byte, error) {
 	b = append(b, `{"v":`...)
 	b = strconv.AppendInt(b, int64(doc.Version), 10)
 	b = appendKey(b, "title")
@@ -54,7 +56,7 @@ func encodeDocument(b []byte, doc *document, flush func([]byte) ([]byte, error))
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendLane(b, l)
+		b = appendLane(b, l, text)
 		if flush != nil && len(b) >= flushSize {
 			var err error
 			if b, err = flush(b); err != nil {
@@ -84,7 +86,7 @@ func encodeDocument(b []byte, doc *document, flush func([]byte) ([]byte, error))
 // appendLane appends l; its identity is encoded once (lane.head), its
 // marks as they came (lane.marks): a page rewritten while the stream goes
 // on encodes again only what may have changed.
-func appendLane(b []byte, l *lane) []byte {
+func appendLane(b []byte, l *lane, text *textArena) []byte {
 	if l.head == nil {
 		start := len(b) // encoded at the end of b, then kept
 		b = append(b, `{"ctx":`...)
@@ -99,7 +101,7 @@ func appendLane(b []byte, l *lane) []byte {
 		b = appendText(b, l.Name())
 		b = appendKey(b, "uid")
 		b = appendText(b, l.UID())
-		l.head = append(make([]byte, 0, len(b)-start), b[start:]...)
+		l.head = text.clone(b[start:])
 	} else {
 		b = append(b, l.head...)
 	}

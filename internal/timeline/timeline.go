@@ -23,7 +23,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -96,6 +95,10 @@ type Timeline struct {
 	// what it was, and that a long run never copies them to grow them.
 	bases    [][]byte
 	basesLen int
+	// laneArena and text hold the lanes, their names and their heads
+	// (arena.go).
+	laneArena laneArena
+	text      textArena
 	// buf holds the data document while it is encoded and written, a
 	// part at a time (flushSize), reused for the next; Write holds writing
 	// while it uses it.
@@ -157,7 +160,7 @@ type nameKey struct{ context, kind, namespace, name string }
 type lane struct {
 	// names are its context, apiVersion, kind, namespace, name and UID
 	// (the page's ctx, av, kind, ns, name and uid), one after the other
-	// in one string of their own (newLane), the i-th ending at ends[i]:
+	// in one string (setNames), the i-th ending at ends[i]:
 	// one pointer for the collector to follow in every lane, not six.
 	names  string
 	ends   [laneNames]uint32
@@ -591,7 +594,7 @@ func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string
 			if i, ok := t.byName[nk]; ok && t.lanes[i].UID() == "" {
 				delete(t.byName, nk)
 				l := t.lanes[i]
-				l.setNames(l.Context(), l.APIVersion(), l.Kind(), l.Namespace(), l.Name(), uid)
+				l.setNames(&t.text, l.Context(), l.APIVersion(), l.Kind(), l.Namespace(), l.Name(), uid)
 				l.head = nil
 				t.byUID.set(l.Context(), l.UID(), i)
 				return l
@@ -600,7 +603,7 @@ func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string
 	} else if i := t.byNameOnly(context, kind, namespace, name); i >= 0 {
 		return t.lanes[i]
 	}
-	l := newLane(context, apiVersion, kind, namespace, name, uid)
+	l := t.newLane(context, apiVersion, kind, namespace, name, uid)
 	t.lanes = append(t.lanes, l)
 	i := len(t.lanes) - 1
 	if uid != "" {
@@ -611,32 +614,23 @@ func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string
 	return l
 }
 
-// newLane is the lane of an object so named.
-func newLane(context, apiVersion, kind, namespace, name, uid string) *lane {
-	l := &lane{Parent: -1}
-	l.setNames(context, apiVersion, kind, namespace, name, uid)
+// newLane is the lane of an object so named, carved from t's arenas.
+func (t *Timeline) newLane(context, apiVersion, kind, namespace, name, uid string) *lane {
+	l := t.laneArena.alloc()
+	l.Parent = -1
+	l.setNames(&t.text, context, apiVersion, kind, namespace, name, uid)
 	return l
 }
 
 // laneNames is how many names a lane has (lane.names).
 const laneNames = 6
 
-// setNames makes l's names these, copied into one allocation of their
-// own: they may lie in the JSON of the object's first version, which the
-// lane would otherwise keep for the whole run.
-func (l *lane) setNames(context, apiVersion, kind, namespace, name, uid string) {
+// setNames makes l's names these, copied into text: they may lie in the
+// JSON of the object's first version, which the lane would otherwise keep
+// for the whole run.
+func (l *lane) setNames(text *textArena, context, apiVersion, kind, namespace, name, uid string) {
 	names := [laneNames]string{context, apiVersion, kind, namespace, name, uid}
-	n := 0
-	for _, s := range names {
-		n += len(s)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for i, s := range names {
-		b.WriteString(s)
-		l.ends[i] = uint32(b.Len())
-	}
-	l.names = b.String()
+	l.names = text.join(names[:], l.ends[:])
 }
 
 // nameAt is l's i-th name (lane.names).
@@ -760,7 +754,7 @@ func (t *Timeline) writeData(w io.Writer, live bool) ([][]byte, error) {
 		_, err := w.Write(b)
 		return b[:0], err
 	}
-	b, err := encodeDocument(t.buf[:0], &doc, flush)
+	b, err := encodeDocument(t.buf[:0], &doc, &t.text, flush)
 	if err == nil {
 		_, err = flush(b)
 	}

@@ -57,6 +57,13 @@ type readLane struct {
 	Marks      []mark `json:"marks"`
 }
 
+// newLane is a lane so named, outside any Timeline.
+func newLane(context, apiVersion, kind, namespace, name, uid string) *lane {
+	l := &lane{Parent: -1}
+	l.setNames(nil, context, apiVersion, kind, namespace, name, uid)
+	return l
+}
+
 // readLaneOf is l as the page's data holds it, with marks.
 func readLaneOf(l *lane, marks []mark) *readLane {
 	return &readLane{lane: *l, Context: l.Context(), APIVersion: l.APIVersion(), Kind: l.Kind(),

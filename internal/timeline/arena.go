@@ -1,0 +1,77 @@
+package timeline
+
+import "strings"
+
+// A page keeps a few small things for every lane for as long as the run
+// lasts: its struct, its names, its encoded head. Allocated one by one,
+// they are objects the collector marks on every cycle, thousands of them;
+// here they are carved from chunks that are only appended to (nothing
+// handed out is ever written again), a few objects in all.
+
+const (
+	// laneChunk is how many lanes a chunk of lanes holds.
+	laneChunk = 64
+	// textChunk is the size of a chunk of names or heads; what is larger
+	// than a quarter of it gets an allocation of its own.
+	textChunk = 16 << 10
+)
+
+// lanes hands out lanes from chunks (newLane).
+type laneArena struct{ chunk []lane }
+
+// alloc returns a new zero lane.
+func (a *laneArena) alloc() *lane {
+	if len(a.chunk) == cap(a.chunk) {
+		a.chunk = make([]lane, 0, laneChunk)
+	}
+	a.chunk = append(a.chunk, lane{})
+	return &a.chunk[len(a.chunk)-1]
+}
+
+// textArena hands out strings and byte slices from chunks. The zero
+// textArena is ready; a nil one gives each its own allocation.
+type textArena struct {
+	// text is the current chunk of strings: a strings.Builder never
+	// writes again a byte it has made part of a String.
+	text strings.Builder
+	// bytes is the current chunk of byte slices, handed out with their
+	// capacity cut to their length.
+	bytes []byte
+}
+
+// join returns parts joined, and where each ends in the result.
+func (a *textArena) join(parts []string, ends []uint32) string {
+	n := 0
+	for _, s := range parts {
+		n += len(s)
+	}
+	b := &strings.Builder{}
+	if a != nil && n <= textChunk/4 {
+		if a.text.Cap()-a.text.Len() < n {
+			a.text = strings.Builder{}
+			a.text.Grow(textChunk)
+		}
+		b = &a.text
+	} else {
+		b.Grow(n)
+	}
+	start := b.Len()
+	for i, s := range parts {
+		b.WriteString(s)
+		ends[i] = uint32(b.Len() - start)
+	}
+	return b.String()[start:]
+}
+
+// clone returns a copy of p.
+func (a *textArena) clone(p []byte) []byte {
+	if a == nil || len(p) > textChunk/4 {
+		return append(make([]byte, 0, len(p)), p...)
+	}
+	if cap(a.bytes)-len(a.bytes) < len(p) {
+		a.bytes = make([]byte, 0, textChunk)
+	}
+	start := len(a.bytes)
+	a.bytes = append(a.bytes, p...)
+	return a.bytes[start:len(a.bytes):len(a.bytes)]
+}
