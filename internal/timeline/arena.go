@@ -75,3 +75,38 @@ func (a *textArena) clone(p []byte) []byte {
 	a.bytes = append(a.bytes, p...)
 	return a.bytes[start:len(a.bytes):len(a.bytes)]
 }
+
+// markChunk is the size of a chunk of the mark log.
+const markChunk = 64 << 10
+
+// markLog holds every lane's encoded marks (appendMark), one after
+// another in the order they came, in chunks: a lane's marks are spans of
+// it. A chunk is only appended to; a mark larger than markChunk gets one
+// of its own size.
+type markLog struct {
+	chunks [][]byte
+	// scratch holds a mark while it is encoded (add).
+	scratch []byte
+}
+
+// markSpan is where encoded marks lie in a markLog: bytes start to end of
+// chunk, each mark after the first of a lane led by its comma.
+type markSpan struct{ chunk, start, end uint32 }
+
+// bytes is what s spans.
+func (g *markLog) bytes(s markSpan) []byte { return g.chunks[s.chunk][s.start:s.end] }
+
+// add appends to the log what encode appends to its argument, and
+// returns where it lies.
+func (g *markLog) add(encode func([]byte) []byte) markSpan {
+	g.scratch = encode(g.scratch[:0])
+	n := len(g.chunks)
+	if n == 0 || cap(g.chunks[n-1])-len(g.chunks[n-1]) < len(g.scratch) {
+		g.chunks = append(g.chunks, make([]byte, 0, max(markChunk, len(g.scratch))))
+		n++
+	}
+	c := g.chunks[n-1]
+	start := len(c)
+	g.chunks[n-1] = append(c, g.scratch...)
+	return markSpan{chunk: uint32(n - 1), start: uint32(start), end: uint32(start + len(g.scratch))}
+}

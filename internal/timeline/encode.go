@@ -56,7 +56,7 @@ func encodeDocument(b []byte, doc *document, text *textArena, flush func([]byte)
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendLane(b, l, text)
+		b = appendLane(b, l, doc.log, text)
 		if flush != nil && len(b) >= flushSize {
 			var err error
 			if b, err = flush(b); err != nil {
@@ -84,9 +84,9 @@ func encodeDocument(b []byte, doc *document, text *textArena, flush func([]byte)
 }
 
 // appendLane appends l; its identity is encoded once (lane.head), its
-// marks as they came (lane.marks): a page rewritten while the stream goes
+// marks as they came (lane.marks, in log): a page rewritten while the stream goes
 // on encodes again only what may have changed.
-func appendLane(b []byte, l *lane, text *textArena) []byte {
+func appendLane(b []byte, l *lane, log *markLog, text *textArena) []byte {
 	if l.head == nil {
 		start := len(b) // encoded at the end of b, then kept
 		b = append(b, `{"ctx":`...)
@@ -109,7 +109,9 @@ func appendLane(b []byte, l *lane, text *textArena) []byte {
 	b = strconv.AppendInt(b, int64(l.Parent), 10)
 	b = appendKey(b, "marks")
 	b = append(b, '[')
-	b = append(b, l.marks...)
+	for _, s := range l.marks {
+		b = append(b, log.bytes(s)...)
+	}
 	b = append(b, ']')
 	b = appendKey(b, "events")
 	b = append(b, '[')

@@ -99,6 +99,8 @@ type Timeline struct {
 	// (arena.go).
 	laneArena laneArena
 	text      textArena
+	// log holds the lanes' encoded marks (lane.marks).
+	log markLog
 	// buf holds the data document while it is encoded and written, a
 	// part at a time (flushSize), reused for the next; Write holds writing
 	// while it uses it.
@@ -169,11 +171,12 @@ type lane struct {
 	// encoded when first written; nil until then, and when the UID is
 	// learnt.
 	head []byte
-	// marks are its deltas, each encoded as the page's data holds it
-	// (appendMark) when observed, joined by commas: a page written again
-	// and again while the run goes on encodes each mark once, and the
-	// collector keeps one slice per lane rather than a mark's strings.
-	marks []byte
+	// marks are where its deltas lie in the Timeline's mark log, each
+	// encoded as the page's data holds it (appendMark) when observed,
+	// joined by commas: a page written again and again while the run
+	// goes on encodes each mark once, and the collector sees a few chunks
+	// rather than a mark's strings, or a buffer per lane.
+	marks []markSpan
 	// pending are its marks waiting for their changes (settle), after
 	// those in marks.
 	pending []pendingMark
@@ -268,6 +271,8 @@ type document struct {
 	End       int64    `json:"end"`
 	Contexts  []string `json:"contexts"`
 	Lanes     []*lane  `json:"lanes"`
+	// log holds the lanes' marks.
+	log *markLog
 	// Gaps are the times the recording does not cover, [from, to] in
 	// Unix milliseconds (NoteGap).
 	Gaps [][2]int64 `json:"gaps,omitempty"`
@@ -358,7 +363,7 @@ func (t *Timeline) Observe(rec *printer.Record, obj *rawobj.Object, changes stag
 		l.hasKnown = false
 	}
 	if changes.IsZero() && len(l.pending) == 0 {
-		l.addMark(&m, &t.attrs)
+		l.addMark(&m, &t.attrs, &t.log)
 		return
 	}
 	// After the marks waiting for their changes, in order.
@@ -398,7 +403,7 @@ func (t *Timeline) settle() {
 			if !p.changes.IsZero() {
 				t.setChanges(&p.mark, p.changes)
 			}
-			l.encodeMark(&p.mark, &t.attrs)
+			l.encodeMark(&p.mark, &t.attrs, &t.log)
 			p.mark.Raw = nil
 		}
 		clear(l.pending) // let go of the objects
@@ -486,10 +491,10 @@ func (t *Timeline) hashOf(version []byte) versionHash {
 	return versionHash{len: len(version), hash: maphash.Bytes(t.seed, version)}
 }
 
-// addMark adds m to l's marks, its members encoded with attrs'.
-func (l *lane) addMark(m *mark, attrs *markAttrs) {
+// addMark adds m to l's marks in log, its members encoded with attrs'.
+func (l *lane) addMark(m *mark, attrs *markAttrs, log *markLog) {
 	l.noteHealth(m)
-	l.encodeMark(m, attrs)
+	l.encodeMark(m, attrs, log)
 }
 
 // noteHealth keeps m's health as l's latest mark's, if it has one.
@@ -499,25 +504,22 @@ func (l *lane) noteHealth(m *mark) {
 	}
 }
 
-// markRoom is about a mark's encoding: l.marks grows by at least that
-// much at a time, and by as much as it holds once it holds more (so that
-// a lane's marks are copied about once for each byte, not four times as
-// append's growth of a large slice by a quarter would).
-const markRoom = 128
-
-// encodeMark appends m to l's encoded marks (appendMark).
-func (l *lane) encodeMark(m *mark, attrs *markAttrs) {
-	if room := cap(l.marks) - len(l.marks); room < 2*markRoom {
-		if len(l.marks) == 0 {
-			l.marks = slices.Grow(l.marks, markRoom)
-		} else if room < markRoom {
-			l.marks = slices.Grow(l.marks, max(2*markRoom, len(l.marks)))
+// encodeMark appends m to log (appendMark) as l's latest mark: the span
+// of l's marks grows when its last one ends where m begins, else m gets
+// a span of its own.
+func (l *lane) encodeMark(m *mark, attrs *markAttrs, log *markLog) {
+	first := len(l.marks) == 0
+	span := log.add(func(b []byte) []byte {
+		if !first {
+			b = append(b, ',')
 		}
+		return appendMark(b, m, attrs)
+	})
+	if n := len(l.marks); n > 0 && l.marks[n-1].chunk == span.chunk && l.marks[n-1].end == span.start {
+		l.marks[n-1].end = span.end
+		return
 	}
-	if len(l.marks) > 0 {
-		l.marks = append(l.marks, ',')
-	}
-	l.marks = appendMark(l.marks, m, attrs)
+	l.marks = append(l.marks, span)
 }
 
 // ObserveHidden takes a record the stream did not show (its filters kept
@@ -724,7 +726,7 @@ func (t *Timeline) writeData(w io.Writer, live bool) ([][]byte, error) {
 	doc := document{
 		Version: Version, Title: "kubectl deltas", Command: t.command,
 		Generated: time.Now().UTC().Format(time.RFC3339Nano), Live: live,
-		Contexts: t.contexts, Lanes: t.lanes, Gaps: t.gaps,
+		Contexts: t.contexts, Lanes: t.lanes, Gaps: t.gaps, log: &t.log,
 	}
 	if doc.Contexts == nil {
 		doc.Contexts = []string{}

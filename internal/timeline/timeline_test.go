@@ -80,10 +80,10 @@ type readDoc struct {
 
 // withMarks is l with marks added, as Observe adds them: the members
 // they repeat encoded once.
-func withMarks(l *lane, marks ...mark) *lane {
+func withMarks(log *markLog, l *lane, marks ...mark) *lane {
 	var attrs markAttrs
 	for i := range marks {
-		l.addMark(&marks[i], &attrs)
+		l.addMark(&marks[i], &attrs, log)
 	}
 	return l
 }
@@ -359,6 +359,7 @@ func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
 		{Time: 8, Type: "Updated", Manager: "m\x01", Operation: "Update", Health: "Failed", Reason: "R"},
 		{Time: 9, Type: "Deleted", Unknown: true},
 	}
+	var log markLog
 	pod := newLane("a", "v1", "Pod", "n", "</script><b>", "u")
 	pod.Events = []event{{Time: 6, Type: "Warning", Reason: "X", Message: "<script>alert(1)</script>", Count: 3}}
 	pod.Health = [][4]any{{int64(8), "Failed", "PodUnschedulable", "Pod could not be scheduled"}}
@@ -367,7 +368,8 @@ func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
 	doc := &document{
 		Version: Version, Title: "t", Command: "kubectl deltas '<x>' & \u2028", Generated: "g", Live: true, Start: 1, End: 2,
 		Contexts: []string{"a", "b"},
-		Lanes:    []*lane{withMarks(pod, marks...), node},
+		Lanes:    []*lane{withMarks(&log, pod, marks...), node},
+		log:      &log,
 		Gaps:     [][2]int64{{3, 4}, {10, 12}},
 	}
 	// What encoding/json writes of the same document, marks as a list.
