@@ -243,20 +243,22 @@ func isScriptText(b []byte) bool {
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
 	)
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		// A byte is ≥ 0x80, < 0x20, 0x7f or '<' iff its high bit is
-		// set in one of these (each exact once no byte has its own high
-		// bit set: no borrow crosses bytes).
-		low := x - 0x20*ones
-		del := (x ^ 0x7f*ones) - ones
-		lt := (x ^ '<'*ones) - ones
-		if (x|low|del|lt)&highs != 0 && !scriptTextBytes(b[i:i+8]) {
-			return false
-		}
+	// A byte is ≥ 0x80, < 0x20, 0x7f or '<' iff its high bit is set in
+	// one of these, once no byte has its own high bit set (no borrow then
+	// crosses bytes but from one of those). Any high bit sends the text
+	// to the exact check: most texts have none, and are read once, a
+	// word at a time, without a branch a word.
+	var acc uint64
+	rest := b
+	for len(rest) >= 8 {
+		x := binary.LittleEndian.Uint64(rest)
+		acc |= x | (x - 0x20*ones) | ((x ^ 0x7f*ones) - ones) | ((x ^ '<'*ones) - ones)
+		rest = rest[8:]
 	}
-	return scriptTextBytes(b[i:])
+	if acc&highs != 0 {
+		return scriptTextBytes(b)
+	}
+	return scriptTextBytes(rest)
 }
 
 // scriptTextBytes is isScriptText a byte at a time.

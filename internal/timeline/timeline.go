@@ -450,7 +450,10 @@ func (t *Timeline) setChanges(m *mark, changes stage.Changes) {
 // paths every diff does (stage.Changes.Versions).
 func (t *Timeline) patch(l *lane, m *mark, old, now []byte) bool {
 	chained := l.hasKnown && l.known == t.hashOf(old)
-	if !chained && (len(old) > t.maxBase || !isASCII(old)) {
+	// asIs: the version before, unless chained, goes in the bases as
+	// written (it is ASCII then too).
+	asIs := !chained && len(old) <= t.maxBase && isScriptText(old)
+	if !chained && !asIs && (len(old) > t.maxBase || !isASCII(old)) {
 		return false
 	}
 	hunks, ok := diffBytes(t.hunks[:0], old, now)
@@ -462,7 +465,7 @@ func (t *Timeline) patch(l *lane, m *mark, old, now []byte) bool {
 		m.Patch = t.patchBuf
 		switch {
 		case chained:
-		case isScriptText(old):
+		case asIs:
 			// As written, in the bases element: no escaping here, no
 			// unescaping in the browser.
 			m.BaseAt = []int{t.appendBase(old), len(old)}
