@@ -16,7 +16,7 @@ const (
 	textChunk = 16 << 10
 )
 
-// lanes hands out lanes from chunks (newLane).
+// laneArena hands out lanes from chunks (Timeline.newLane).
 type laneArena struct{ chunk []lane }
 
 // alloc returns a new zero lane.

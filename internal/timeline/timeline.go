@@ -227,12 +227,12 @@ type mark struct {
 	// (appendHunks, JSON); Base is the text of the version before, when
 	// the page cannot make it from the lane's previous mark with a Patch.
 	// The page diffs the two versions when the mark is looked at.
+	Patch json.RawMessage `json:"p,omitempty"`
+	Base  rawText         `json:"pb,omitempty"`
 	// BaseAt is, in place of Base, where the text of the version before
 	// lies in the page's bases element: [offset, length] (see patch).
-	Patch   json.RawMessage `json:"p,omitempty"`
-	Base    rawText         `json:"pb,omitempty"`
-	BaseAt  []int           `json:"pr,omitempty"`
-	Unknown bool            `json:"u,omitempty"`
+	BaseAt  []int `json:"pr,omitempty"`
+	Unknown bool  `json:"u,omitempty"`
 }
 
 // rawText is JSON text the page holds as a string (mark.Raw).
@@ -438,9 +438,10 @@ func (t *Timeline) setChanges(m *mark, changes stage.Changes) {
 // version after (now) from the version before (old), and the text of the
 // version before unless the page makes it from l's previous mark with a
 // patch (as written, in the page's bases element, when it can lie in a
-// script element as it is; else as a JSON string); and reports whether it could: the versions are ASCII (the page
-// counts offsets in UTF-16 units), the hunks few (maxPatchBytes), and the
-// version before, when it must be written, small (maxBaseBytes). Two
+// script element as it is; else as a JSON string); and reports whether
+// it could: the versions are ASCII (the page counts offsets in UTF-16
+// units), the hunks few (maxPatchBytes), and the version before, when it
+// must be written, small (maxBaseBytes). Two
 // versions alike leave m without changes. m.Patch is t.patchBuf's memory,
 // until the next call.
 //
