@@ -343,6 +343,29 @@ func idleInformer(t *testing.T, resource, kind string) (*informer.Informer, info
 	return inf, target
 }
 
+// sinkWithPage is a Sink printing in format, into out, the records of a
+// stage with opts, and handing o those of the deltas it shows completed
+// by a stage with pageOpts (as --timeline's page is).
+func sinkWithPage(t *testing.T, opts Options, format string, pageOpts Options, o Observer) (sink *Sink, out *bytes.Buffer) {
+	t.Helper()
+	stage, err := NewStage(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := printer.New(printer.Options{Format: format})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = &bytes.Buffer{}
+	sink = NewSink(stage, p, out, 0, nil)
+	page, err := NewStage(pageOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink.ObserveWith(page, o)
+	return sink, out
+}
+
 // observed collects what an Observer is handed.
 type observed struct{ types []string }
 
@@ -360,22 +383,8 @@ func TestSinkHandlerCalls(t *testing.T) {
 	inf, _ := idleInformer(t, "configmaps", "ConfigMap")
 	v1 := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"u"}}`)
 	v2 := cachetest.MustParse(t, `{"metadata":{"name":"a","namespace":"ns","resourceVersion":"2","uid":"u"}}`)
-	stage, err := NewStage(Options{Handler: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := printer.New(printer.Options{Format: "text"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	sink := NewSink(stage, p, &out, 0, nil)
-	page, err := NewStage(Options{RelistAll: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var o observed
-	sink.ObserveWith(page, &o)
+	sink, out := sinkWithPage(t, Options{Handler: true}, "text", Options{RelistAll: true}, &o)
 	var hooks []string
 	sink.CallsTo(&CallHooks{
 		Before: func(time.Time, PrintFunc) error { hooks = append(hooks, "before"); return nil },
@@ -436,22 +445,8 @@ func TestSinkObserverCompletesWithoutChangingWhatIsPrinted(t *testing.T) {
 	inf, _ := idleInformer(t, "configmaps", "ConfigMap")
 	a := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","resourceVersion":"1","uid":"ua"}}`)
 	b := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","namespace":"ns","resourceVersion":"2","uid":"ub"}}`)
-	stage, err := NewStage(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := printer.New(printer.Options{Format: "json"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	sink := NewSink(stage, p, &out, 0, nil)
-	page, err := NewStage(Options{Health: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var o healthObserved
-	sink.ObserveWith(page, &o)
+	sink, out := sinkWithPage(t, Options{}, "json", Options{Health: true}, &o)
 	for _, obj := range []*rawobj.Object{a, b} {
 		it := informer.Item{Delta: cache.Delta{Type: cache.Added, Object: obj}, Object: obj, Key: "ns/" + obj.Name}
 		it.Type = cache.Added
