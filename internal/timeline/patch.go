@@ -127,6 +127,8 @@ func diffBytes(hunks []hunk, a, b []byte) ([]hunk, bool) {
 
 // equalRun is how many bytes a and b begin with alike: exact below
 // hunkGap, at least hunkGap otherwise (diffBytes needs to know no more).
+// It is commonPrefix of their first 16 bytes, written out: as that call
+// the 50,000-delta replay runs 20 M more instructions (0.7%).
 func equalRun(a, b []byte) int {
 	if len(a) >= 16 && len(b) >= 16 {
 		if x := binary.LittleEndian.Uint64(a) ^ binary.LittleEndian.Uint64(b); x != 0 {
