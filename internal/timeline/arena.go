@@ -76,37 +76,44 @@ func (a *textArena) clone(p []byte) []byte {
 	return a.bytes[start:len(a.bytes):len(a.bytes)]
 }
 
-// markChunk is the size of a chunk of the mark log.
-const markChunk = 64 << 10
+// logChunk is the size of a chunk of a chunkLog.
+const logChunk = 64 << 10
 
-// markLog holds every lane's encoded marks (appendMark), one after
-// another in the order they came, in chunks: a lane's marks are spans of
-// it. A chunk is only appended to; a mark larger than markChunk gets one
-// of its own size.
-type markLog struct {
+// chunkLog holds bytes appended one after another, in chunks that are
+// only appended to, so that what it handed out, and a snapshot of its
+// chunks, stay as they were; a text larger than logChunk gets a chunk of
+// its own size. A Timeline keeps two: every lane's encoded marks
+// (appendMark, a lane's marks are spans of it), and the bases (the
+// versions chains of patches start from, written one chunk after the
+// other into the page's bases element).
+type chunkLog struct {
 	chunks [][]byte
-	// scratch holds a mark while it is encoded (add).
+	// size is how many bytes were appended.
+	size int
+	// scratch holds a text while it is encoded (add).
 	scratch []byte
 }
 
-// markSpan is where encoded marks lie in a markLog: bytes start to end of
-// chunk, each mark after the first of a lane led by its comma.
-type markSpan struct{ chunk, start, end uint32 }
+// logSpan is where a text lies in a chunkLog: bytes start to end of
+// chunk (of the mark log: a lane's marks, each after the first led by
+// its comma).
+type logSpan struct{ chunk, start, end uint32 }
 
 // bytes is what s spans.
-func (g *markLog) bytes(s markSpan) []byte { return g.chunks[s.chunk][s.start:s.end] }
+func (g *chunkLog) bytes(s logSpan) []byte { return g.chunks[s.chunk][s.start:s.end] }
 
 // add appends to the log what encode appends to its argument, and
 // returns where it lies.
-func (g *markLog) add(encode func([]byte) []byte) markSpan {
+func (g *chunkLog) add(encode func([]byte) []byte) logSpan {
 	g.scratch = encode(g.scratch[:0])
 	n := len(g.chunks)
 	if n == 0 || cap(g.chunks[n-1])-len(g.chunks[n-1]) < len(g.scratch) {
-		g.chunks = append(g.chunks, make([]byte, 0, max(markChunk, len(g.scratch))))
+		g.chunks = append(g.chunks, make([]byte, 0, max(logChunk, len(g.scratch))))
 		n++
 	}
 	c := g.chunks[n-1]
 	start := len(c)
 	g.chunks[n-1] = append(c, g.scratch...)
-	return markSpan{chunk: uint32(n - 1), start: uint32(start), end: uint32(start + len(g.scratch))}
+	g.size += len(g.scratch)
+	return logSpan{chunk: uint32(n - 1), start: uint32(start), end: uint32(start + len(g.scratch))}
 }

@@ -86,7 +86,7 @@ func encodeDocument(b []byte, doc *document, text *textArena, flush func([]byte)
 // appendLane appends l; its identity is encoded once (lane.head), its
 // marks as they came (lane.marks, in log): a page rewritten while the stream goes
 // on encodes again only what may have changed.
-func appendLane(b []byte, l *lane, log *markLog, text *textArena) []byte {
+func appendLane(b []byte, l *lane, log *chunkLog, text *textArena) []byte {
 	if l.head == nil {
 		start := len(b) // encoded at the end of b, then kept
 		b = append(b, `{"ctx":`...)

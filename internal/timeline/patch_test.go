@@ -194,69 +194,31 @@ func TestAppendBase(t *testing.T) {
 	var want []byte
 	var snapshot [][]byte
 	var snapshotText string
+	largest := 0
 	for i := 0; i < 3000; i++ {
-		text := bytes.Repeat([]byte{byte('a' + i%26)}, rng.IntN(3*minBaseChunk))
+		n := rng.IntN(logChunk / 8)
+		if i%500 == 7 {
+			n = logChunk + rng.IntN(logChunk) // larger than a chunk
+		}
+		text := bytes.Repeat([]byte{byte('a' + i%26)}, n)
+		largest = max(largest, n)
 		if at := tl.appendBase(text); at != len(want) {
 			t.Fatalf("text %d at %d, want %d", i, at, len(want))
 		}
 		want = append(want, text...)
 		if i == 1000 {
-			snapshot, snapshotText = slices.Clone(tl.bases), string(want)
+			snapshot, snapshotText = slices.Clone(tl.bases.chunks), string(want)
 		}
 	}
-	if got := bytes.Join(tl.bases, nil); !bytes.Equal(got, want) || tl.basesLen != len(want) {
-		t.Fatalf("the bases are %d bytes (%d said), not the %d appended", len(got), tl.basesLen, len(want))
+	if got := bytes.Join(tl.bases.chunks, nil); !bytes.Equal(got, want) || tl.bases.size != len(want) {
+		t.Fatalf("the bases are %d bytes (%d said), not the %d appended", len(got), tl.bases.size, len(want))
 	}
-	for _, c := range tl.bases {
-		if cap(c) > maxBaseChunk {
-			t.Fatalf("a chunk of %d bytes, above %d", cap(c), maxBaseChunk)
+	for _, c := range tl.bases.chunks {
+		if cap(c) > max(logChunk, largest) {
+			t.Fatalf("a chunk of %d bytes, above %d", cap(c), max(logChunk, largest))
 		}
 	}
 	if string(bytes.Join(snapshot, nil)) != snapshotText {
 		t.Fatal("appending changed the bytes of an earlier snapshot")
-	}
-}
-
-// TestCommonPrefixAndSuffix holds the word-at-a-time comparisons to a
-// byte at a time: texts of 0 to 40 bytes, of other lengths, differing at
-// each offset from either end.
-func TestCommonPrefixAndSuffix(t *testing.T) {
-	naivePrefix := func(a, b []byte) int {
-		i := 0
-		for i < len(a) && i < len(b) && a[i] == b[i] {
-			i++
-		}
-		return i
-	}
-	naiveSuffix := func(a, b []byte) int {
-		i := 0
-		for i < len(a) && i < len(b) && a[len(a)-1-i] == b[len(b)-1-i] {
-			i++
-		}
-		return i
-	}
-	for n := 0; n <= 40; n++ {
-		a := []byte(strings.Repeat("0123456789", 5)[:n])
-		for extra := 0; extra <= 17; extra += 17 {
-			for at := -1; at < n; at++ {
-				b := append(bytes.Clone(a), bytes.Repeat([]byte("x"), extra)...)
-				if at >= 0 {
-					b[at] = '#'
-				}
-				if got, want := commonPrefix(a, b), naivePrefix(a, b); got != want {
-					t.Fatalf("commonPrefix(%q, %q) = %d, want %d", a, b, got, want)
-				}
-				c := append(bytes.Repeat([]byte("x"), extra), a...)
-				if at >= 0 {
-					c[len(c)-1-at] = '#'
-				}
-				if got, want := commonSuffix(a, c), naiveSuffix(a, c); got != want {
-					t.Fatalf("commonSuffix(%q, %q) = %d, want %d", a, c, got, want)
-				}
-				if got, want := commonSuffix(c, a), naiveSuffix(c, a); got != want {
-					t.Fatalf("commonSuffix(%q, %q) = %d, want %d", c, a, got, want)
-				}
-			}
-		}
 	}
 }

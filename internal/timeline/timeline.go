@@ -89,18 +89,16 @@ type Timeline struct {
 	// maxBase is maxBaseBytes (tests raise it).
 	maxBase int
 	// bases are the versions chains of patches start from that the page
-	// holds as written (mark.BaseAt), one after the other: the text of
-	// the page's bases element, basesLen bytes, in chunks that are only
-	// appended to (appendBase), so that a Write's snapshot of them stays
-	// what it was, and that a long run never copies them to grow them.
-	bases    [][]byte
-	basesLen int
+	// holds as written (mark.BaseAt, appendBase), one after the other:
+	// the text of the page's bases element. A Write's snapshot of its
+	// chunks stays what it was, and a long run never copies them to grow.
+	bases chunkLog
 	// laneArena and text hold the lanes, their names and their heads
 	// (arena.go).
 	laneArena laneArena
 	text      textArena
 	// log holds the lanes' encoded marks (lane.marks).
-	log markLog
+	log chunkLog
 	// buf holds the data document while it is encoded and written, a
 	// part at a time (flushSize), reused for the next; Write holds writing
 	// while it uses it.
@@ -176,7 +174,7 @@ type lane struct {
 	// joined by commas: a page written again and again while the run
 	// goes on encodes each mark once, and the collector sees a few chunks
 	// rather than a mark's strings, or a buffer per lane.
-	marks []markSpan
+	marks []logSpan
 	// pending are its marks waiting for their changes (settle), after
 	// those in marks.
 	pending []pendingMark
@@ -272,7 +270,7 @@ type document struct {
 	Contexts  []string `json:"contexts"`
 	Lanes     []*lane  `json:"lanes"`
 	// log holds the lanes' marks.
-	log *markLog
+	log *chunkLog
 	// Gaps are the times the recording does not cover, [from, to] in
 	// Unix milliseconds (NoteGap).
 	Gaps [][2]int64 `json:"gaps,omitempty"`
@@ -496,7 +494,7 @@ func (t *Timeline) hashOf(version []byte) versionHash {
 }
 
 // addMark adds m to l's marks in log, its members encoded with attrs'.
-func (l *lane) addMark(m *mark, attrs *markAttrs, log *markLog) {
+func (l *lane) addMark(m *mark, attrs *markAttrs, log *chunkLog) {
 	l.noteHealth(m)
 	l.encodeMark(m, attrs, log)
 }
@@ -511,7 +509,7 @@ func (l *lane) noteHealth(m *mark) {
 // encodeMark appends m to log (appendMark) as l's latest mark: the span
 // of l's marks grows when its last one ends where m begins, else m gets
 // a span of its own.
-func (l *lane) encodeMark(m *mark, attrs *markAttrs, log *markLog) {
+func (l *lane) encodeMark(m *mark, attrs *markAttrs, log *chunkLog) {
 	first := len(l.marks) == 0
 	span := log.add(func(b []byte) []byte {
 		if !first {
@@ -765,31 +763,14 @@ func (t *Timeline) writeData(w io.Writer, live bool) ([][]byte, error) {
 		_, err = flush(b)
 	}
 	t.buf = b[:0]
-	return slices.Clone(t.bases), err
+	return slices.Clone(t.bases.chunks), err
 }
 
-// Chunks of the bases: the first minBaseChunk bytes, then as large as
-// the bases so far, up to maxBaseChunk.
-const (
-	minBaseChunk = 4 << 10
-	maxBaseChunk = 1 << 20
-)
-
-// appendBase appends text to t.bases and returns its offset there.
+// appendBase appends text to t.bases and returns its offset in the text
+// of the page's bases element: the bytes appended before it.
 func (t *Timeline) appendBase(text []byte) int {
-	at := t.basesLen
-	t.basesLen += len(text)
-	for len(text) > 0 {
-		n := len(t.bases)
-		if n == 0 || len(t.bases[n-1]) == cap(t.bases[n-1]) {
-			t.bases = append(t.bases, make([]byte, 0, min(max(minBaseChunk, at), maxBaseChunk)))
-			n++
-		}
-		c := t.bases[n-1]
-		k := min(len(text), cap(c)-len(c))
-		t.bases[n-1] = append(c, text[:k]...)
-		text = text[k:]
-	}
+	at := t.bases.size
+	t.bases.add(func(b []byte) []byte { return append(b, text...) })
 	return at
 }
 

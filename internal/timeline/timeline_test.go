@@ -80,7 +80,7 @@ type readDoc struct {
 
 // withMarks is l with marks added, as Observe adds them: the members
 // they repeat encoded once.
-func withMarks(log *markLog, l *lane, marks ...mark) *lane {
+func withMarks(log *chunkLog, l *lane, marks ...mark) *lane {
 	var attrs markAttrs
 	for i := range marks {
 		l.addMark(&marks[i], &attrs, log)
@@ -359,7 +359,7 @@ func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
 		{Time: 8, Type: "Updated", Manager: "m\x01", Operation: "Update", Health: "Failed", Reason: "R"},
 		{Time: 9, Type: "Deleted", Unknown: true},
 	}
-	var log markLog
+	var log chunkLog
 	pod := newLane("a", "v1", "Pod", "n", "</script><b>", "u")
 	pod.Events = []event{{Time: 6, Type: "Warning", Reason: "X", Message: "<script>alert(1)</script>", Count: 3}}
 	pod.Health = [][4]any{{int64(8), "Failed", "PodUnschedulable", "Pod could not be scheduled"}}
