@@ -11,8 +11,8 @@ import "strings"
 const (
 	// laneChunk is how many lanes a chunk of lanes holds.
 	laneChunk = 64
-	// textChunk is the size of a chunk of names or heads; what is larger
-	// than a quarter of it gets an allocation of its own.
+	// textChunk is the size of a chunk of names; what is larger than a
+	// quarter of it gets an allocation of its own.
 	textChunk = 16 << 10
 )
 
@@ -28,15 +28,12 @@ func (a *laneArena) alloc() *lane {
 	return &a.chunk[len(a.chunk)-1]
 }
 
-// textArena hands out strings and byte slices from chunks. The zero
-// textArena is ready; a nil one gives each its own allocation.
+// textArena hands out strings from chunks. The zero textArena is ready;
+// a nil one gives each its own allocation.
 type textArena struct {
-	// text is the current chunk of strings: a strings.Builder never
-	// writes again a byte it has made part of a String.
+	// text is the current chunk: a strings.Builder never writes again a
+	// byte it has made part of a String.
 	text strings.Builder
-	// bytes is the current chunk of byte slices, handed out with their
-	// capacity cut to their length.
-	bytes []byte
 }
 
 // join returns parts joined, and where each ends in the result.
@@ -63,29 +60,16 @@ func (a *textArena) join(parts []string, ends []uint32) string {
 	return b.String()[start:]
 }
 
-// clone returns a copy of p.
-func (a *textArena) clone(p []byte) []byte {
-	if a == nil || len(p) > textChunk/4 {
-		return append(make([]byte, 0, len(p)), p...)
-	}
-	if cap(a.bytes)-len(a.bytes) < len(p) {
-		a.bytes = make([]byte, 0, textChunk)
-	}
-	start := len(a.bytes)
-	a.bytes = append(a.bytes, p...)
-	return a.bytes[start:len(a.bytes):len(a.bytes)]
-}
-
 // logChunk is the size of a chunk of a chunkLog.
 const logChunk = 64 << 10
 
 // chunkLog holds bytes appended one after another, in chunks that are
 // only appended to, so that what it handed out, and a snapshot of its
 // chunks, stay as they were; a text larger than logChunk gets a chunk of
-// its own size. A Timeline keeps two: every lane's encoded marks
-// (appendMark, a lane's marks are spans of it), and the bases (the
-// versions chains of patches start from, written one chunk after the
-// other into the page's bases element).
+// its own size. A Timeline keeps three: every lane's encoded marks
+// (appendMark, a lane's marks are spans of it), the lanes' encoded heads,
+// and the bases (the versions chains of patches start from, written one
+// chunk after the other into the page's bases element).
 type chunkLog struct {
 	chunks [][]byte
 	// size is how many bytes were appended.

@@ -21,12 +21,12 @@ func appendDocument(b []byte, doc *document) []byte {
 const flushSize = 64 << 10
 
 // encodeDocument appends doc to b as appendDocument does, the heads of
-// lanes encoded for the first time kept in text (nil: each its own
-// allocation). flush, when not
+// lanes encoded for the first time kept in heads (nil: not kept). flush,
+// when not
 // nil, is handed what b holds whenever that passes flushSize between two
 // lanes, and returns the buffer to go on with: a page's document (12 MB
 // for 50,000 deltas) is written as it is encoded, never held whole.
-func encodeDocument(b []byte, doc *document, text *textArena, flush func([]byte) ([]byte, error)) ([]byte, error) {
+func encodeDocument(b []byte, doc *document, heads *chunkLog, flush func([]byte) ([]byte, error)) ([]byte, error) {
 	b = append(b, `{"v":`...)
 	b = strconv.AppendInt(b, int64(doc.Version), 10)
 	b = appendKey(b, "title")
@@ -56,7 +56,7 @@ func encodeDocument(b []byte, doc *document, text *textArena, flush func([]byte)
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendLane(b, l, doc.log, text)
+		b = appendLane(b, l, doc.log, heads)
 		if flush != nil && len(b) >= flushSize {
 			var err error
 			if b, err = flush(b); err != nil {
@@ -83,11 +83,11 @@ func encodeDocument(b []byte, doc *document, text *textArena, flush func([]byte)
 	return append(b, '}'), nil
 }
 
-// appendLane appends l; its identity is encoded once (lane.head), its
-// marks as they came (lane.marks, in log): a page rewritten while the stream goes
-// on encodes again only what may have changed.
-func appendLane(b []byte, l *lane, log *chunkLog, text *textArena) []byte {
-	if l.head == nil {
+// appendLane appends l; its identity is encoded once (lane.head, in
+// heads), its marks as they came (lane.marks, in log): a page rewritten
+// while the stream goes on encodes again only what may have changed.
+func appendLane(b []byte, l *lane, log, heads *chunkLog) []byte {
+	if heads == nil || l.head.end == 0 {
 		start := len(b) // encoded at the end of b, then kept
 		b = append(b, `{"ctx":`...)
 		b = appendText(b, l.Context())
@@ -101,9 +101,11 @@ func appendLane(b []byte, l *lane, log *chunkLog, text *textArena) []byte {
 		b = appendText(b, l.Name())
 		b = appendKey(b, "uid")
 		b = appendText(b, l.UID())
-		l.head = text.clone(b[start:])
+		if heads != nil {
+			l.head = heads.add(func(h []byte) []byte { return append(h, b[start:]...) })
+		}
 	} else {
-		b = append(b, l.head...)
+		b = append(b, heads.bytes(l.head)...)
 	}
 	b = appendKey(b, "parent")
 	b = strconv.AppendInt(b, int64(l.Parent), 10)

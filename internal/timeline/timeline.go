@@ -93,10 +93,11 @@ type Timeline struct {
 	// the text of the page's bases element. A Write's snapshot of its
 	// chunks stays what it was, and a long run never copies them to grow.
 	bases chunkLog
-	// laneArena and text hold the lanes, their names and their heads
-	// (arena.go).
+	// laneArena, text and heads hold the lanes, their names and their
+	// encoded heads (arena.go).
 	laneArena laneArena
 	text      textArena
+	heads     chunkLog
 	// log holds the lanes' encoded marks (lane.marks).
 	log chunkLog
 	// buf holds the data document while it is encoded and written, a
@@ -165,10 +166,10 @@ type lane struct {
 	names  string
 	ends   [laneNames]uint32
 	Parent int `json:"parent"`
-	// head is its identity (context to UID) as the page's data holds it,
-	// encoded when first written; nil until then, and when the UID is
-	// learnt.
-	head []byte
+	// head is where its identity (context to UID), as the page's data
+	// holds it, lies in the Timeline's heads: encoded when first written;
+	// empty (end 0) until then, and when the UID is learnt.
+	head logSpan
 	// marks are where its deltas lie in the Timeline's mark log, each
 	// encoded as the page's data holds it (appendMark) when observed,
 	// joined by commas: a page written again and again while the run
@@ -599,7 +600,7 @@ func (t *Timeline) laneOf(context, apiVersion, kind, namespace, name, uid string
 				delete(t.byName, nk)
 				l := t.lanes[i]
 				l.setNames(&t.text, l.Context(), l.APIVersion(), l.Kind(), l.Namespace(), l.Name(), uid)
-				l.head = nil
+				l.head = logSpan{}
 				t.byUID.set(l.Context(), l.UID(), i)
 				return l
 			}
@@ -758,7 +759,7 @@ func (t *Timeline) writeData(w io.Writer, live bool) ([][]byte, error) {
 		_, err := w.Write(b)
 		return b[:0], err
 	}
-	b, err := encodeDocument(t.buf[:0], &doc, &t.text, flush)
+	b, err := encodeDocument(t.buf[:0], &doc, &t.heads, flush)
 	if err == nil {
 		_, err = flush(b)
 	}
