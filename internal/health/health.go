@@ -112,6 +112,8 @@ type Judge struct {
 	// mounts, last state, when it started; the Pod's IPs — is skipped, not
 	// decoded. TestPodStatusFields holds it to the whole status.
 	podStatus rawobj.Fields
+	// podSelection is podStatus compiled for hashing.
+	podSelection *rawobj.Selection
 	// seed seeds the hashes of podStatus that key pods.
 	seed maphash.Seed
 
@@ -224,18 +226,20 @@ const maxPodVerdicts = 4096
 // NewJudge returns a Judge.
 func NewJudge() *Judge {
 	container := rawobj.Fields{"name": nil, "state": {"waiting": {"reason": nil, "message": nil}}}
+	podStatus := rawobj.Fields{
+		"phase": nil, "observedGeneration": nil,
+		"conditions":            {"type": nil, "status": nil, "reason": nil, "message": nil},
+		"containerStatuses":     container,
+		"initContainerStatuses": container,
+	}
 	return &Judge{
-		podStatus: rawobj.Fields{
-			"phase": nil, "observedGeneration": nil,
-			"conditions":            {"type": nil, "status": nil, "reason": nil, "message": nil},
-			"containerStatuses":     container,
-			"initContainerStatuses": container,
-		},
-		seed:      maphash.MakeSeed(),
-		pods:      map[podKey]Health{},
-		rules:     map[typeKey]kindRule{},
-		since:     map[string]map[string]failingSince{},
-		failAfter: DefaultFailAfter,
+		podStatus:    podStatus,
+		podSelection: rawobj.Select(podStatus),
+		seed:         maphash.MakeSeed(),
+		pods:         map[podKey]Health{},
+		rules:        map[typeKey]kindRule{},
+		since:        map[string]map[string]failingSince{},
+		failAfter:    DefaultFailAfter,
 	}
 }
 
@@ -379,7 +383,7 @@ func (j *Judge) podKey(o *rawobj.Object, status []byte) (podKey, error) {
 	if status != nil {
 		var h maphash.Hash
 		h.SetSeed(j.seed)
-		if err := o.HashMember(&h, status, j.podStatus); err != nil {
+		if err := o.HashMember(&h, status, j.podSelection); err != nil {
 			return podKey{}, fmt.Errorf("status: %w", err)
 		}
 		key.status = h.Sum64()

@@ -216,15 +216,22 @@ func HashFields(h *maphash.Hash, data []byte, keep Fields) error {
 	return nil
 }
 
-// HashMember is HashFields of value, which is a member's value cut out of
-// o's JSON (Member, Members): of an object this package parsed, whose JSON
-// was validated then, value is walked without being validated again, and
-// the same bytes are written to h.
-func (o *Object) HashMember(h *maphash.Hash, value []byte, keep Fields) error {
+// HashMember is HashFields of value with what sel was compiled from,
+// value being a member's value cut out of o's JSON (Member, Members): of
+// an object this package parsed, whose JSON was validated then, value is
+// walked without being validated again, sel's keys are found without a
+// map, and the same bytes are written to h.
+func (o *Object) HashMember(h *maphash.Hash, value []byte, sel *Selection) error {
 	if !o.parsed() || !within(value, o.JSON) {
-		return HashFields(h, value, keep)
+		return HashFields(h, value, sel.Fields())
 	}
-	return hashValid(h, value, keep)
+	w := selectionHash{h: h}
+	end, err := w.value(value, skipValidSpace(value, 0), sel)
+	w.flush()
+	if err == nil && skipSpaceAt(value, end) != len(value) {
+		err = errNotValid
+	}
+	return err
 }
 
 // within reports whether part lies in whole's memory.
@@ -234,57 +241,6 @@ func within(part, whole []byte) bool {
 	}
 	p, w := uintptr(unsafe.Pointer(unsafe.SliceData(part))), uintptr(unsafe.Pointer(unsafe.SliceData(whole)))
 	return p >= w && p+uintptr(len(part)) <= w+uintptr(len(whole))
-}
-
-// hashValid is HashFields of data known to be valid JSON: hash, in one
-// pass with the walkers of valid JSON (what keep does not select is
-// skipped whole).
-func hashValid(h *maphash.Hash, data []byte, keep Fields) error {
-	end, err := hashValidAt(h, data, skipSpaceAt(data, 0), keep)
-	if err == nil && skipSpaceAt(data, end) != len(data) {
-		err = errNotValid
-	}
-	return err
-}
-
-// hashValidAt hashes the value at data[i] as hash does and returns the
-// index just past it.
-func hashValidAt(h *maphash.Hash, data []byte, i int, keep Fields) (int, error) {
-	switch {
-	case keep != nil && i < len(data) && data[i] == '{':
-		_ = h.WriteByte('{')
-		end, _, err := walkValidMembers(data, i, func(key []byte, at int) (int, bool, error) {
-			sub, ok := keep[string(key)]
-			if !ok {
-				end, err := skipValidValue(data, at)
-				return end, false, err
-			}
-			_, _ = h.Write(key)
-			_ = h.WriteByte(':')
-			end, err := hashValidAt(h, data, at, sub)
-			return end, false, err
-		})
-		_ = h.WriteByte('}')
-		return end, err
-	case keep != nil && i < len(data) && data[i] == '[':
-		_ = h.WriteByte('[')
-		first := true
-		end, err := walkValidElements(data, i, func(at int) (int, error) {
-			if !first {
-				_ = h.WriteByte(',')
-			}
-			first = false
-			return hashValidAt(h, data, at, keep)
-		})
-		_ = h.WriteByte(']')
-		return end, err
-	}
-	end, err := skipValidValue(data, i)
-	if err != nil || end == i {
-		return 0, errNotValid
-	}
-	_, _ = h.Write(data[i:end])
-	return end, h.WriteByte(0)
 }
 
 // hash writes what keep selects of the value at pos to h; depth is the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"reflect"
+	"strings"
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -73,7 +74,7 @@ func checkHashMember(t *testing.T, data []byte, keep Fields) {
 		var valid, checked maphash.Hash
 		valid.SetSeed(seed)
 		checked.SetSeed(seed)
-		verr, cerr := o.HashMember(&valid, status, keep), HashFields(&checked, status, keep)
+		verr, cerr := o.HashMember(&valid, status, Select(keep)), HashFields(&checked, status, keep)
 		if (verr != nil) != (cerr != nil) || valid.Sum64() != checked.Sum64() {
 			t.Fatalf("status %s, keeping %v: HashMember %x (%v), HashFields %x (%v)", status, keep, valid.Sum64(), verr, checked.Sum64(), cerr)
 		}
@@ -153,8 +154,16 @@ func TestHashFields(t *testing.T) {
 		t.Error("broken JSON hashed")
 	}
 	// Of a parsed object's member, without a second validation: the same.
-	for _, status := range []string{a, b, `{"b":{"c":[]}}`, `{"b":[{"c":1}],"\u0062":{"c":[{"x":"\u00e9"}]}}`, `[1,{"b":2}]`, `"s"`, `null`} {
-		for _, keep := range []Fields{nil, narrow, {"b": nil}} {
+	long := strings.Repeat("x", 300)
+	for _, status := range []string{a, b, `{"b":{"c":[]}}`, `{"b":[{"c":1}],"\u0062":{"c":[{"x":"\u00e9"}]}}`, `[1,{"b":2}]`, `"s"`, `null`,
+		// White space between every token, and a key escaped as a whole.
+		"{ \"b\" :\n\t{ \"c\" : [ { \"y\" : 1 } , { \"y\" : \"z\" } ] , \"d\" : true } ,\r\n \"\\u0061\" : [ ] }",
+		// Selected values longer than the hash's buffer, and many short ones
+		// that fill it.
+		`{"b":{"c":"` + long + `","d":["` + long + `","` + long + `"]},"a":"` + long + `"}`,
+		`{"b":{"c":[` + strings.Repeat(`{"y":"abcdefgh","z":1},`, 40) + `{"y":0}]}}`,
+	} {
+		for _, keep := range []Fields{nil, narrow, {"b": nil}, {"a": nil, "b": {"c": {"y": nil}, "d": nil}}} {
 			checkHashMember(t, []byte(status), keep)
 		}
 	}
@@ -162,7 +171,7 @@ func TestHashFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := o.HashMember(&h, []byte(`{"a":`), narrow); err == nil {
+	if err := o.HashMember(&h, []byte(`{"a":`), Select(narrow)); err == nil {
 		t.Error("broken JSON that is not the object's hashed as if validated")
 	}
 }
