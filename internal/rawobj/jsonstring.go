@@ -18,6 +18,14 @@ import (
 // replaced by U+FFFD. The result is at most 3*len(raw) bytes long.
 func appendUnescaped(dst, raw []byte) []byte {
 	for i := 0; i < len(raw); {
+		// A run of ASCII without a backslash, the bulk of most strings
+		// (a UID, a name), is appended as it is, in one copy.
+		if j := plainASCIIRun(raw, i); j > i {
+			dst = append(dst, raw[i:j]...)
+			if i = j; i == len(raw) {
+				break
+			}
+		}
 		c := raw[i]
 		switch {
 		case c == '\\':
@@ -61,6 +69,24 @@ func appendUnescaped(dst, raw []byte) []byte {
 		}
 	}
 	return dst
+}
+
+// plainASCIIRun is the end of the run of bytes of raw from i that are
+// ASCII and not a backslash, 8 bytes a step while they last.
+func plainASCIIRun(raw []byte, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(raw) {
+		x := binary.LittleEndian.Uint64(raw[i:])
+		b := x ^ (lo * '\\')
+		if m := (x | (b-lo)&^b) & hi; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(raw) && raw[i] < utf8.RuneSelf && raw[i] != '\\' {
+		i++
+	}
+	return i
 }
 
 // getu4 decodes \uXXXX at the start of b, or returns -1.

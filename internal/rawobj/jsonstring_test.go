@@ -67,3 +67,29 @@ func checkScriptString(t *testing.T, s string) {
 		t.Errorf("AppendScriptStringBytes(%q) = %s, want %s", s, got, want)
 	}
 }
+
+// TestPlainASCIIRun holds the word loop to a byte loop: every byte value
+// at every offset of a 19-byte run, so that each lands in the words read
+// 8 bytes at a time and in the tail, after plain bytes and before others.
+func TestPlainASCIIRun(t *testing.T) {
+	byteLoop := func(raw []byte, i int) int {
+		for i < len(raw) && raw[i] < 0x80 && raw[i] != '\\' {
+			i++
+		}
+		return i
+	}
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 19; at++ {
+			raw := bytes.Repeat([]byte("a"), 19)
+			raw[at] = byte(c)
+			if at+1 < len(raw) {
+				raw[at+1] = '\\' // a second stop right after: no borrow may hide the first
+			}
+			for from := 0; from <= at; from++ {
+				if got, want := plainASCIIRun(raw, from), byteLoop(raw, from); got != want {
+					t.Fatalf("plainASCIIRun(%q, %d) = %d, want %d", raw, from, got, want)
+				}
+			}
+		}
+	}
+}
