@@ -1,10 +1,6 @@
 package rawobj
 
-import (
-	"encoding/binary"
-	"hash/maphash"
-	"math/bits"
-)
+import "hash/maphash"
 
 // Selection is Fields compiled for HashMember: each object's selected keys
 // in a short slice, found by length and bytes rather than by hashing the
@@ -222,34 +218,4 @@ func skipValidSpace(data []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// endOfValidKey is endOfValidString that also reports whether the string
-// has an escape; 0 for a string without its end.
-func endOfValidKey(data []byte, i int) (end int, escaped bool) {
-	j := i + 1
-	for {
-		for j+8 <= len(data) {
-			if m := specialBytes(binary.LittleEndian.Uint64(data[j:])); m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			j += 8
-		}
-		for j < len(data) && data[j] >= 0x20 && data[j] != '"' && data[j] != '\\' {
-			j++
-		}
-		if j >= len(data) {
-			return 0, false
-		}
-		switch data[j] {
-		case '"':
-			return j + 1, escaped
-		case '\\':
-			escaped = true
-			j += 2
-		default: // a control character: not valid JSON, but stepped over
-			j++
-		}
-	}
 }
