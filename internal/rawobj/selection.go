@@ -95,7 +95,7 @@ func (w *selectionHash) flush() {
 }
 
 // value writes what sel selects of the value at data[i], known to be
-// valid JSON, as hashValidAt does (the same bytes), and returns the index
+// valid JSON, as HashFields writes it (the same bytes), and returns the index
 // just past it.
 func (w *selectionHash) value(data []byte, i int, sel *Selection) (int, error) {
 	if sel != nil && i < len(data) {
@@ -125,7 +125,7 @@ func (w *selectionHash) members(data []byte, i int, sel *Selection) (int, error)
 		return i + 1, nil
 	}
 	for i < len(data) && data[i] == '"' {
-		end, escaped := endOfValidKey(data, i)
+		end, escaped := validStringEnd(data, i)
 		if end == 0 {
 			return 0, errNotValid
 		}

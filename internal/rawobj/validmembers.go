@@ -103,16 +103,16 @@ func skipSpaceAt(data []byte, i int) int {
 }
 
 // endOfValidString is the index just past the string that starts with the
-// quote at data[i], known to be valid JSON (endOfValidKey).
+// quote at data[i], known to be valid JSON (validStringEnd).
 func endOfValidString(data []byte, i int) (int, error) {
-	end, _ := endOfValidKey(data, i)
+	end, _ := validStringEnd(data, i)
 	if end == 0 {
 		return 0, errNotValid
 	}
 	return end, nil
 }
 
-// endOfValidKey is the index just past the string that starts with the
+// validStringEnd is the index just past the string that starts with the
 // quote at data[i], and whether it has an escape; 0 for a string without
 // its end. In valid JSON a string ends at the first quote that no
 // backslash escapes, and no control character lies inside (one that does
@@ -121,7 +121,7 @@ func endOfValidString(data []byte, i int) (int, error) {
 // that no load is bounds-checked, and steps over an escape's backslash
 // and the byte after it (a quote or a backslash escaped, or the u of a
 // \uXXXX whose hex digits are neither).
-func endOfValidKey(data []byte, i int) (end int, escaped bool) {
+func validStringEnd(data []byte, i int) (end int, escaped bool) {
 	if i+1 > len(data) {
 		return 0, false
 	}

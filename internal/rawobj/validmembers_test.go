@@ -110,11 +110,11 @@ func TestDiffMembers(t *testing.T) {
 	}
 }
 
-// TestEndOfValidKey holds the word loop to a byte loop: every byte value
+// TestValidStringEnd holds the word loop to a byte loop: every byte value
 // at every offset of a 19-byte string, so that each lands in the words
 // read 8 bytes at a time and in the tail; followed by a quote, by an
 // escape, or by nothing (no end).
-func TestEndOfValidKey(t *testing.T) {
+func TestValidStringEnd(t *testing.T) {
 	byteLoop := func(data []byte, i int) (int, bool) {
 		escaped := false
 		for j := i + 1; j < len(data); j++ {
@@ -134,10 +134,10 @@ func TestEndOfValidKey(t *testing.T) {
 				data := append(bytes.Repeat([]byte("a"), 20), tail...)
 				data[0] = '"'
 				data[at] = byte(c)
-				end, escaped := endOfValidKey(data, 0)
+				end, escaped := validStringEnd(data, 0)
 				wantEnd, wantEscaped := byteLoop(data, 0)
 				if end != wantEnd || escaped != wantEscaped {
-					t.Fatalf("endOfValidKey(%q) = %d, %v; want %d, %v", data, end, escaped, wantEnd, wantEscaped)
+					t.Fatalf("validStringEnd(%q) = %d, %v; want %d, %v", data, end, escaped, wantEnd, wantEscaped)
 				}
 				if e, err := endOfValidString(data, 0); e != wantEnd || (err != nil) != (wantEnd == 0) {
 					t.Fatalf("endOfValidString(%q) = %d, %v; want %d", data, e, err, wantEnd)
