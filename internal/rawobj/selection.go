@@ -181,7 +181,10 @@ func (w *selectionHash) members(data []byte, i int, sel *Selection) (int, error)
 }
 
 // elements is value for the array at data[i]: what sel selects of each
-// element, separated by commas, between brackets.
+// element, separated by commas, between brackets. Its separators are
+// stepped over as members steps over its own, written out in both: as
+// one function (not inlined) they cost the Pods' replay 1% more
+// instructions.
 func (w *selectionHash) elements(data []byte, i int, sel *Selection) (int, error) {
 	w.writeByte('[')
 	if i = skipValidSpace(data, i+1); i < len(data) && data[i] == ']' {
