@@ -66,22 +66,35 @@ func (f *frameScan) scan(b []byte) int {
 }
 
 // skipStringBytes returns the index of the first '"' or '\\' in b at or
-// after i, or len(b).
+// after i, or len(b) (i when i is past len(b)). It tests 8 bytes a step,
+// slicing as it goes so that no load is bounds-checked.
 func skipStringBytes(b []byte, i int) int {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	for i+8 <= len(b) {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ (lo * '"')
-		e := x ^ (lo * '\\')
-		if m := ((q-lo)&^q | (e-lo)&^e) & hi; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
+	if i >= len(b) {
+		return i
+	}
+	rest := b[i:]
+	for len(rest) >= 8 {
+		if m := quoteOrBackslash(binary.LittleEndian.Uint64(rest)); m != 0 {
+			return len(b) - len(rest) + bits.TrailingZeros64(m)>>3
 		}
-		i += 8
+		rest = rest[8:]
 	}
-	for i < len(b) && b[i] != '"' && b[i] != '\\' {
-		i++
+	k := 0
+	for k < len(rest) && rest[k] != '"' && rest[k] != '\\' {
+		k++
 	}
-	return i
+	return len(b) - len(rest) + k
+}
+
+// quoteOrBackslash returns a mask with the high bit set in the lowest
+// byte of x (little-endian) that is a quote or a backslash, and maybe in
+// bytes above it; 0 if none is. Each term is the classic test for a zero
+// byte, exact in its lowest hit.
+func quoteOrBackslash(x uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q := x ^ (lo * '"')
+	e := x ^ (lo * '\\')
+	return ((q-lo)&^q | (e-lo)&^e) & hi
 }
 
 // scalarEnd returns the index of the first byte of b that ends a number or

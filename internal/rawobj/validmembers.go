@@ -2,9 +2,7 @@ package rawobj
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"math/bits"
 )
 
 // errNotValid is what the walkers of valid JSON return on data that is not.
@@ -116,51 +114,20 @@ func endOfValidString(data []byte, i int) (int, error) {
 // quote at data[i], and whether it has an escape; 0 for a string without
 // its end. In valid JSON a string ends at the first quote that no
 // backslash escapes, and no control character lies inside (one that does
-// is stepped over, as any other byte): it looks for a quote or a
-// backslash 8 bytes at a time (quoteOrBackslash), slicing as it goes so
-// that no load is bounds-checked, and steps over an escape's backslash
-// and the byte after it (a quote or a backslash escaped, or the u of a
-// \uXXXX whose hex digits are neither).
+// is stepped over, as any other byte): it finds each quote or backslash
+// with skipStringBytes, and steps over an escape's backslash and the
+// byte after it (a quote or a backslash escaped, or the u of a \uXXXX
+// whose hex digits are neither).
 func validStringEnd(data []byte, i int) (end int, escaped bool) {
-	if i+1 > len(data) {
-		return 0, false
-	}
-	rest := data[i+1:]
-	for {
-		for len(rest) >= 8 {
-			if m := quoteOrBackslash(binary.LittleEndian.Uint64(rest)); m != 0 {
-				rest = rest[bits.TrailingZeros64(m)>>3:]
-				break
-			}
-			rest = rest[8:]
-		}
-		k := 0
-		for k < len(rest) && rest[k] != '"' && rest[k] != '\\' {
-			k++
-		}
-		if k >= len(rest) {
+	for j := i + 1; ; j += 2 {
+		if j = skipStringBytes(data, j); j >= len(data) {
 			return 0, false
 		}
-		if rest[k] == '"' {
-			return len(data) - len(rest) + k + 1, escaped
+		if data[j] == '"' {
+			return j + 1, escaped
 		}
 		escaped = true
-		if k+2 > len(rest) {
-			return 0, false
-		}
-		rest = rest[k+2:]
 	}
-}
-
-// quoteOrBackslash returns a mask with the high bit set in the lowest
-// byte of x (little-endian) that is a quote or a backslash, and maybe in
-// bytes above it; 0 if none is. Each term is the classic test for a zero
-// byte, exact in its lowest hit.
-func quoteOrBackslash(x uint64) uint64 {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	q := x ^ (lo * '"')
-	b := x ^ (lo * '\\')
-	return ((q-lo)&^q | (b-lo)&^b) & hi
 }
 
 // skipValidValue is the index just past the JSON value that starts at
