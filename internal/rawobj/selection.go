@@ -120,7 +120,7 @@ func (w *selectionHash) value(data []byte, i int, sel *Selection) (int, error) {
 // selects of its value, between braces.
 func (w *selectionHash) members(data []byte, i int, sel *Selection) (int, error) {
 	w.writeByte('{')
-	if i = skipValidSpace(data, i+1); i < len(data) && data[i] == '}' {
+	if i = skipSpaceAt(data, i+1); i < len(data) && data[i] == '}' {
 		w.writeByte('}')
 		return i + 1, nil
 	}
@@ -141,12 +141,12 @@ func (w *selectionHash) members(data []byte, i int, sel *Selection) (int, error)
 		// compact, as the apiserver writes it, before any space is
 		// skipped.
 		if i = end; i >= len(data) || data[i] != ':' {
-			if i = skipValidSpace(data, i); i >= len(data) || data[i] != ':' {
+			if i = skipSpaceAt(data, i); i >= len(data) || data[i] != ':' {
 				return 0, errNotValid
 			}
 		}
 		if i++; i < len(data) && data[i] <= ' ' {
-			i = skipValidSpace(data, i)
+			i = skipSpaceAt(data, i)
 		}
 		var err error
 		if sub, ok := sel.lookup(key); ok {
@@ -160,7 +160,7 @@ func (w *selectionHash) members(data []byte, i int, sel *Selection) (int, error)
 			return 0, err
 		}
 		if i < len(data) && data[i] <= ' ' {
-			i = skipValidSpace(data, i)
+			i = skipSpaceAt(data, i)
 		}
 		if i >= len(data) {
 			break
@@ -168,7 +168,7 @@ func (w *selectionHash) members(data []byte, i int, sel *Selection) (int, error)
 		switch data[i] {
 		case ',':
 			if i++; i < len(data) && data[i] <= ' ' {
-				i = skipValidSpace(data, i)
+				i = skipSpaceAt(data, i)
 			}
 		case '}':
 			w.writeByte('}')
@@ -187,7 +187,7 @@ func (w *selectionHash) members(data []byte, i int, sel *Selection) (int, error)
 // instructions.
 func (w *selectionHash) elements(data []byte, i int, sel *Selection) (int, error) {
 	w.writeByte('[')
-	if i = skipValidSpace(data, i+1); i < len(data) && data[i] == ']' {
+	if i = skipSpaceAt(data, i+1); i < len(data) && data[i] == ']' {
 		w.writeByte(']')
 		return i + 1, nil
 	}
@@ -196,13 +196,13 @@ func (w *selectionHash) elements(data []byte, i int, sel *Selection) (int, error
 		if i, err = w.value(data, i, sel); err != nil {
 			return 0, err
 		}
-		if i = skipValidSpace(data, i); i >= len(data) {
+		if i = skipSpaceAt(data, i); i >= len(data) {
 			break
 		}
 		switch data[i] {
 		case ',':
 			w.writeByte(',')
-			i = skipValidSpace(data, i+1)
+			i = skipSpaceAt(data, i+1)
 		case ']':
 			w.writeByte(']')
 			return i + 1, nil
@@ -211,14 +211,4 @@ func (w *selectionHash) elements(data []byte, i int, sel *Selection) (int, error
 		}
 	}
 	return 0, errNotValid
-}
-
-// skipValidSpace is skipSpaceAt for valid JSON: between its tokens the
-// only bytes up to ' ' are white space, so one comparison finds the end
-// (the apiserver writes none: the loop does not turn).
-func skipValidSpace(data []byte, i int) int {
-	for i < len(data) && data[i] <= ' ' {
-		i++
-	}
-	return i
 }

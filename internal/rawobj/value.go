@@ -226,7 +226,7 @@ func (o *Object) HashMember(h *maphash.Hash, value []byte, sel *Selection) error
 		return HashFields(h, value, sel.Fields())
 	}
 	w := selectionHash{h: h}
-	end, err := w.value(value, skipValidSpace(value, 0), sel)
+	end, err := w.value(value, skipSpaceAt(value, 0), sel)
 	w.flush()
 	if err == nil && skipSpaceAt(value, end) != len(value) {
 		err = errNotValid
