@@ -165,7 +165,9 @@ func TestBusyRecorderGoesOn(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "web.jsonl")
 	args := []string{"deploy,rs,pods", "-n", ns, "--events", "-o", "json", "--record=" + path}
 	run := startAs(t, kc, args...)
-	run.waitFor(func(l string) bool { return strings.Contains(l, `"kind":"Pod"`) }, 30*time.Second)
+	if !run.waitFor(func(l string) bool { typ, _ := podOf(l); return typ != "" }, 30*time.Second) {
+		t.Fatal("the recorder printed no Pod in 30s")
+	}
 	waitHeartbeat(t, path, 3) // deployments, replicasets, pods (the Events: not while one waits for its subject)
 	if err := run.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -176,12 +178,11 @@ func TestBusyRecorderGoesOn(t *testing.T) {
 	r.waitRolledOut(2 * time.Minute)
 	run = startAs(t, kc, args...)
 	// Both Pods made while it was down, caught up: the watch it resumes
-	// may bring them in separate batches, a Heartbeat between them.
+	// may bring them in separate batches, a Heartbeat between them. (An
+	// Event about a Pod is no Pod: its record names the Pod too.)
 	added := map[string]bool{}
 	if !run.waitFor(func(l string) bool {
-		if strings.Contains(l, `"kind":"Pod"`) && strings.Contains(l, `"type":"Added"`) {
-			_, after, _ := strings.Cut(l, `"name":"`)
-			name, _, _ := strings.Cut(after, `"`)
+		if typ, name := podOf(l); typ == "Added" {
 			added[name] = true
 		}
 		return len(added) >= 2
@@ -262,6 +263,16 @@ func TestBusyRecorderGoesOn(t *testing.T) {
 	got := strings.Fields(replayed.stdout)
 	slices.Sort(got)
 	if replayed.code != 0 || !slices.Equal(got, names) {
-		t.Errorf("the replay at the end: exit %d, %q (stderr %q), want the server's Pods %q", replayed.code, got, replayed.stderr, names)
+		t.Errorf("the replay at the end: exit %d, %q (stderr %q), want the server's Pods %q; the recording:\n%s", replayed.code, got, replayed.stderr, names, strings.Join(lines, "\n"))
 	}
+}
+
+// podOf is the type of line, a record of -o json, and the name of its
+// Pod; "" for a record of anything else (an Event about a Pod included).
+func podOf(line string) (typ, name string) {
+	var rec struct{ Type, Kind, Name string }
+	if json.Unmarshal([]byte(line), &rec) != nil || rec.Kind != "Pod" {
+		return "", ""
+	}
+	return rec.Type, rec.Name
 }
