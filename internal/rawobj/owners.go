@@ -140,10 +140,10 @@ func (o *Object) Member(name string) ([]byte, error) {
 	return values[0], nil
 }
 
-// Members returns the JSON values of the object's top-level members names,
-// in their order: nil for one there is none of, or that is null. They are
-// cut out in one pass; the rest of the JSON is skipped by the scanner. Like
-// encoding/json, the last of repeated members wins.
+// Members returns the JSON values of the object's top-level members names
+// (distinct), in their order: nil for one there is none of, or that is
+// null. They are cut out in one pass; the rest of the JSON is skipped by
+// the scanner. Like encoding/json, the last of repeated members wins.
 func (o *Object) Members(names ...string) ([][]byte, error) {
 	if len(names) == 1 && names[0] == "status" && (o.WithoutStatus() || o.statusAt > 0) {
 		// The parse knows where status is (or that there is none): read
@@ -188,9 +188,9 @@ func (o *Object) status() ([]byte, error) {
 	return nil, nil
 }
 
-// Members returns the JSON values of the top-level members names of the
-// JSON object data, as Object.Members does: the whole of data is
-// validated in one pass, the values are cut out of it.
+// Members returns the JSON values of the top-level members names
+// (distinct) of the JSON object data, as Object.Members does: the whole
+// of data is validated in one pass, the values are cut out of it.
 func Members(data []byte, names ...string) ([][]byte, error) {
 	return membersWith(EachMember, data, names)
 }
@@ -209,6 +209,7 @@ func membersWith(each func([]byte, func(key, value []byte)) error, data []byte, 
 		for i, name := range names {
 			if string(key) == name {
 				values[i] = value
+				break // names are distinct
 			}
 		}
 	})
