@@ -574,7 +574,7 @@ func TestRecordGoesOnAfterAGap(t *testing.T) {
 	}
 	var headers, gaps []int
 	seen := map[string]int{}
-	var restart time.Time
+	var restart, bAt time.Time
 	var gap recording.Gap
 	for i, line := range lines {
 		var r struct {
@@ -611,6 +611,7 @@ func TestRecordGoesOnAfterAGap(t *testing.T) {
 			t.Errorf("line %d: a record of a ConfigMap deleted before the recording began: %s", i+1, line)
 		}
 		if len(headers) == 2 && r.Name == "b" && r.Type == "Added" {
+			bAt = r.Time
 			if r.CaughtUp != "creationTimestamp" || !r.Time.Before(restart) || r.Time.Before(gap.From) {
 				t.Errorf("b, created while the recorder was down: %s; want it caught up at its creationTimestamp, inside the gap", line)
 			}
@@ -645,6 +646,20 @@ func TestRecordGoesOnAfterAGap(t *testing.T) {
 	replayed := runAs(t, testEnv.cp.AdminKubeconfig(), time.Minute, "--replay="+path, "--at="+at, "-o", "name")
 	if replayed.code != 0 || !strings.Contains(replayed.stderr, "is inside a gap of the recording") || !strings.Contains(replayed.stdout, "configmap/a") {
 		t.Errorf("--at inside the gap: exit %d, stdout %q, stderr %q; want a, and a warning", replayed.code, replayed.stdout, replayed.stderr)
+	}
+	// At the gap's end, the changes made while it was down are in the
+	// state, though the run that caught them up wrote a Heartbeat (of
+	// its initial lists) before them; inside the gap, those dated
+	// before: b once created.
+	for _, c := range []struct {
+		at   time.Time
+		want string
+	}{{gap.To, "configmap/b\n"}, {bAt, "configmap/a\nconfigmap/b\n"}} {
+		at := c.at.Format(time.RFC3339Nano)
+		replayed = runAs(t, testEnv.cp.AdminKubeconfig(), time.Minute, "cm", "--replay="+path, "--at="+at, "-o", "name")
+		if replayed.code != 0 || replayed.stdout != c.want {
+			t.Errorf("--at=%s (the gap from %s to %s): exit %d, stdout %q, want %q; stderr %q", at, gap.From, gap.To, replayed.code, replayed.stdout, c.want, replayed.stderr)
+		}
 	}
 	// Replayed through, the gap is said once.
 	replayed = runAs(t, testEnv.cp.AdminKubeconfig(), time.Minute, "--replay="+path, "-o", "name")

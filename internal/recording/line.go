@@ -19,6 +19,10 @@ type Line struct {
 	Time                                                       time.Time
 	Initial, FinalStateUnknown                                 bool
 	Manager, Operation                                         string
+	// CaughtUp is the record's "caughtUp": where the time of a change
+	// made while nothing recorded comes from; "" for one recorded as it
+	// came.
+	CaughtUp string
 
 	// Not in the record: where it is, and its object parsed.
 	Number int
@@ -50,7 +54,7 @@ const (
 
 // recordMembers are the members of a record a replay reads, in the order
 // of parseLine's values.
-var recordMembers = []string{"type", "time", "initial", "context", "apiVersion", "kind", "resource", "namespace", "name", "finalStateUnknown", "manager", "operation", "object"}
+var recordMembers = []string{"type", "time", "initial", "context", "apiVersion", "kind", "resource", "namespace", "name", "finalStateUnknown", "manager", "operation", "object", "caughtUp"}
 
 // ParseLine reads data, line number of the recording name: a record,
 // whose object, if any, is parsed, or a line that is not one (a header, a
@@ -63,7 +67,7 @@ func ParseLine(name string, number int, data []byte) (*Line, error) {
 		return nil, fmt.Errorf("%s:%d: not a record of kubectl deltas: %w", name, number, err)
 	}
 	l := Line{Number: number}
-	strs := []*string{&l.Type, nil, nil, &l.Context, &l.APIVersion, &l.Kind, &l.Resource, &l.Namespace, &l.Name, nil, &l.Manager, &l.Operation}
+	strs := []*string{&l.Type, nil, nil, &l.Context, &l.APIVersion, &l.Kind, &l.Resource, &l.Namespace, &l.Name, nil, &l.Manager, &l.Operation, nil, &l.CaughtUp}
 	for i, dst := range strs {
 		if dst == nil || v[i] == nil {
 			continue

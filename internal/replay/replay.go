@@ -159,8 +159,28 @@ const maxInflight = 1000
 // part is one recording of a replay, read line by line.
 type part struct {
 	r *recording.Reader
-	// ahead is its next line not yet played; nil at its end.
+	// ahead is its next line not yet played; nil at its end. gap is the
+	// Gap its run began with (the run ahead belongs to); nil for a run
+	// that began without one.
 	ahead *recording.Line
+	gap   *recording.Gap
+	// ended: readRaw has met the recording's end (and warned of a torn
+	// one).
+	ended bool
+	// reopen, if set, opens the recording again from its start, for a
+	// look further ahead (caughtUpBefore); nil for standard input.
+	reopen func() (*recording.Reader, error)
+	// queued are lines read ahead and not yet played, in order, read
+	// before r's; skip are the numbers of lines further in r that were
+	// played already (applied by caughtUpBefore).
+	queued []rawLine
+	skip   map[int]bool
+}
+
+// rawLine is a line of a recording as read, and its number.
+type rawLine struct {
+	data   []byte
+	number int
 }
 
 // Open reads the recordings up to the end of their initial lists. With
@@ -324,19 +344,52 @@ func (p *Player) earliest() *part {
 // read reads the next line of one recording: nil at its end. A torn end
 // is a warning, and the end.
 func (p *Player) read(pt *part) (*recording.Line, error) {
-	data, number, err := pt.r.Next()
-	var torn *recording.TornError
-	switch {
-	case errors.Is(err, io.EOF):
-		return nil, nil
-	case errors.As(err, &torn):
-		fmt.Fprintf(p.warn, "warning: %v\n", torn)
-		p.torn = true
-		return nil, nil
-	case err != nil:
+	data, number, err := p.readRaw(pt)
+	if data == nil || err != nil {
 		return nil, err
 	}
-	return recording.ParseLine(pt.r.Name(), number, data)
+	l, err := recording.ParseLine(pt.r.Name(), number, data)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case l.Header != nil:
+		pt.gap = nil
+	case l.Gap != nil:
+		pt.gap = l.Gap
+	}
+	return l, nil
+}
+
+// readRaw is read's line unparsed: the next line queued, else of the
+// recording, passing over those played already; nil data at its end.
+func (p *Player) readRaw(pt *part) ([]byte, int, error) {
+	if len(pt.queued) > 0 {
+		q := pt.queued[0]
+		pt.queued[0] = rawLine{}
+		pt.queued = pt.queued[1:]
+		return q.data, q.number, nil
+	}
+	for !pt.ended {
+		data, number, err := pt.r.Next()
+		var torn *recording.TornError
+		switch {
+		case errors.Is(err, io.EOF):
+			pt.ended = true
+			return nil, 0, nil
+		case errors.As(err, &torn):
+			fmt.Fprintf(p.warn, "warning: %v\n", torn)
+			p.torn, pt.ended = true, true
+			return nil, 0, nil
+		case err != nil:
+			return nil, 0, err
+		case pt.skip[number]:
+			delete(pt.skip, number)
+			continue
+		}
+		return data, number, nil
+	}
+	return nil, 0, nil
 }
 
 // Recorded are the collections the recording watched as roots (named or
@@ -520,6 +573,16 @@ func (p *Player) Play(ctx context.Context) {
 			return
 		}
 		l = next
+	}
+	if l != nil {
+		// Stopped at --to by a line after it: caught-up records dated
+		// before it may still follow that line.
+		caughtUp, err := p.caughtUpBefore(p.to, false)
+		if err != nil {
+			p.fail(err)
+			return
+		}
+		p.feedCaughtUp(ctx, caughtUp)
 	}
 	// Time runs on to the end: --to, or the recording's last line (its
 	// last Heartbeat: its recorder was alive until then).

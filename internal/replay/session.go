@@ -74,6 +74,15 @@ func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
 		}
 	}
 	p, err := open(warn, inferred, readers...)
+	if err == nil {
+		for i, name := range f.Files {
+			if name != "-" {
+				// A file is read again to look ahead (caughtUpBefore);
+				// standard input queues what it reads ahead.
+				p.parts[i].reopen = func() (*recording.Reader, error) { return recording.Open(name, nil) }
+			}
+		}
+	}
 	if err == nil && f.Looking() {
 		err = p.window(f)
 	}

@@ -53,30 +53,29 @@ func (p *Player) SetWindow(from, to time.Time) {
 // without handing anything out; next then returns the first record after
 // it. A header or a Gap goes by whatever its time (the caught-up records
 // after them may come before it), unless the Gap begins after p.from:
-// then it is played, and warned of.
+// then it is played, and warned of. The caught-up records dated up to
+// p.from that lie past the line it stops at are applied too
+// (caughtUpBefore), and not played again.
 func (p *Player) fastForward() error {
 	for {
 		l := p.peek()
 		switch {
 		case l == nil:
 			return nil
-		case l.Gap != nil && l.Gap.From.After(p.from):
-			return nil
+		case l.Gap != nil && l.Gap.From.After(p.from), l.Header == nil && l.Gap == nil && l.Time.After(p.from):
+			caughtUp, err := p.caughtUpBefore(p.from, !p.to.Equal(p.from))
+			for _, l := range caughtUp {
+				p.applyBefore(l)
+			}
+			return err
 		case l.Gap != nil:
 			p.passGap(*l.Gap)
 		case l.Header != nil:
-		case l.Time.After(p.from):
-			return nil
 		case l.Heartbeat != nil:
 			p.sawHeartbeat(l)
 		case l.Verdict:
 		default:
-			for _, f := range p.feedsOf(l) {
-				f.saw(l)
-				if l.Type != recording.SyncType {
-					f.apply(l, p.selects(l.Object))
-				}
-			}
+			p.applyBefore(l)
 		}
 		if p.lastLine.Before(l.Time) {
 			p.lastLine = l.Time
@@ -84,6 +83,20 @@ func (p *Player) fastForward() error {
 		if _, err := p.next(); err != nil {
 			return err
 		}
+	}
+}
+
+// applyBefore applies l, a record before the replay's start, to the
+// states of the feeds it belongs to.
+func (p *Player) applyBefore(l *recording.Line) {
+	for _, f := range p.feedsOf(l) {
+		f.saw(l)
+		if l.Type != recording.SyncType {
+			f.apply(l, p.selects(l.Object))
+		}
+	}
+	if p.lastLine.Before(l.Time) {
+		p.lastLine = l.Time
 	}
 }
 

@@ -1,0 +1,164 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+)
+
+// A run that went on with a recording after a gap (recording.Gap) dates
+// each change its watches caught up when its object says it was made,
+// inside the gap, but writes it when the watch brings it: after the
+// run's header, and after whatever of the run came first — the Heartbeat
+// of its (empty) initial lists, one of its ticks, a record of another
+// collection — all dated from the run's start on. Read in order, a
+// window's edge (--at, --from, --to) met at such a later line would leave
+// out the caught-up records after it that are dated before the edge: the
+// state inside the gap, or just after it, would miss changes made before
+// it. So at an edge, the rest of each run that began with a Gap from
+// before it is searched for them. A caught-up record is never dated
+// before the one before it (Recorder.caughtUpTime): the first dated after
+// the edge ends the search, as does the run's end.
+
+// headerPrefix is how a header line begins, as a Recorder writes it:
+// where a run, and the search, ends.
+var headerPrefix = []byte(`{"type":"` + recording.HeaderType + `"`)
+
+// caughtUpKey is in every caught-up record: a line without it is passed
+// over unread.
+var caughtUpKey = []byte(`"caughtUp":"`)
+
+// caughtUpBefore returns the caught-up records dated t or earlier that a
+// window's edge at t leaves behind: those past each part's line ahead, in
+// the run it belongs to, when that run began with a Gap from t or before
+// — and, unless keep, the line ahead itself (Play's edge has taken the
+// line it stopped at). They come in the order of their times (and of the
+// recordings). keep: the lines passed over are still to be played, and
+// those returned are not played again; otherwise what was read is gone
+// (nothing is played after the edge).
+func (p *Player) caughtUpBefore(t time.Time, keep bool) ([]*recording.Line, error) {
+	var out []*recording.Line
+	for _, pt := range p.parts {
+		lines, err := p.partCaughtUpBefore(pt, t, keep)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, lines...)
+	}
+	slices.SortStableFunc(out, func(a, b *recording.Line) int { return a.Time.Compare(b.Time) })
+	return out, nil
+}
+
+// partCaughtUpBefore is caughtUpBefore of one part.
+func (p *Player) partCaughtUpBefore(pt *part, t time.Time, keep bool) ([]*recording.Line, error) {
+	if pt.ahead == nil || pt.gap == nil || pt.gap.From.After(t) {
+		// No run ahead, or one whose caught-up records are all dated
+		// after t (from its Gap's start on).
+		return nil, nil
+	}
+	var out []*recording.Line
+	switch l := pt.ahead; {
+	case l.Header != nil, l.CaughtUp != "" && l.Time.After(t):
+		return nil, nil
+	case l.CaughtUp != "" && !keep:
+		out, pt.ahead = append(out, l), nil
+	}
+	next, keepLine, done := p.aheadOf(pt, keep)
+	defer done()
+	for {
+		data, number, err := next()
+		if data == nil || err != nil {
+			return out, err
+		}
+		if bytes.HasPrefix(data, headerPrefix) {
+			keepLine(data, number)
+			return out, nil
+		}
+		if !bytes.Contains(data, caughtUpKey) {
+			keepLine(data, number)
+			continue
+		}
+		l, err := recording.ParseLine(pt.r.Name(), number, data)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case l.CaughtUp == "" || l.Mark():
+			keepLine(data, number)
+		case l.Time.After(t):
+			keepLine(data, number)
+			return out, nil
+		default:
+			out = append(out, l)
+			if keep && pt.reopen != nil {
+				if pt.skip == nil {
+					pt.skip = map[int]bool{}
+				}
+				pt.skip[number] = true
+			}
+		}
+	}
+}
+
+// aheadOf gives the lines of pt past its line ahead, one by one (nil data
+// at the end), keepLine to call for each one not taken, and done to call
+// at the end of the search. keep, with a recording that opens again: a
+// second reader reads them (the lines taken are skipped later); keep
+// without: the part's own reader, and the lines not taken are queued to
+// be read again; not keep: the part's own reader, and they are gone.
+func (p *Player) aheadOf(pt *part, keep bool) (next func() ([]byte, int, error), keepLine func([]byte, int), done func()) {
+	nothing := func([]byte, int) {}
+	own := func() ([]byte, int, error) { return p.readRaw(pt) }
+	switch {
+	case !keep:
+		return own, nothing, func() {}
+	case pt.reopen == nil:
+		var kept []rawLine
+		return own, func(data []byte, number int) {
+				kept = append(kept, rawLine{data: bytes.Clone(data), number: number})
+			}, func() {
+				pt.queued = append(kept, pt.queued...)
+			}
+	}
+	r, err := pt.reopen()
+	if err != nil {
+		return func() ([]byte, int, error) { return nil, 0, err }, nothing, func() {}
+	}
+	after := pt.ahead.Number
+	return func() ([]byte, int, error) {
+			for {
+				data, number, err := r.Next()
+				var torn *recording.TornError
+				switch {
+				case errors.Is(err, io.EOF), errors.As(err, &torn):
+					// The part's own reader warns of a torn end.
+					return nil, 0, nil
+				case err != nil:
+					return nil, 0, err
+				case number <= after || pt.skip[number]:
+					continue
+				}
+				return data, number, nil
+			}
+		}, nothing, func() {
+			_ = r.Close()
+		}
+}
+
+// feedCaughtUp plays lines, caught-up records returned by caughtUpBefore,
+// as Play plays records: a relist's together.
+func (p *Player) feedCaughtUp(ctx context.Context, lines []*recording.Line) {
+	for len(lines) > 0 {
+		n := 1
+		for n < len(lines) && lines[0].Relist() && lines[n].Relist() && lines[n].SameCollection(lines[0]) {
+			n++
+		}
+		p.feed(ctx, lines[:n])
+		lines = lines[n:]
+	}
+}

@@ -1,0 +1,166 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+)
+
+// gapRecording is a recording that went on after a gap, as a recorder
+// writes it: its run's Heartbeat of the (empty) initial lists comes
+// before the changes its watches caught up, and a Heartbeat may come
+// between those; a caught-up record is dated when its change was made,
+// inside the gap (or at its end when the object does not say).
+func gapRecording() string {
+	return strings.Join([]string{
+		header,
+		rec("Replaced", true, "configmaps", "a", "1", 0, ""),
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:01Z"}`,
+		// Down from +1s to +10s.
+		`{"type":"Recording","time":"2026-11-26T10:40:10Z","schema":"v1","version":"v0.0.0","targets":[` +
+			`{"apiVersion":"v1","kind":"ConfigMap","resource":"configmaps","namespace":"ns","role":"root"},` +
+			`{"apiVersion":"v1","kind":"Secret","resource":"secrets","namespace":"ns","role":"root"}]}`,
+		`{"type":"Gap","time":"2026-11-26T10:40:10Z","from":"2026-11-26T10:40:01Z","to":"2026-11-26T10:40:10Z"}`,
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:10.05Z"}`,
+		rec("Added", false, "configmaps", "b", "5", 3000, `,"caughtUp":"creationTimestamp"`),
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:10.2Z"}`,
+		rec("Added", false, "configmaps", "c", "6", 7000, `,"caughtUp":"creationTimestamp"`),
+		rec("Deleted", false, "configmaps", "a", "7", 10000, `,"caughtUp":"gap"`),
+		rec("Added", false, "configmaps", "d", "8", 10300, ""),
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:11Z"}`,
+	}, "\n") + "\n"
+}
+
+// playGap replays gapRecording's ConfigMaps from from to to (zero: as
+// recorded) and returns what the sink was handed and the warnings. file:
+// the recording is a file, which a look ahead opens again; otherwise it
+// is read once, as standard input is.
+func playGap(t *testing.T, from, to time.Time, file bool) ([]string, string) {
+	t.Helper()
+	data := gapRecording()
+	r, err := recording.NewReader("rec.jsonl", strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warn bytes.Buffer
+	p, err := Open(&warn, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reopened := 0
+	if file {
+		p.parts[0].reopen = func() (*recording.Reader, error) {
+			reopened++
+			return recording.NewReader("rec.jsonl", strings.NewReader(data))
+		}
+	}
+	p.SetWindow(from, to)
+	cms := p.Recorded()[:1]
+	if err := p.Select(cms, nil); err != nil {
+		t.Fatal(err)
+	}
+	engine := informer.New(informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff}, &warn)
+	if _, err := engine.Add(cms[0]); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sink := &captured{p: p}
+	go p.Play(ctx)
+	if err := engine.Run(ctx, p.Gate(sink), informer.RunOptions{SourceDone: p.Done(), Barrier: p.Barrier()}); !errors.Is(err, informer.ErrSourceEnded) {
+		t.Fatal(err)
+	}
+	if file && from.After(t0.Add(time.Second)) && !from.Equal(to) && reopened == 0 {
+		t.Errorf("from +%s to %s: the recording was not opened again to look ahead", from.Sub(t0), to)
+	}
+	return sink.lines, warn.String()
+}
+
+// stateAt is what a replay of gapRecording with --at=at hands out: the
+// names of the ConfigMaps, and its warnings.
+func stateAt(t *testing.T, at time.Time) ([]string, string) {
+	t.Helper()
+	lines, warn := playGap(t, at, at, false)
+	var names []string
+	for _, l := range lines {
+		_, rest, _ := strings.Cut(l, "ConfigMap/")
+		name, _, _ := strings.Cut(rest, "@")
+		names = append(names, name)
+	}
+	return names, warn
+}
+
+// TestReplayAtSeesWhatWasCaughtUp: the state at a time holds every change
+// dated before it, also one caught up after a Heartbeat (or a record of
+// this run) that is later than the time.
+func TestReplayAtSeesWhatWasCaughtUp(t *testing.T) {
+	for _, c := range []struct {
+		at    time.Duration
+		want  string
+		inGap bool
+	}{
+		{500 * time.Millisecond, "a", false},
+		{2 * time.Second, "a", true},
+		{5 * time.Second, "a b", true},
+		{8 * time.Second, "a b c", true},
+		{10*time.Second + 20*time.Millisecond, "b c", false}, // after the gap, before the first Heartbeat of its run
+		{10*time.Second + 100*time.Millisecond, "b c", false},
+		{10*time.Second + 500*time.Millisecond, "b c d", false},
+		{11 * time.Second, "b c d", false},
+	} {
+		names, warn := stateAt(t, t0.Add(c.at))
+		if got := strings.Join(names, " "); got != c.want {
+			t.Errorf("--at=+%s: %q, want %q (warnings %q)", c.at, got, c.want, warn)
+		}
+		if got := strings.Contains(warn, "inside a gap"); got != c.inGap {
+			t.Errorf("--at=+%s: warned of the gap: %v, want %v (%q)", c.at, got, c.inGap, warn)
+		}
+	}
+}
+
+// TestReplayFromAndToSeeWhatWasCaughtUp: a replay that starts (--from)
+// or stops (--to) where a caught-up record lies past a later line plays
+// it once, before the start or before the stop; whether the recording
+// opens again (a file) or not (standard input).
+func TestReplayFromAndToSeeWhatWasCaughtUp(t *testing.T) {
+	for _, file := range []bool{true, false} {
+		// From inside the gap: b and c (dated before) are in the state
+		// it starts from; a's deletion (dated at the gap's end) and d
+		// come after.
+		got, _ := playGap(t, t0.Add(8*time.Second), time.Time{}, file)
+		want := []string{
+			"Replaced ConfigMap/a@1 +8000ms initial", "Replaced ConfigMap/b@5 +8000ms initial", "Replaced ConfigMap/c@6 +8000ms initial",
+			"Deleted ConfigMap/a@7 +10000ms", "Added ConfigMap/d@8 +10300ms",
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("file %v, from +8s:\n%s\nwant:\n%s", file, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		// From just after the gap, before its run's first Heartbeat: all
+		// three caught-up changes are before it.
+		got, _ = playGap(t, t0.Add(10*time.Second+20*time.Millisecond), time.Time{}, file)
+		want = []string{
+			"Replaced ConfigMap/b@5 +10020ms initial", "Replaced ConfigMap/c@6 +10020ms initial",
+			"Added ConfigMap/d@8 +10300ms",
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("file %v, from +10.02s:\n%s\nwant:\n%s", file, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	// To just after the gap: the replay plays every change caught up (at
+	// its time), the last two after the Heartbeat it stopped at; d comes
+	// after.
+	got, _ := playGap(t, time.Time{}, t0.Add(10*time.Second+100*time.Millisecond), false)
+	want := []string{
+		"Replaced ConfigMap/a@1 +0ms initial",
+		"Added ConfigMap/b@5 +3000ms", "Added ConfigMap/c@6 +7000ms", "Deleted ConfigMap/a@7 +10000ms",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("to +10.1s:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
