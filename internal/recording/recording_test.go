@@ -308,3 +308,29 @@ func TestANewRecordingIsPrivate(t *testing.T) {
 		t.Errorf("a recording appended to is %#o, want the 0644 it had", st.Mode().Perm())
 	}
 }
+
+// TestReadSpanIsTheLatestLine: a recording's span ends at its latest
+// line, not its last: a recorder killed right after catching up after a
+// gap ends on records dated inside the gap. A torn end is left out.
+func TestReadSpanIsTheLatestLine(t *testing.T) {
+	data := strings.Join([]string{
+		`{"type":"Recording","time":"2026-11-26T10:40:00Z","schema":"v1"}`,
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:05Z"}`,
+		`{"type":"Recording","time":"2026-11-26T10:41:00Z","schema":"v1"}`,
+		`{"type":"Gap","time":"2026-11-26T10:41:00Z","from":"2026-11-26T10:40:05Z","to":"2026-11-26T10:41:00Z"}`,
+		`{"type":"Heartbeat","time":"2026-11-26T10:41:00.1Z"}`,
+		`{"type":"Added","time":"2026-11-26T10:40:30Z","caughtUp":"creationTimestamp","name":"b"}`,
+		`{"type":"Added","time":"2026-11-26T10:42:00Z","name":"torn"`,
+	}, "\n")
+	r, err := NewReader("rec.jsonl", strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	span, err := ReadSpan(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := span.String(), "2026-11-26T10:40:00Z to 2026-11-26T10:41:00.1Z"; got != want {
+		t.Errorf("span %s, want %s", got, want)
+	}
+}

@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// Span is the time a recording covers: from its header to its last line.
+// Span is the time a recording covers: from its header to its latest
+// line.
 type Span struct{ Start, End time.Time }
 
 func (s Span) String() string {
@@ -16,8 +17,10 @@ func (s Span) String() string {
 }
 
 // ReadSpan reads the recording r through, for its span: the time of its
-// first line (the header) and of its last whole one. It parses only the
-// time of each line.
+// first line (the header) and the latest of its whole lines — not always
+// its last: the changes a run caught up after a gap, dated inside it,
+// may be the last lines of a recorder killed right after. It parses only
+// the time of each line.
 func ReadSpan(r *Reader) (Span, error) {
 	var s Span
 	var torn *TornError
@@ -39,7 +42,9 @@ func ReadSpan(r *Reader) (Span, error) {
 		if s.Start.IsZero() {
 			s.Start = t
 		}
-		s.End = t
+		if t.After(s.End) {
+			s.End = t
+		}
 	}
 }
 
