@@ -164,3 +164,16 @@ func TestReplayFromAndToSeeWhatWasCaughtUp(t *testing.T) {
 		t.Errorf("to +10.1s:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestGapMessagesSayMilliseconds: a recorder started again at once leaves
+// a gap of under a second, which whole seconds would misstate.
+func TestGapMessagesSayMilliseconds(t *testing.T) {
+	g := recording.Gap{From: t0.Add(496 * time.Millisecond), To: t0.Add(1578 * time.Millisecond)}
+	if got := gapTime(g.From) + " to " + gapTime(g.To) + " (" + gapLength(g).String() + ")"; got != "2026-11-26T10:40:00.496Z to 2026-11-26T10:40:01.578Z (1.082s)" {
+		t.Errorf("a gap of 1.082s: %s", got)
+	}
+	g.To = t0.Add(90*time.Minute + 1500*time.Millisecond)
+	if got := gapTime(g.To) + " (" + gapLength(g).String() + ")"; got != "2026-11-26T12:10:01.5Z (1h30m1s)" {
+		t.Errorf("a gap of 1h30m1s: %s", got)
+	}
+}

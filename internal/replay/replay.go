@@ -657,7 +657,21 @@ func (p *Player) barrier(ctx context.Context) bool {
 func (p *Player) sayGap(g recording.Gap) {
 	p.passGap(g)
 	fmt.Fprintf(p.warn, "warning: the recording has a gap from %s to %s (%s): its recorder was not running; what changed meanwhile follows, at the times the objects give\n",
-		g.From.UTC().Format(time.RFC3339), g.To.UTC().Format(time.RFC3339), g.To.Sub(g.From).Round(time.Second))
+		gapTime(g.From), gapTime(g.To), gapLength(g))
+}
+
+// gapTime is a time a message about a gap names: to the millisecond, for
+// a recorder restarted at once leaves a gap of under a second.
+func gapTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999Z07:00") }
+
+// gapLength is how long g is, as a message says it: to the millisecond
+// under a minute, to the second from then on.
+func gapLength(g recording.Gap) time.Duration {
+	d := g.To.Sub(g.From)
+	if d < time.Minute {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
 }
 
 // passGap notes g, a Gap the replay passes (played, or gone past by

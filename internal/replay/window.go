@@ -106,7 +106,7 @@ func (p *Player) warnInGap() {
 	for _, g := range p.gaps {
 		if !p.from.Before(g.From) && p.from.Before(g.To) {
 			fmt.Fprintf(p.warn, "warning: %s is inside a gap of the recording, from %s to %s, when its recorder was not running: the state shown is not known for sure (what was recorded before, and the changes caught up after the gap that their objects date before %s)\n",
-				p.from.UTC().Format(time.RFC3339), g.From.UTC().Format(time.RFC3339), g.To.UTC().Format(time.RFC3339), p.from.UTC().Format(time.RFC3339))
+				gapTime(p.from), gapTime(g.From), gapTime(g.To), gapTime(p.from))
 		}
 	}
 }
