@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -687,5 +688,88 @@ func waitHeartbeat(t *testing.T, path string, n int) {
 			t.Fatalf("no Heartbeat with %d positions in the recording's last part within 30s:\n%s", n, data)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestRecordTreeGoesOnAfterAGap: a --tree recorder killed and started
+// again lists what the root owns anew (only the roots and the Events
+// resume); what was deleted while it was down is deleted in the replay,
+// and gone from its state at the end; what was made then is there.
+func TestRecordTreeGoesOnAfterAGap(t *testing.T) {
+	ns := newNamespace(t)
+	root := createCM(t, ns, "root", nil, map[string]string{"k": "1"})
+	owned := []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: root.Name, UID: root.UID, Controller: ptr.To(true)}}
+	createOwned := func(name string) {
+		t.Helper()
+		if _, err := testEnv.client.CoreV1().ConfigMaps(ns).Create(bg, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, OwnerReferences: owned},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	createOwned("kept")
+	createOwned("gone")
+	createOwned("changed")
+	path := filepath.Join(t.TempDir(), "tree.jsonl")
+	args := []string{"cm/root", "-n", ns, "--tree", "-o", "name", "--record=" + path}
+	rec := start(t, args...)
+	if !rec.waitFor(func(l string) bool { return l == "configmap/gone" }, 30*time.Second) {
+		t.Fatalf("no configmap/gone; lines %q, stderr %q", rec.seen, rec.stderr.String())
+	}
+	waitHeartbeat(t, path, 1)
+	if err := rec.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-rec.done
+
+	deleteCM(t, ns, "gone")
+	updateCM(t, ns, "changed", "k", "2")
+	createOwned("new")
+	rec = start(t, args...)
+	if !rec.waitFor(func(l string) bool { return l == "configmap/gone" }, 30*time.Second) {
+		t.Fatalf("the recorder going on did not say configmap/gone went; lines %q, stderr %q", rec.seen, rec.stderr.String())
+	}
+	waitHeartbeat(t, path, 1)
+	rec.stop()
+	// It showed what changed while it was down: new came, changed
+	// changed (from what the recording showed), gone went (once the
+	// initial state was out); kept, found again unchanged, is no news.
+	shown := slices.Clone(rec.seen)
+	slices.Sort(shown)
+	if want := []string{"configmap/changed", "configmap/gone", "configmap/new"}; !slices.Equal(shown, want) {
+		t.Errorf("the recorder going on showed %q, want %q", shown, want)
+	}
+	lines, tail := readLines(t, path)
+	if !errors.Is(tail, io.EOF) {
+		t.Fatalf("reading the recording: %v", tail)
+	}
+	var after []string // the records of the run that went on
+	parts := 0
+	for _, line := range lines {
+		var r struct{ Type, Name string }
+		must(t, json.Unmarshal([]byte(line), &r))
+		switch {
+		case r.Type == "Recording":
+			parts++
+		case parts == 2 && r.Name != "":
+			after = append(after, r.Type+" "+r.Name+" "+strconv.FormatBool(strings.Contains(line, `"finalStateUnknown":true`)))
+		}
+	}
+	slices.Sort(after)
+	if want := []string{"Added new false", "Deleted gone true", "Replaced changed false"}; !slices.Equal(after, want) {
+		t.Errorf("the run that went on recorded %q, want %q", after, want)
+	}
+
+	replay := []string{"cm/root", "-n", ns, "--tree", "--replay=" + path}
+	end := run(t, time.Minute, append(replay, "--at=-0s", "-o", "name")...)
+	got := strings.Fields(end.stdout)
+	slices.Sort(got)
+	if want := []string{"configmap/changed", "configmap/kept", "configmap/new", "configmap/root"}; end.code != 0 || !slices.Equal(got, want) {
+		data, _ := os.ReadFile(path)
+		t.Errorf("the state at the end: exit %d, %q, want %q; stderr %q; the recording:\n%s", end.code, got, want, end.stderr, data)
+	}
+	all := run(t, time.Minute, append(replay, "--types=Deleted", "-o", "name")...)
+	if all.code != 0 || all.stdout != "configmap/gone\n" {
+		t.Errorf("the replay's deletions: exit %d, %q, want configmap/gone; stderr %q", all.code, all.stdout, all.stderr)
 	}
 }

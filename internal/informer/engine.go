@@ -48,6 +48,16 @@ type Sink interface {
 	Flush() error
 }
 
+// SyncedSink is a Sink that is told, on Run's goroutine, each time an
+// informer's initial list may have come out, or an informer gone, without
+// a batch to say so (an empty list, an optional type dropped): after each
+// batch, each FIFO synced, each Check and each informer removed. done
+// ends the run normally.
+type SyncedSink interface {
+	Sink
+	Synced() (done bool, err error)
+}
+
 // RunOptions are the stop conditions of one Run.
 type RunOptions struct {
 	// Timeout, if positive, ends the run normally after this long.
@@ -500,8 +510,14 @@ func (l *loop) handle(b Batch) (bool, error) {
 }
 
 // settled reports whether the run ends, once every informer's initial
-// list is out: --until-synced, or the Check.
+// list is out: --until-synced, or the Check. A SyncedSink is told first:
+// an informer may have synced, or gone, since it last handled a batch.
 func (l *loop) settled() (bool, error) {
+	if s, ok := l.sink.(SyncedSink); ok {
+		if done, err := s.Synced(); done || err != nil {
+			return true, err
+		}
+	}
 	if !l.untilSynced && l.check == nil && l.initialOut == nil || !l.initialDone() {
 		return false, nil
 	}

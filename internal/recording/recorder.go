@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
 // headerCollectionOf describes t for a recording's header.
@@ -70,10 +71,22 @@ type End struct {
 	// state (the roots, the Events) ends in, and its position.
 	Recorded []informer.Target
 	Resumes  map[string]informer.Resumed
+	// Members are, for a recording made with --tree, the objects its
+	// roots owned as it ended (not the roots), each with the collection
+	// it was recorded in (of role owned): a run that goes on finds them
+	// anew (tree.Tree.Resume).
+	Members []Member
 	// Last is the time of its last line: the recorder was alive then.
 	Last time.Time
 	// Torn: the recording ends inside a line or a frame.
 	Torn bool
+}
+
+// Member is an object a --tree recording's roots owned as it ended, and
+// the collection of its records.
+type Member struct {
+	Target informer.Target
+	Object *rawobj.Object
 }
 
 // GoesOn reports whether name holds something a recorder would go on with
@@ -129,6 +142,15 @@ func (r *Recorder) Resume(t informer.Target) (informer.Resumed, bool) {
 	}
 	res, ok := r.end.Resumes[t.ID()]
 	return res, ok
+}
+
+// Members are the objects the roots of the recording this run goes on
+// with owned as it ended (End.Members); nil for a new recording.
+func (r *Recorder) Members() []Member {
+	if r.end == nil {
+		return nil
+	}
+	return r.end.Members
 }
 
 // Begin writes the header of the run's part of the recording: now, the

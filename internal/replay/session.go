@@ -389,9 +389,16 @@ func ReadEnd(name string, warn io.Writer) (*recording.End, error) {
 	// The roots and the Events: their records are all of their state.
 	// --tree's scouts record nothing, and its owned types only the
 	// objects in a tree: they list again.
+	// What the roots own (each scout's type, whose owned informer
+	// recorded the members it showed) is found anew by the run that goes
+	// on, which is told what they were (End.Members).
 	var resumable []informer.Target
 	for _, t := range p.watched {
-		if t.Role.IsRoot() || t.Role == informer.RoleEvents {
+		switch {
+		case t.Role.IsRoot() || t.Role == informer.RoleEvents:
+			resumable = append(resumable, t)
+		case t.Role == informer.RoleScout:
+			t.Role, t.Optional = informer.RoleOwned, false
 			resumable = append(resumable, t)
 		}
 	}
@@ -403,12 +410,31 @@ func ReadEnd(name string, warn io.Writer) (*recording.End, error) {
 		return nil, err
 	}
 	end := &recording.End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Last: p.lastLine, Torn: p.torn}
+	roots := map[string]bool{} // by context and UID
 	for _, f := range p.feeds {
+		if f.target.Role == informer.RoleOwned {
+			continue
+		}
 		res := informer.Resumed{ResourceVersion: f.pos, Objects: f.state.items()}
 		if f.pos != "" {
 			res.Seen = f.seen
 		}
 		end.Resumes[f.target.ID()] = res
+		for _, obj := range res.Objects {
+			if f.target.Role.IsRoot() {
+				roots[f.target.Context+"|"+obj.UID] = true
+			}
+		}
+	}
+	for _, f := range p.feeds {
+		if f.target.Role != informer.RoleOwned {
+			continue
+		}
+		for _, obj := range f.state.items() {
+			if !roots[f.target.Context+"|"+obj.UID] {
+				end.Members = append(end.Members, recording.Member{Target: f.target, Object: obj})
+			}
+		}
 	}
 	return end, nil
 }

@@ -53,6 +53,9 @@
 package tree
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
@@ -208,6 +211,21 @@ type Tree struct {
 	// informer's initial list, or, missing from it, said deleted
 	// (sweepUnlisted).
 	unlisted map[string]map[key]struct{}
+	// resumed are the owned members a recording this run goes on with
+	// had shown (Resume) that the run has not shown yet: one shown again
+	// comes as a relist says an object (Replaced, unchanged or not, see
+	// enter); those left once the initial state is out vanished while
+	// nothing recorded (sayVanished).
+	resumed map[key]resumedMember
+	// resumedTypes are the scout targets of the types of resumed, by ID.
+	resumedTypes map[string]informer.Target
+}
+
+// resumedMember is an owned member a recording had shown, as it last
+// showed it, and the owned collection it came from.
+type resumedMember struct {
+	target informer.Target
+	obj    *rawobj.Object
 }
 
 // New returns a Tree passing the deltas of the roots and of what they own
@@ -216,14 +234,95 @@ type Tree struct {
 // and KeepListed.
 func New(engine Engine, next informer.Sink) *Tree {
 	return &Tree{
-		engine:   engine,
-		next:     next,
-		members:  map[key]*member{},
-		held:     map[key]held{},
-		owned:    map[string]*informer.Informer{},
-		pending:  map[string]*informer.Informer{},
-		unlisted: map[string]map[key]struct{}{},
+		engine:       engine,
+		next:         next,
+		members:      map[key]*member{},
+		held:         map[key]held{},
+		owned:        map[string]*informer.Informer{},
+		pending:      map[string]*informer.Informer{},
+		unlisted:     map[string]map[key]struct{}{},
+		resumed:      map[key]resumedMember{},
+		resumedTypes: map[string]informer.Target{},
 	}
+}
+
+// Resume says that obj, of the owned collection target, was in the tree
+// as a recording this run goes on with ended (--record onto it): found
+// again, it is not new to whoever reads the recording, and not found by
+// the end of the initial state, it vanished while nothing recorded.
+// Call it before the engine runs.
+func (t *Tree) Resume(target informer.Target, obj *rawobj.Object) {
+	t.resumed[keyOf(target, obj)] = resumedMember{target: target, obj: obj}
+	scout := ScoutTarget(target, target.Namespace)
+	t.resumedTypes[scout.ID()] = scout
+}
+
+// enter makes it, the first delta shown of the member k, what it is to
+// the stream: the member entering the tree (initial: in its initial
+// state) — or, for a member a resumed recording showed, what a relist
+// says of an object it knew: Replaced, from the version shown then,
+// and unchanged when it is that version.
+func (t *Tree) enter(k key, it *informer.Item, initial bool) {
+	r, ok := t.resumed[k]
+	if !ok {
+		it.Entering(initial)
+		return
+	}
+	delete(t.resumed, k)
+	it.Type, it.Initial, it.Old = cache.Replaced, false, r.obj
+	it.Unchanged = it.Object != nil && it.Object.ResourceVersion == r.obj.ResourceVersion
+}
+
+// sayVanished says, once the initial state is out, that the members a
+// resumed recording showed and this run has not found again are gone:
+// each is Deleted with its final state unknown, as a relist says what
+// vanished while nothing watched — handed out by its type's owned
+// informer, or its scout while there is none.
+func (t *Tree) sayVanished() (bool, error) {
+	if len(t.resumed) == 0 {
+		return false, nil
+	}
+	clear(t.resumedTypes)
+	byInformer := map[*informer.Informer][]informer.Item{}
+	var order []*informer.Informer
+	for k, r := range t.resumed {
+		delete(t.resumed, k)
+		inf := t.ownedInformerOf(ScoutTarget(r.target, r.target.Namespace))
+		if inf == nil {
+			inf = t.informerOf(ScoutTarget(r.target, r.target.Namespace))
+		}
+		if inf == nil {
+			continue // its type is watched no more
+		}
+		storeKey := cache.ObjectKey(r.obj)
+		owners, _ := t.ownerChain(k.context, r.obj)
+		if byInformer[inf] == nil {
+			order = append(order, inf)
+		}
+		byInformer[inf] = append(byInformer[inf], informer.Item{
+			Delta: cache.Delta{Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: storeKey, Obj: r.obj}},
+			Type:  cache.Deleted, Object: r.obj, Old: r.obj, Key: storeKey, Tombstone: true, Owners: owners,
+		})
+	}
+	for _, inf := range order {
+		items := byInformer[inf]
+		slices.SortFunc(items, func(a, b informer.Item) int { return strings.Compare(a.Key, b.Key) })
+		if done, err := t.next.Handle(informer.Batch{Informer: inf, Items: items}); done || err != nil {
+			return done, err
+		}
+	}
+	return false, nil
+}
+
+// informerOf is the engine's informer of target, nil when none runs.
+func (t *Tree) informerOf(target informer.Target) *informer.Informer {
+	id := target.ID()
+	for _, inf := range t.engine.Informers() {
+		if inf.Target().ID() == id {
+			return inf
+		}
+	}
+	return nil
 }
 
 // Handle implements informer.Sink.
@@ -253,11 +352,48 @@ func (t *Tree) Handle(b informer.Batch) (bool, error) {
 			return done, err
 		}
 	}
+	return t.endInitialState()
+}
+
+// Synced implements informer.SyncedSink: the initial state may be out
+// with no batch to say so (a scout's empty list the last to come).
+func (t *Tree) Synced() (bool, error) { return t.endInitialState() }
+
+// endInitialState ends the initial state once it is out (the initial
+// lists' UIDs are forgotten), and says gone what a resumed recording
+// showed and was not found again once every type it showed members of
+// has been listed whole.
+func (t *Tree) endInitialState() (bool, error) {
 	if !t.initialOut && t.initialStateOut() {
 		t.initialOut = true
 		t.forgetListed()
 	}
+	if len(t.resumed) > 0 && t.resumedTypesListed() {
+		return t.sayVanished()
+	}
 	return false, nil
+}
+
+// resumedTypesListed reports whether every type a resumed recording
+// showed members of has been listed whole — by its owned informer, or by
+// its scout while none was promoted — with no promotion pending: a member
+// still there has been found again by then. (Not every scout's list: one
+// of a type the tree has no member of says nothing of them, and may be
+// slow.)
+func (t *Tree) resumedTypesListed() bool {
+	if len(t.pending) > 0 {
+		return false
+	}
+	for _, scout := range t.resumedTypes {
+		inf := t.ownedInformerOf(scout)
+		if inf == nil {
+			inf = t.informerOf(scout)
+		}
+		if inf != nil && !inf.InitialDone() {
+			return false
+		}
+	}
+	return true
 }
 
 // Flush implements informer.Sink.
@@ -440,7 +576,7 @@ func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
 		it.Owners = m.owners
 		if !wasShown {
 			m.shown = true
-			it.Entering(m.initial && fromList)
+			t.enter(k, &it, m.initial && fromList)
 		}
 		if done, err := t.print(b, it); done || err != nil {
 			return done, err
@@ -651,7 +787,7 @@ func (t *Tree) unhold(k key) (bool, error) {
 		first = h.listed
 	}
 	it := informer.Item{Delta: cache.Delta{Object: first}, Object: first, Key: h.key, Owners: m.owners}
-	it.Entering(initial)
+	t.enter(k, &it, initial)
 	if done, err := t.print(informer.Batch{Informer: h.inf, Initial: initial}, it); done || err != nil || first == h.obj {
 		return done, err
 	}
@@ -723,7 +859,7 @@ func (t *Tree) sayUnlisted(k key, m *member, owned *informer.Informer) (bool, er
 	obj := m.found
 	m.found = nil
 	entered := informer.Item{Delta: cache.Delta{Type: cache.Replaced, Object: obj}, Object: obj, Key: storeKey, Owners: m.owners}
-	entered.Entering(m.initial)
+	t.enter(k, &entered, m.initial)
 	gone := informer.Item{
 		Delta: cache.Delta{Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: storeKey, Obj: obj}},
 		Type:  cache.Deleted, Object: obj, Old: obj, Key: storeKey, Tombstone: true, Owners: m.owners,
@@ -737,13 +873,7 @@ func (t *Tree) sayUnlisted(k key, m *member, owned *informer.Informer) (bool, er
 func (t *Tree) ownedInformerOf(scout informer.Target) *informer.Informer {
 	owned := scout
 	owned.Role = informer.RoleOwned
-	id := owned.ID()
-	for _, inf := range t.engine.Informers() {
-		if inf.Target().ID() == id {
-			return inf
-		}
-	}
-	return nil
+	return t.informerOf(owned)
 }
 
 // promote starts the owned informer of a scout's type, whole objects, and

@@ -239,6 +239,12 @@ func (r *recorder) Handle(b informer.Batch) (bool, error) {
 		if it.Initial {
 			line += " initial"
 		}
+		if it.Unchanged {
+			line += " unchanged"
+		}
+		if it.Tombstone {
+			line += " tombstone"
+		}
 		r.lines = append(r.lines, line)
 	}
 	r.mu.Unlock()
@@ -269,6 +275,13 @@ type run struct {
 // start runs roots and a scout of each of types.
 func start(t *testing.T, srv *server, roots []informer.Target, types ...informer.Target) *run {
 	t.Helper()
+	return startResumed(t, srv, nil, roots, types...)
+}
+
+// startResumed is start of a run going on with a recording whose roots
+// owned the objects resumed (Tree.Resume), of the types of their kinds.
+func startResumed(t *testing.T, srv *server, resumed []*rawobj.Object, roots []informer.Target, types ...informer.Target) *run {
+	t.Helper()
 	engine := informer.New(informer.Config{
 		NewListerWatcher: srv.lw,
 		Indexers:         Indexers(),
@@ -288,6 +301,15 @@ func start(t *testing.T, srv *server, roots []informer.Target, types ...informer
 	}
 	rec := &recorder{added: make(chan struct{}, 1)}
 	r := &run{t: t, srv: srv, engine: engine, rec: rec, tree: New(engine, rec), done: make(chan error, 1), initial: make(chan struct{})}
+	for _, obj := range resumed {
+		for _, typ := range types {
+			if typ.Kind.Kind == obj.Kind {
+				owned := typ
+				owned.Namespace, owned.Role = "ns", informer.RoleOwned
+				r.tree.Resume(owned, obj)
+			}
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	var once sync.Once
@@ -495,6 +517,42 @@ func TestTreeTypePromotedLater(t *testing.T) {
 			t.Errorf("the scout of pods is still running after the promotion")
 		}
 	}
+}
+
+// TestTreeResumed: a run going on with a recording finds its members
+// again as a relist says what it knew — unchanged, or Replaced — and,
+// once their types are listed, says gone those it did not find: deleted
+// or out of the tree while nothing recorded.
+func TestTreeResumed(t *testing.T) {
+	srv := newServer(t)
+	backup := owner{jobs, "backup"}
+	srv.apply(watch.Added, jobs, "backup", "1")
+	srv.apply(watch.Added, pods, "kept", "1", backup)
+	srv.apply(watch.Added, pods, "changed", "2", backup)
+	srv.apply(watch.Added, pods, "left", "1")
+	srv.apply(watch.Added, pods, "new", "1", backup)
+	kept := srv.object(pods, "kept", 2, "1", backup) // the resourceVersion it has
+	resumed := []*rawobj.Object{
+		kept,
+		srv.object(pods, "changed", 1, "1", backup), // older than the server's
+		srv.object(pods, "left", 1, "1", backup),    // owned no more
+		srv.object(pods, "gone", 1, "1", backup),    // deleted
+	}
+	root := jobs
+	root.Name = "backup"
+	r := startResumed(t, srv, resumed, []informer.Target{root}, pods, configMaps)
+	r.expectSet(
+		"Replaced Job backup initial",
+		"Replaced Pod kept (Job backup) unchanged",
+		"Replaced Pod changed (Job backup)",
+		"Replaced Pod new (Job backup) initial",
+	)
+	// As the recording last showed them, with their owners then.
+	r.expectSet("Deleted Pod gone (Job backup) tombstone", "Deleted Pod left (Job backup) tombstone")
+	r.synced()
+	r.settle(backup, "marker")
+	srv.apply(watch.Deleted, pods, "kept", "1", backup)
+	r.expect("Deleted Pod kept (Job backup)")
 }
 
 func TestTreeSelectedRootsAndCycles(t *testing.T) {
@@ -725,15 +783,15 @@ func TestTreeMemberDeletedBeforeItsTypeListed(t *testing.T) {
 	r.expectSet(
 		"Replaced Pod backup-b (Job backup) initial",
 		"Replaced Pod backup-a (Job backup) initial",
-		"Deleted Pod backup-a (Job backup)",
+		"Deleted Pod backup-a (Job backup) tombstone",
 	)
 	r.synced() // the ConfigMaps' scout too: the marker is news
 	r.settle(backup, "marker-1")
 	r.rec.mu.Lock()
 	got := slices.Clone(r.rec.lines)
 	r.rec.mu.Unlock()
-	if !slices.Contains(got, "Deleted Pod backup-a (Job backup)") ||
-		slices.Index(got, "Replaced Pod backup-a (Job backup) initial") > slices.Index(got, "Deleted Pod backup-a (Job backup)") {
+	if !slices.Contains(got, "Deleted Pod backup-a (Job backup) tombstone") ||
+		slices.Index(got, "Replaced Pod backup-a (Job backup) initial") > slices.Index(got, "Deleted Pod backup-a (Job backup) tombstone") {
 		t.Errorf("backup-a: %q, want it entered, then deleted", got)
 	}
 }
