@@ -343,6 +343,7 @@ func (e *Engine) Run(ctx context.Context, sink Sink, opts RunOptions) error {
 	beats := newEvery(e.cfg.Clock, opts.TickEvery, opts.Tick != nil)
 	defer beats.stop()
 	l := loop{e: e, sink: sink, untilSynced: opts.UntilSynced, check: opts.Check, initialOut: opts.InitialOut}
+	l.syncedSink, _ = sink.(SyncedSink)
 	for {
 		select {
 		case b := <-e.batches:
@@ -496,6 +497,8 @@ type loop struct {
 	check       func() (bool, error)
 	// initialOut is RunOptions.InitialOut until it was called, then nil.
 	initialOut func(ending bool)
+	// syncedSink is sink as a SyncedSink, nil when it is not one.
+	syncedSink SyncedSink
 }
 
 // handle hands b to the sink and counts what it handled of the initial
@@ -513,8 +516,8 @@ func (l *loop) handle(b Batch) (bool, error) {
 // list is out: --until-synced, or the Check. A SyncedSink is told first:
 // an informer may have synced, or gone, since it last handled a batch.
 func (l *loop) settled() (bool, error) {
-	if s, ok := l.sink.(SyncedSink); ok {
-		if done, err := s.Synced(); done || err != nil {
+	if l.syncedSink != nil {
+		if done, err := l.syncedSink.Synced(); done || err != nil {
 			return true, err
 		}
 	}
