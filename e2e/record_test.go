@@ -744,25 +744,44 @@ func TestRecordTreeGoesOnAfterAGap(t *testing.T) {
 		t.Fatalf("reading the recording: %v", tail)
 	}
 	var after []string // the records of the run that went on
+	var gap recording.Gap
 	parts := 0
 	for _, line := range lines {
-		var r struct{ Type, Name string }
+		var r struct {
+			Type, Name, CaughtUp string
+			Time                 time.Time
+		}
 		must(t, json.Unmarshal([]byte(line), &r))
 		switch {
 		case r.Type == "Recording":
 			parts++
+		case r.Type == "Gap":
+			must(t, json.Unmarshal([]byte(line), &gap))
 		case parts == 2 && r.Name != "":
 			after = append(after, r.Type+" "+r.Name+" "+strconv.FormatBool(strings.Contains(line, `"finalStateUnknown":true`)))
+			// What changed while it was down is dated inside the gap.
+			if caughtUp := r.Name == "gone" || r.Name == "changed"; caughtUp != (r.CaughtUp != "") ||
+				caughtUp && (r.Time.Before(gap.From) || r.Time.After(gap.To)) {
+				t.Errorf("%s: caught up %q at %s, the gap from %s to %s", r.Name, r.CaughtUp, r.Time, gap.From, gap.To)
+			}
 		}
 	}
 	slices.Sort(after)
 	if want := []string{"Added new false", "Deleted gone true", "Replaced changed false"}; !slices.Equal(after, want) {
 		t.Errorf("the run that went on recorded %q, want %q", after, want)
 	}
+	// At the gap's end, gone is gone. (new is there from when the run
+	// found it: a member the tree finds is not dated back.)
+	atEnd := run(t, time.Minute, "cm/root", "-n", ns, "--tree", "--replay="+path, "--at="+gap.To.Format(time.RFC3339Nano), "-o", "name")
+	got := slices.DeleteFunc(strings.Fields(atEnd.stdout), func(name string) bool { return name == "configmap/new" })
+	slices.Sort(got)
+	if want := []string{"configmap/changed", "configmap/kept", "configmap/root"}; atEnd.code != 0 || !slices.Equal(got, want) {
+		t.Errorf("the state at the gap's end: exit %d, %q (and maybe configmap/new), want %q; stderr %q", atEnd.code, got, want, atEnd.stderr)
+	}
 
 	replay := []string{"cm/root", "-n", ns, "--tree", "--replay=" + path}
 	end := run(t, time.Minute, append(replay, "--at=-0s", "-o", "name")...)
-	got := strings.Fields(end.stdout)
+	got = strings.Fields(end.stdout)
 	slices.Sort(got)
 	if want := []string{"configmap/changed", "configmap/kept", "configmap/new", "configmap/root"}; end.code != 0 || !slices.Equal(got, want) {
 		data, _ := os.ReadFile(path)

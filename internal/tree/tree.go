@@ -261,7 +261,9 @@ func (t *Tree) Resume(target informer.Target, obj *rawobj.Object) {
 // the stream: the member entering the tree (initial: in its initial
 // state) — or, for a member a resumed recording showed, what a relist
 // says of an object it knew: Replaced, from the version shown then,
-// and unchanged when it is that version.
+// and unchanged when it is that version. Found in the initial state, a
+// change of it was made while nothing recorded: it is caught up
+// (informer.Item.CaughtUp).
 func (t *Tree) enter(k key, it *informer.Item, initial bool) {
 	r, ok := t.resumed[k]
 	if !ok {
@@ -271,13 +273,14 @@ func (t *Tree) enter(k key, it *informer.Item, initial bool) {
 	delete(t.resumed, k)
 	it.Type, it.Initial, it.Old = cache.Replaced, false, r.obj
 	it.Unchanged = it.Object != nil && it.Object.ResourceVersion == r.obj.ResourceVersion
+	it.CaughtUp = !it.Unchanged && !t.initialOut
 }
 
 // sayVanished says, once the initial state is out, that the members a
 // resumed recording showed and this run has not found again are gone:
-// each is Deleted with its final state unknown, as a relist says what
-// vanished while nothing watched — handed out by its type's owned
-// informer, or its scout while there is none.
+// each is Deleted with its final state unknown, caught up, as a relist
+// says what vanished while nothing watched — handed out by its type's
+// owned informer, or its scout while there is none.
 func (t *Tree) sayVanished() (bool, error) {
 	if len(t.resumed) == 0 {
 		return false, nil
@@ -301,7 +304,7 @@ func (t *Tree) sayVanished() (bool, error) {
 		}
 		byInformer[inf] = append(byInformer[inf], informer.Item{
 			Delta: cache.Delta{Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: storeKey, Obj: r.obj}},
-			Type:  cache.Deleted, Object: r.obj, Old: r.obj, Key: storeKey, Tombstone: true, Owners: owners,
+			Type:  cache.Deleted, Object: r.obj, Old: r.obj, Key: storeKey, Tombstone: true, Owners: owners, CaughtUp: true,
 		})
 	}
 	for _, inf := range order {

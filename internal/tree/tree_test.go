@@ -245,6 +245,9 @@ func (r *recorder) Handle(b informer.Batch) (bool, error) {
 		if it.Tombstone {
 			line += " tombstone"
 		}
+		if it.CaughtUp {
+			line += " caught up"
+		}
 		r.lines = append(r.lines, line)
 	}
 	r.mu.Unlock()
@@ -522,7 +525,7 @@ func TestTreeTypePromotedLater(t *testing.T) {
 // TestTreeResumed: a run going on with a recording finds its members
 // again as a relist says what it knew — unchanged, or Replaced — and,
 // once their types are listed, says gone those it did not find: deleted
-// or out of the tree while nothing recorded.
+// or out of the tree while nothing recorded. What changed is caught up.
 func TestTreeResumed(t *testing.T) {
 	srv := newServer(t)
 	backup := owner{jobs, "backup"}
@@ -544,11 +547,11 @@ func TestTreeResumed(t *testing.T) {
 	r.expectSet(
 		"Replaced Job backup initial",
 		"Replaced Pod kept (Job backup) unchanged",
-		"Replaced Pod changed (Job backup)",
+		"Replaced Pod changed (Job backup) caught up",
 		"Replaced Pod new (Job backup) initial",
 	)
 	// As the recording last showed them, with their owners then.
-	r.expectSet("Deleted Pod gone (Job backup) tombstone", "Deleted Pod left (Job backup) tombstone")
+	r.expectSet("Deleted Pod gone (Job backup) tombstone caught up", "Deleted Pod left (Job backup) tombstone caught up")
 	r.synced()
 	r.settle(backup, "marker")
 	srv.apply(watch.Deleted, pods, "kept", "1", backup)
