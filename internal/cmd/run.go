@@ -315,15 +315,7 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 		sink = o.join.Sink(sink)
 	}
 	if o.Targets.Tree {
-		tr := tree.New(engine, sink)
-		if o.recorder != nil {
-			// Going on with a recording: what its roots owned, which
-			// this run finds anew.
-			for _, m := range o.recorder.Members() {
-				tr.Resume(m.Target, m.Object)
-			}
-		}
-		sink = tr
+		sink = tree.New(engine, sink, o.recorder.Members()...)
 	}
 	return sink, printing
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 )
 
 // headerCollectionOf describes t for a recording's header.
@@ -74,19 +74,12 @@ type End struct {
 	// Members are, for a recording made with --tree, the objects its
 	// roots owned as it ended (not the roots), each with the collection
 	// it was recorded in (of role owned): a run that goes on finds them
-	// anew (tree.Tree.Resume).
-	Members []Member
+	// anew (tree.New).
+	Members []tree.Member
 	// Last is the time of its last line: the recorder was alive then.
 	Last time.Time
 	// Torn: the recording ends inside a line or a frame.
 	Torn bool
-}
-
-// Member is an object a --tree recording's roots owned as it ended, and
-// the collection of its records.
-type Member struct {
-	Target informer.Target
-	Object *rawobj.Object
 }
 
 // GoesOn reports whether name holds something a recorder would go on with
@@ -145,9 +138,10 @@ func (r *Recorder) Resume(t informer.Target) (informer.Resumed, bool) {
 }
 
 // Members are the objects the roots of the recording this run goes on
-// with owned as it ended (End.Members); nil for a new recording.
-func (r *Recorder) Members() []Member {
-	if r.end == nil {
+// with owned as it ended (End.Members), for its tree; nil for a new
+// recording, or no recorder.
+func (r *Recorder) Members() []tree.Member {
+	if r == nil || r.end == nil {
 		return nil
 	}
 	return r.end.Members

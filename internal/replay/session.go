@@ -432,7 +432,7 @@ func ReadEnd(name string, warn io.Writer) (*recording.End, error) {
 		}
 		for _, obj := range f.state.items() {
 			if !roots[f.target.Context+"|"+obj.UID] {
-				end.Members = append(end.Members, recording.Member{Target: f.target, Object: obj})
+				end.Members = append(end.Members, tree.Member{Target: f.target, Object: obj})
 			}
 		}
 	}

@@ -212,7 +212,7 @@ type Tree struct {
 	// (sweepUnlisted).
 	unlisted map[string]map[key]struct{}
 	// resumed are the owned members a recording this run goes on with
-	// had shown (Resume) that the run has not shown yet: one shown again
+	// had shown (New's resumed) that the run has not shown yet: one shown again
 	// comes as a relist says an object (Replaced, unchanged or not, see
 	// enter); those left once the initial state is out vanished while
 	// nothing recorded (sayVanished).
@@ -228,12 +228,20 @@ type resumedMember struct {
 	obj    *rawobj.Object
 }
 
+// Member is an object a tree held, of an owned collection (a target of
+// role owned): what a recording made with --tree ended with.
+type Member struct {
+	Target informer.Target
+	Object *rawobj.Object
+}
+
 // New returns a Tree passing the deltas of the roots and of what they own
 // to next. The roots, and a scout (ScoutTarget) for every type to search,
 // are added to engine by the caller, whose Config has the tree's Indexers
-// and KeepListed.
-func New(engine Engine, next informer.Sink) *Tree {
-	return &Tree{
+// and KeepListed. resumed are, for a run going on with a recording (--record
+// onto it), the members it ended with (see resume).
+func New(engine Engine, next informer.Sink, resumed ...Member) *Tree {
+	t := &Tree{
 		engine:       engine,
 		next:         next,
 		members:      map[key]*member{},
@@ -244,14 +252,17 @@ func New(engine Engine, next informer.Sink) *Tree {
 		resumed:      map[key]resumedMember{},
 		resumedTypes: map[string]informer.Target{},
 	}
+	for _, m := range resumed {
+		t.resume(m.Target, m.Object)
+	}
+	return t
 }
 
-// Resume says that obj, of the owned collection target, was in the tree
-// as a recording this run goes on with ended (--record onto it): found
-// again, it is not new to whoever reads the recording, and not found by
-// the end of the initial state, it vanished while nothing recorded.
-// Call it before the engine runs.
-func (t *Tree) Resume(target informer.Target, obj *rawobj.Object) {
+// resume notes that obj, of the owned collection target, was in the tree
+// as a recording this run goes on with ended: found again, it is not new
+// to whoever reads the recording, and not found once its type is listed,
+// it vanished while nothing recorded.
+func (t *Tree) resume(target informer.Target, obj *rawobj.Object) {
 	t.resumed[keyOf(target, obj)] = resumedMember{target: target, obj: obj}
 	scout := ScoutTarget(target, target.Namespace)
 	t.resumedTypes[scout.ID()] = scout

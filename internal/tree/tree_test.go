@@ -282,7 +282,7 @@ func start(t *testing.T, srv *server, roots []informer.Target, types ...informer
 }
 
 // startResumed is start of a run going on with a recording whose roots
-// owned the objects resumed (Tree.Resume), of the types of their kinds.
+// owned the objects resumed (New's resumed), of the types of their kinds.
 func startResumed(t *testing.T, srv *server, resumed []*rawobj.Object, roots []informer.Target, types ...informer.Target) *run {
 	t.Helper()
 	engine := informer.New(informer.Config{
@@ -303,16 +303,17 @@ func startResumed(t *testing.T, srv *server, resumed []*rawobj.Object, roots []i
 		}
 	}
 	rec := &recorder{added: make(chan struct{}, 1)}
-	r := &run{t: t, srv: srv, engine: engine, rec: rec, tree: New(engine, rec), done: make(chan error, 1), initial: make(chan struct{})}
+	var members []Member
 	for _, obj := range resumed {
 		for _, typ := range types {
 			if typ.Kind.Kind == obj.Kind {
 				owned := typ
 				owned.Namespace, owned.Role = "ns", informer.RoleOwned
-				r.tree.Resume(owned, obj)
+				members = append(members, Member{Target: owned, Object: obj})
 			}
 		}
 	}
+	r := &run{t: t, srv: srv, engine: engine, rec: rec, tree: New(engine, rec, members...), done: make(chan error, 1), initial: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	var once sync.Once
