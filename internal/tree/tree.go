@@ -301,10 +301,7 @@ func (t *Tree) sayVanished() (bool, error) {
 	var order []*informer.Informer
 	for k, r := range t.resumed {
 		delete(t.resumed, k)
-		inf := t.ownedInformerOf(ScoutTarget(r.target, r.target.Namespace))
-		if inf == nil {
-			inf = t.informerOf(ScoutTarget(r.target, r.target.Namespace))
-		}
+		inf := t.typeInformerOf(ScoutTarget(r.target, r.target.Namespace))
 		if inf == nil {
 			continue // its type is watched no more
 		}
@@ -326,6 +323,15 @@ func (t *Tree) sayVanished() (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// typeInformerOf is the informer that lists scout's type: its owned
+// informer, or the scout while none was promoted; nil when neither runs.
+func (t *Tree) typeInformerOf(scout informer.Target) *informer.Informer {
+	if inf := t.ownedInformerOf(scout); inf != nil {
+		return inf
+	}
+	return t.informerOf(scout)
 }
 
 // informerOf is the engine's informer of target, nil when none runs.
@@ -399,11 +405,7 @@ func (t *Tree) resumedTypesListed() bool {
 		return false
 	}
 	for _, scout := range t.resumedTypes {
-		inf := t.ownedInformerOf(scout)
-		if inf == nil {
-			inf = t.informerOf(scout)
-		}
-		if inf != nil && !inf.InitialDone() {
+		if inf := t.typeInformerOf(scout); inf != nil && !inf.InitialDone() {
 			return false
 		}
 	}
