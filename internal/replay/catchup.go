@@ -68,19 +68,19 @@ func (p *Player) partCaughtUpBefore(pt *part, t time.Time, keep bool) ([]*record
 	case l.CaughtUp != "" && !keep:
 		out, pt.ahead = append(out, l), nil
 	}
-	next, keepLine, done := p.aheadOf(pt, keep)
-	defer done()
+	ahead := p.aheadOf(pt, keep)
+	defer ahead.done()
 	for {
-		data, number, err := next()
+		data, number, err := ahead.next()
 		if data == nil || err != nil {
 			return out, err
 		}
 		if bytes.HasPrefix(data, headerPrefix) {
-			keepLine(data, number)
+			ahead.pass(data, number)
 			return out, nil
 		}
 		if !bytes.Contains(data, caughtUpKey) {
-			keepLine(data, number)
+			ahead.pass(data, number)
 			continue
 		}
 		l, err := recording.ParseLine(pt.r.Name(), number, data)
@@ -89,65 +89,80 @@ func (p *Player) partCaughtUpBefore(pt *part, t time.Time, keep bool) ([]*record
 		}
 		switch {
 		case l.CaughtUp == "" || l.Mark():
-			keepLine(data, number)
+			ahead.pass(data, number)
 		case l.Time.After(t):
-			keepLine(data, number)
+			ahead.pass(data, number)
 			return out, nil
 		default:
 			out = append(out, l)
-			if keep && pt.reopen != nil {
-				if pt.skip == nil {
-					pt.skip = map[int]bool{}
-				}
-				pt.skip[number] = true
-			}
+			ahead.take(number)
 		}
 	}
 }
 
-// aheadOf gives the lines of pt past its line ahead, one by one (nil data
-// at the end), keepLine to call for each one not taken, and done to call
-// at the end of the search. keep, with a recording that opens again: a
-// second reader reads them (the lines taken are skipped later); keep
-// without: the part's own reader, and the lines not taken are queued to
-// be read again; not keep: the part's own reader, and they are gone.
-func (p *Player) aheadOf(pt *part, keep bool) (next func() ([]byte, int, error), keepLine func([]byte, int), done func()) {
-	nothing := func([]byte, int) {}
-	own := func() ([]byte, int, error) { return p.readRaw(pt) }
+// lookahead reads the lines of a part past its line ahead (aheadOf).
+type lookahead struct {
+	// next is the next line (nil data at the end); pass is told of each
+	// line not taken, take of each line taken; done ends the reading.
+	next func() ([]byte, int, error)
+	pass func(data []byte, number int)
+	take func(number int)
+	done func()
+}
+
+// aheadOf reads the lines of pt past its line ahead. keep, with a
+// recording that opens again: a second reader reads them, and the lines
+// taken are skipped when the part's own reader comes to them; keep
+// without: the part's own reader, and the lines passed are queued to be
+// read again; not keep: the part's own reader, and they are gone.
+func (p *Player) aheadOf(pt *part, keep bool) lookahead {
+	ahead := lookahead{
+		next: func() ([]byte, int, error) { return p.readRaw(pt) },
+		pass: func([]byte, int) {},
+		take: func(int) {},
+		done: func() {},
+	}
 	switch {
 	case !keep:
-		return own, nothing, func() {}
+		return ahead
 	case pt.reopen == nil:
-		var kept []rawLine
-		return own, func(data []byte, number int) {
-				kept = append(kept, rawLine{data: bytes.Clone(data), number: number})
-			}, func() {
-				pt.queued = append(kept, pt.queued...)
-			}
+		var passed []rawLine
+		ahead.pass = func(data []byte, number int) {
+			passed = append(passed, rawLine{data: bytes.Clone(data), number: number})
+		}
+		ahead.done = func() { pt.queued = append(passed, pt.queued...) }
+		return ahead
 	}
 	r, err := pt.reopen()
 	if err != nil {
-		return func() ([]byte, int, error) { return nil, 0, err }, nothing, func() {}
+		ahead.next = func() ([]byte, int, error) { return nil, 0, err }
+		return ahead
 	}
 	after := pt.ahead.Number
-	return func() ([]byte, int, error) {
-			for {
-				data, number, err := r.Next()
-				var torn *recording.TornError
-				switch {
-				case errors.Is(err, io.EOF), errors.As(err, &torn):
-					// The part's own reader warns of a torn end.
-					return nil, 0, nil
-				case err != nil:
-					return nil, 0, err
-				case number <= after || pt.skip[number]:
-					continue
-				}
-				return data, number, nil
+	ahead.next = func() ([]byte, int, error) {
+		for {
+			data, number, err := r.Next()
+			var torn *recording.TornError
+			switch {
+			case errors.Is(err, io.EOF), errors.As(err, &torn):
+				// The part's own reader warns of a torn end.
+				return nil, 0, nil
+			case err != nil:
+				return nil, 0, err
+			case number <= after || pt.skip[number]:
+				continue
 			}
-		}, nothing, func() {
-			_ = r.Close()
+			return data, number, nil
 		}
+	}
+	ahead.take = func(number int) {
+		if pt.skip == nil {
+			pt.skip = map[int]bool{}
+		}
+		pt.skip[number] = true
+	}
+	ahead.done = func() { _ = r.Close() }
+	return ahead
 }
 
 // feedCaughtUp plays lines, caught-up records returned by caughtUpBefore,
@@ -155,10 +170,17 @@ func (p *Player) aheadOf(pt *part, keep bool) (next func() ([]byte, int, error),
 func (p *Player) feedCaughtUp(ctx context.Context, lines []*recording.Line) {
 	for len(lines) > 0 {
 		n := 1
-		for n < len(lines) && lines[0].Relist() && lines[n].Relist() && lines[n].SameCollection(lines[0]) {
+		for n < len(lines) && sameRelist(lines[0], lines[n]) {
 			n++
 		}
 		p.feed(ctx, lines[:n])
 		lines = lines[n:]
 	}
+}
+
+// sameRelist reports whether l, a record that follows first, is of the
+// same relist of the same collection: the records Play feeds together,
+// as one list said them all when recorded.
+func sameRelist(first, l *recording.Line) bool {
+	return first.Relist() && l.Relist() && l.SameCollection(first)
 }

@@ -561,7 +561,7 @@ func (p *Player) Play(ctx context.Context) {
 		// list says them all, as it did when recorded.
 		batch := []*recording.Line{l}
 		next, err := p.next()
-		for err == nil && next != nil && l.Relist() && next.Relist() && next.SameCollection(l) {
+		for err == nil && next != nil && sameRelist(l, next) {
 			batch = append(batch, next)
 			next, err = p.next()
 		}
