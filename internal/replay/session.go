@@ -386,19 +386,18 @@ func ReadEnd(name string, warn io.Writer) (*recording.End, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The roots and the Events: their records are all of their state.
-	// --tree's scouts record nothing, and its owned types only the
-	// objects in a tree: they list again.
-	// What the roots own (each scout's type, whose owned informer
-	// recorded the members it showed) is found anew by the run that goes
-	// on, which is told what they were (End.Members).
+	// The roots and the Events: their records are all of their state,
+	// and they resume. --tree's scouts record nothing, and its owned
+	// types only the objects in a tree: they list again, and the tree of
+	// the run that goes on is told what those were (End.Members), read
+	// here from each scout's type.
 	var resumable []informer.Target
 	for _, t := range p.watched {
 		switch {
 		case t.Role.IsRoot() || t.Role == informer.RoleEvents:
 			resumable = append(resumable, t)
 		case t.Role == informer.RoleScout:
-			t.Role, t.Optional = informer.RoleOwned, false
+			t.Role = informer.RoleOwned
 			resumable = append(resumable, t)
 		}
 	}
@@ -420,8 +419,8 @@ func ReadEnd(name string, warn io.Writer) (*recording.End, error) {
 			res.Seen = f.seen
 		}
 		end.Resumes[f.target.ID()] = res
-		for _, obj := range res.Objects {
-			if f.target.Role.IsRoot() {
+		if f.target.Role.IsRoot() {
+			for _, obj := range res.Objects {
 				roots[f.target.Context+"|"+obj.UID] = true
 			}
 		}

@@ -95,9 +95,6 @@ func (p *Player) applyBefore(l *recording.Line) {
 			f.apply(l, p.selects(l.Object))
 		}
 	}
-	if p.lastLine.Before(l.Time) {
-		p.lastLine = l.Time
-	}
 }
 
 // warnInGap warns when the replay starts inside a gap: the state then is
