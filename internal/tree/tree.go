@@ -394,15 +394,22 @@ func (t *Tree) endInitialState() (bool, error) {
 	return false, nil
 }
 
-// resumedTypesListed reports whether every type a resumed recording
-// showed members of has been listed whole — by its owned informer, or by
-// its scout while none was promoted — with no promotion pending: a member
-// still there has been found again by then. (Not every scout's list: one
-// of a type the tree has no member of says nothing of them, and may be
-// slow.)
+// resumedTypesListed reports whether the roots and every type a resumed
+// recording showed members of have been listed whole — a type by its
+// owned informer, or by its scout while none was promoted — with no
+// promotion pending: a member still there has been found again by then.
+// The roots first: a scout's list handed out before its members' root
+// placed none of them, and promoted nothing yet. (Not every scout's
+// list: one of a type the tree has no member of says nothing of them,
+// and may be slow.)
 func (t *Tree) resumedTypesListed() bool {
 	if len(t.pending) > 0 {
 		return false
+	}
+	for _, inf := range t.engine.Informers() {
+		if inf.Target().Role.IsRoot() && !inf.InitialDone() {
+			return false
+		}
 	}
 	for _, scout := range t.resumedTypes {
 		if inf := t.typeInformerOf(scout); inf != nil && !inf.InitialDone() {
