@@ -45,8 +45,8 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 		}
 		defer func() { _ = o.player.Close() }()
 	}
-	if err := o.buildOutput(); err != nil {
-		return err
+	if err := o.buildOutput(); err != nil { // a recorder made lets go of its lock and file
+		return errors.Join(err, o.recorder.Close())
 	}
 	if o.recorder != nil {
 		defer func() {

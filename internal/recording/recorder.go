@@ -2,10 +2,8 @@ package recording
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
 	"time"
@@ -37,6 +35,9 @@ type Recorder struct {
 	fill Filler
 	w    *Writer
 	name string
+	// lock is held from before the recording was read until Close: one
+	// writer per recording.
+	lock *Lock
 	// end, when the recording goes on, is where it had stopped.
 	end *End
 	// created: the file did not exist before. begun: the header is
@@ -93,34 +94,35 @@ func GoesOn(name string) bool {
 // end, where it stopped (GoesOn): the run's part is appended, and each
 // collection it recorded resumes from there (Resume); a recording that
 // ends torn is cut back to its last whole part first, with a warning on
-// warn. fill fills each record. The Recorder writes nothing until Begin.
-func NewRecorder(name string, end *End, fill Filler, warn io.Writer) (*Recorder, error) {
+// warn. lock is the recording's (LockRecording), taken before end was
+// read; the Recorder keeps it until Close, and releases it at once when
+// it fails here. fill fills each record. The Recorder writes nothing
+// until Begin.
+func NewRecorder(name string, lock *Lock, end *End, fill Filler, warn io.Writer) (*Recorder, error) {
+	var w *Writer
+	var err error
 	if end != nil {
-		return resumeRecorder(name, end, fill, warn)
+		w, err = resume(name, end, warn)
+	} else {
+		w, err = Create(name)
 	}
-	_, err := os.Stat(name)
-	created := errors.Is(err, fs.ErrNotExist)
-	w, err := Create(name)
 	if err != nil {
+		_ = lock.Unlock()
 		return nil, fmt.Errorf("--record: %w", err)
 	}
-	return &Recorder{fill: fill, w: w, name: name, created: created}, nil
+	return &Recorder{fill: fill, w: w, name: name, lock: lock, end: end, created: lock != nil && lock.Created}, nil
 }
 
-// resumeRecorder is NewRecorder of an existing recording.
-func resumeRecorder(name string, end *End, fill Filler, warn io.Writer) (*Recorder, error) {
+// resume opens the recording name to go on with it from end.
+func resume(name string, end *End, warn io.Writer) (*Writer, error) {
 	if end.Torn {
 		cut, err := CutTorn(name)
 		if err != nil {
-			return nil, fmt.Errorf("--record: %w", err)
+			return nil, err
 		}
 		fmt.Fprintf(warn, "warning: --record: %s ended torn (its recorder was killed while writing): cut off its last %d bytes, the recording goes on from its last whole record\n", name, cut)
 	}
-	w, err := Append(name)
-	if err != nil {
-		return nil, fmt.Errorf("--record: %w", err)
-	}
-	return &Recorder{fill: fill, w: w, name: name, end: end}, nil
+	return Append(name)
 }
 
 // Resume is the engine's Config.Resume when the recording goes on: the
@@ -309,14 +311,21 @@ func objectTime(it *informer.Item) (at time.Time, source string) {
 }
 
 // Close ends the recording: a last Heartbeat, its last frame written and
-// the file closed; a recording never begun is removed.
+// the file closed; a recording never begun is removed; then the lock is
+// released. Nil-safe.
 func (r *Recorder) Close() error {
+	if r == nil {
+		return nil
+	}
 	if r.begun {
 		_ = r.Heartbeat(time.Now())
 	}
 	err := r.w.Close()
 	if r.created && !r.begun {
 		_ = os.Remove(r.name)
+	}
+	if uerr := r.lock.Unlock(); err == nil {
+		err = uerr
 	}
 	return err
 }

@@ -378,7 +378,9 @@ func (p *Player) readRaw(pt *part) ([]byte, int, error) {
 			pt.ended = true
 			return nil, 0, nil
 		case errors.As(err, &torn):
-			fmt.Fprintf(p.warn, "warning: %v\n", torn)
+			if live, _ := pt.r.Live(); !live {
+				fmt.Fprintf(p.warn, "warning: %v\n", torn)
+			}
 			p.torn, pt.ended = true, true
 			return nil, 0, nil
 		case err != nil:

@@ -63,6 +63,13 @@ func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
 		if name == "-" {
 			continue
 		}
+		if live, pid := r.Live(); live {
+			by := "another kubectl deltas"
+			if pid > 0 {
+				by = fmt.Sprintf("%s (pid %d)", by, pid)
+			}
+			fmt.Fprintf(warn, "info: %s is being recorded by %s: replaying what it holds so far (its recorder writes at least once a second)\n", name, by)
+		}
 		h, err := InferHeader(name)
 		if err != nil {
 			closeAll()
@@ -362,16 +369,22 @@ func coversTarget(picked, t informer.Target) bool {
 
 // NewRecorder opens the recording name for --record: a new one, or, when
 // name holds one (recording.GoesOn), the same going on from where it
-// ended (ReadEnd). fill fills its records; warn receives its warnings.
+// ended (ReadEnd). Its lock is taken first: a recording another process
+// records is refused untouched. fill fills its records; warn receives its
+// warnings.
 func NewRecorder(name string, fill recording.Filler, warn io.Writer) (*recording.Recorder, error) {
+	lock, err := recording.LockRecording(name)
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
 	var end *recording.End
 	if recording.GoesOn(name) {
-		var err error
 		if end, err = ReadEnd(name, io.Discard); err != nil {
+			_ = lock.Unlock()
 			return nil, fmt.Errorf("--record: %s is not a recording to go on with: %w; give a new file", name, err)
 		}
 	}
-	return recording.NewRecorder(name, end, fill, warn)
+	return recording.NewRecorder(name, lock, end, fill, warn)
 }
 
 // ReadEnd reads the recording name through for where it ends. warn

@@ -150,11 +150,27 @@ func TestRecorderRefusesAndCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One writer per recording: a second recorder is refused while the
+	// first runs, and leaves the file to it.
+	if _, err := replay.NewRecorder(fresh, stage, io.Discard); err == nil || !strings.Contains(err.Error(), "is being recorded by another kubectl deltas") {
+		t.Errorf("a second recorder of one file: got %v, want it refused", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("the refused recorder removed the first one's file: %v", err)
+	}
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a recording never begun is still there: %v", err)
+	}
+	// Closed, the recorder let go of its lock.
+	rec, err = replay.NewRecorder(fresh, stage, io.Discard)
+	if err != nil {
+		t.Fatalf("a recorder after the first closed: %v", err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
