@@ -321,10 +321,10 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 }
 
 // exit maps how the stream ended to the command's exit: 130 when
-// interrupted, 2 when a --fail-when held, 1 when --timeout ran out while
-// waiting for a condition or, with --until-synced, before every initial
-// list was out or while API groups were down (an incomplete snapshot), 0
-// for a --timeout otherwise.
+// interrupted, 2 when a --fail-when held, 1 when --timeout or a replay's
+// end came while waiting for --until/--until-any or, with --until-synced,
+// before every initial list was out or while API groups were down (an
+// incomplete snapshot), 0 for a --timeout otherwise.
 func (o *DeltasOptions) exit(clusters []*targets.Cluster, engine *informer.Engine, err error) error {
 	var failed *condition.FailedError
 	switch {
@@ -338,7 +338,7 @@ func (o *DeltasOptions) exit(clusters []*targets.Cluster, engine *informer.Engin
 		}
 		o.printVerdict("Failed", "--fail-when="+failed.Condition.String(), failed.All())
 		return &ExitError{Code: exitConditionFailed, Err: failed}
-	case (errors.Is(err, informer.ErrTimedOut) || errors.Is(err, informer.ErrSourceEnded)) && o.waiter.Active():
+	case (errors.Is(err, informer.ErrTimedOut) || errors.Is(err, informer.ErrSourceEnded)) && o.waiter.Waits():
 		ended := errors.Is(err, informer.ErrSourceEnded)
 		err = o.waiter.TimedOut()
 		var timedOut *condition.TimeoutError

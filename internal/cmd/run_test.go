@@ -1,10 +1,15 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
 
 // demo is a cluster with namespace demo: two ConfigMaps, and a Deployment
@@ -139,4 +144,55 @@ func sortedLines(s string) string {
 	lines := strings.Split(s, "\n")
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
+}
+
+// TestRunRecordingSeams: a recording another recorder holds is refused
+// before any request, nothing printed, the file untouched; a replay with
+// --fail-when alone ends with the recording, exit 0 (nothing failed),
+// where an --until unmet at its end stays an error.
+func TestRunRecordingSeams(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cm.jsonl")
+	if r := runCommand(t, demo(), "cm", "--until-synced", "--record="+path); r.code != 0 {
+		t.Fatalf("recording: exit %d, stderr %q", r.code, r.stderr)
+	}
+	recorded, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	lock, err := recording.LockRecording(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := demo()
+	r := runCommand(t, f, "cm", "--record="+path)
+	_ = lock.Unlock()
+	if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, "error: --record: "+path+" is being recorded by another kubectl deltas") || f.requested() != "" {
+		t.Errorf("a recording being recorded: exit %d, stdout %q, stderr %q, requests:\n%s\nwant exit 1, an error, no request", r.code, r.stdout, r.stderr, f.requested())
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, recorded) {
+		t.Errorf("the refused recorder touched the recording:\n%s\nwas:\n%s", now, recorded)
+	}
+
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{name: "fail-when alone", args: []string{"--fail-when=delete"}},
+		{name: "fail-when alone, json", args: []string{"--fail-when=status=Failed", "-o", "json"}},
+		{name: "until unmet", args: []string{"--until=delete"}, code: 1, stderr: "error: the recording ended before the condition was met on configmaps"},
+		{name: "until unmet beside fail-when", args: []string{"--until=delete", "--fail-when=delete"}, code: 1, stderr: "error: the recording ended before the condition was met on configmaps"},
+		{name: "fail-when that holds", args: []string{"--fail-when=create"}, code: 2, stderr: "error: configmap/a matched --fail-when=create"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := demo()
+			r := runCommand(t, f, append([]string{"--replay=" + path}, tc.args...)...)
+			if r.code != tc.code || !strings.HasPrefix(r.stderr, tc.stderr) || tc.stderr == "" && r.stderr != "" || f.requested() != "" {
+				t.Errorf("exit %d, stderr %q; want exit %d, stderr starting %q, and no request (sent:\n%s)", r.code, r.stderr, tc.code, tc.stderr, f.requested())
+			}
+		})
+	}
 }

@@ -253,6 +253,14 @@ func (w *Waiter) Active() bool {
 	return len(w.until)+len(w.untilAny)+len(w.failWhen) > 0
 }
 
+// Waits reports whether the stream waits for something to hold (--until,
+// --until-any): its end before that (a --timeout, a recording's end) is
+// a timeout. --fail-when alone waits for nothing: the stream's end is a
+// normal end, nothing failed.
+func (w *Waiter) Waits() bool {
+	return len(w.until)+len(w.untilAny) > 0
+}
+
 // watched is one object a condition is evaluated on.
 type watched struct {
 	// name is how messages name it: "deployment.apps/web".
