@@ -514,10 +514,90 @@ func createOnce(t *testing.T, e *readmeEnv, n int, name string) {
 	}
 }
 
+// helpCommands are the commands of --help's examples, as written: each
+// line of "Examples by task:" from "kubectl deltas" on; a line's
+// "X, later FLAGS" is two commands, X and "kubectl deltas FLAGS".
+func helpCommands(t *testing.T) []docCommand {
+	t.Helper()
+	r := run(t, 30*time.Second, "--help")
+	if r.code != 0 {
+		t.Fatalf("--help: exit %d, stderr %q", r.code, r.stderr)
+	}
+	_, examples, ok := strings.Cut(r.stdout, "Examples by task:\n")
+	if !ok {
+		t.Fatalf("--help has no examples:\n%s", r.stdout)
+	}
+	examples, _, _ = strings.Cut(examples, "\n\n")
+	var out []docCommand
+	for _, line := range strings.Split(examples, "\n") {
+		i := strings.Index(line, "kubectl deltas ")
+		if i < 0 {
+			t.Fatalf("an example of --help without a command: %q", line)
+		}
+		first, later, two := strings.Cut(line[i:], ", later ")
+		out = append(out, docCommand{cmd: first, file: "--help"})
+		if two {
+			out = append(out, docCommand{cmd: "kubectl deltas " + later, file: "--help"})
+		}
+	}
+	return out
+}
+
+// helpRecipes are the recipes of --help's examples that no page has, in
+// their order; they run after the pages', in namespace demo (the
+// context's).
+func helpRecipes() []recipe {
+	rollWeb := func(t *testing.T, e *readmeEnv, n int) {
+		if n == 0 {
+			e.web(t).setImage(fmt.Sprintf("nginx:1.%d", time.Now().UnixNano()%1000))
+		}
+	}
+	waitWeb := func(t *testing.T, e *readmeEnv) { e.web(t).waitRolledOut(90 * time.Second) }
+	return []recipe{{
+		cmd:     "kubectl deltas deploy/web --diff --show-manager",
+		ready:   []string{`^Replaced: web$`},
+		act:     rollWeb,
+		want:    []string{`^Updated: web( by \S+)?$`, `^  ~ spec.template.spec.containers\[0\].image: "[^"]+" → "nginx:1.\d+"$`},
+		cleanup: waitWeb,
+	}, {
+		cmd:        "kubectl deltas deploy/web --tree --until=status=Current --timeout=5m",
+		ends:       true,
+		want:       []string{`^Replaced: deployment.apps web$`, `^Replaced: pod web-\w+-\w+ \(deployment.apps web → replicaset.apps web-\w+\)$`},
+		wantStderr: []string{`^deployment.apps/web condition met$`},
+	}, {
+		// Long enough for the look back of the next one, -10s.
+		cmd:   "kubectl deltas cm --record=s.zst",
+		ready: []string{`^Replaced: settings$`},
+		act: func(t *testing.T, e *readmeEnv, n int) {
+			if n == 6 {
+				e.patch(t, "configmap", "settings", `{"data":{"looked":"back"}}`)
+			}
+		},
+		want: []string{`^Updated: settings$`},
+	}, {
+		cmd:   "kubectl deltas --replay=s.zst --at=-10s",
+		ends:  true,
+		want:  []string{`^Replaced: settings$`},
+		never: []string{`Updated`},
+	}, {
+		cmd:   "kubectl deltas deploy/web --tree --timeline=web.html",
+		ready: []string{`^Replaced: deployment.apps web$`},
+		want:  []string{`^Replaced: replicaset.apps web-\w+ \(deployment.apps web\)$`},
+		cleanup: func(t *testing.T, e *readmeEnv) {
+			if page, err := os.ReadFile(filepath.Join(e.dir, "web.html")); err != nil || !strings.Contains(string(page), `"web"`) {
+				t.Errorf("the timeline web.html: %v, %d bytes without the Deployment's name", err, len(page))
+			}
+		},
+	}, {
+		cmd:  "kubectl deltas deploy/web --context=staging,prod",
+		want: []string{`^staging +Replaced: (deployment.apps )?web$`, `^prod +Replaced: (deployment.apps )?web$`},
+	}}
+}
+
 // TestBusyREADMERecipes runs every recipe of the README and of the docs/
-// pages.
+// pages, then every example of --help.
 func TestBusyREADMERecipes(t *testing.T) {
-	recipes := readmeRecipes()
+	recipes := append(readmeRecipes(), helpRecipes()...)
 	var known []string
 	for _, r := range recipes {
 		if slices.Contains(known, r.cmd) {
@@ -530,7 +610,7 @@ func TestBusyREADMERecipes(t *testing.T) {
 	}
 	// Each command once, where it first appears.
 	var commands []docCommand
-	for _, c := range readmeCommands(t) {
+	for _, c := range append(readmeCommands(t), helpCommands(t)...) {
 		if !slices.ContainsFunc(commands, func(d docCommand) bool { return d.cmd == c.cmd }) {
 			commands = append(commands, c)
 		}
@@ -539,7 +619,7 @@ func TestBusyREADMERecipes(t *testing.T) {
 	for _, c := range commands {
 		said = append(said, c.cmd)
 		if !slices.Contains(known, c.cmd) {
-			t.Errorf("a recipe of %s has no test: add a row to readmeRecipes for\n  %s", c.file, c.cmd)
+			t.Errorf("a recipe of %s has no test: add a row to readmeRecipes (helpRecipes for --help) for\n  %s", c.file, c.cmd)
 		}
 	}
 	for _, k := range known {

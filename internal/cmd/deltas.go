@@ -41,7 +41,7 @@ const (
 	deltasExample = `  Watch a type               kubectl deltas configmaps -n demo
   What changed, by whom      kubectl deltas deploy/web --diff --show-manager
   Follow a rollout, wait     kubectl deltas deploy/web --tree --until=status=Current --timeout=5m
-  Record, then look back     kubectl deltas -n shop --record=s.zst, later --replay=s.zst --at=-5m
+  Record, then look back     kubectl deltas cm --record=s.zst, later --replay=s.zst --at=-10s
   Draw a timeline            kubectl deltas deploy/web --tree --timeline=web.html
   Several clusters           kubectl deltas deploy/web --context=staging,prod`
 )
@@ -109,8 +109,7 @@ type DeltasOptions struct {
 	args         []string
 	resourceArgs []targets.Arg
 	contextNames []string
-	// asRecorded: a replay given no type nor --tree nor --events plays the
-	// recording as it was recorded: with --tree and --events when it was.
+	// asRecorded: a replay given no type, --tree nor --events plays what was recorded, as it was.
 	asRecorded bool
 
 	// Built by Run before any request: the printer, the record stage and
