@@ -555,7 +555,7 @@ func helpRecipes() []recipe {
 	waitWeb := func(t *testing.T, e *readmeEnv) { e.web(t).waitRolledOut(90 * time.Second) }
 	return []recipe{{
 		cmd:     "kubectl deltas deploy/web --diff --show-manager",
-		ready:   []string{`^Replaced: web$`},
+		ready:   []string{`^Replaced: web( by \S+)?$`},
 		act:     rollWeb,
 		want:    []string{`^Updated: web( by \S+)?$`, `^  ~ spec.template.spec.containers\[0\].image: "[^"]+" → "nginx:1.\d+"$`},
 		cleanup: waitWeb,

@@ -6,6 +6,7 @@ package e2e
 // alone on a replay, --queue as a controller queues, --help's examples.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -88,4 +89,113 @@ func waitRecorded(t *testing.T, path string, done func([]string) bool) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// queueRun is what a --handler --queue -o json run printed: its handler
+// calls by kind, its reconciles and its summary.
+type queueRun struct {
+	calls      map[string]int // by kind
+	reconciles []queueRecord
+	summary    struct{ Calls, NotQueued, Reconciles, Coalesced int }
+}
+
+// readQueueRun reads the lines of a --handler --queue -o json run.
+func readQueueRun(t *testing.T, lines []string) queueRun {
+	t.Helper()
+	q := queueRun{calls: map[string]int{}}
+	summaries := 0
+	for _, l := range lines {
+		var r queueRecord
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("not JSON: %q", l)
+		}
+		switch r.Type {
+		case "OnAdd", "OnUpdate", "OnDelete":
+			q.calls[r.Kind]++
+		case "Reconcile":
+			q.reconciles = append(q.reconciles, r)
+		case "QueueSummary":
+			summaries++
+			must(t, json.Unmarshal([]byte(l), &q.summary))
+		}
+	}
+	if summaries != 1 {
+		t.Fatalf("%d QueueSummary records, want 1:\n%s", summaries, strings.Join(lines, "\n"))
+	}
+	return q
+}
+
+func (q queueRun) totalCalls() (n int) {
+	for _, c := range q.calls {
+		n += c
+	}
+	return n
+}
+
+// TestBusyQueueAsAController: --queue queues what one controller of the
+// watched types would. With --events, the Events' calls queue nothing (a
+// Pod controller does not watch Events); with --tree, the roots' calls
+// queue the root and the members' their owner when it is of the root's
+// type (controller-runtime's For and Owns), so a rollout of deploy/web
+// reconciles the Deployment alone. The summary counts every handler call
+// printed, and those that queued nothing apart.
+func TestBusyQueueAsAController(t *testing.T) {
+	c := busyCluster(t)
+	kc := c.cp.AdminKubeconfig()
+
+	t.Run("pods with their Events", func(t *testing.T) {
+		r := &rollout{t: t, c: c, ns: c.namespace(t)}
+		s := startAs(t, kc, "pods", "-n", r.ns, "--events", "--handler", "--queue", "--reconcile-time=10ms", "-o", "json")
+		r.create(2, "web:v1")
+		r.waitRolledOut(90 * time.Second)
+		if !s.waitFor(func(l string) bool { return strings.Contains(l, `"kind":"Event"`) }, 30*time.Second) {
+			t.Fatalf("no Event about the Pods in 30s; lines:\n%s", strings.Join(s.seen, "\n"))
+		}
+		s.waitFor(func(string) bool { return false }, 2*time.Second) // the last calls and their reconciles
+		s.stop()
+		for l := range s.lines {
+			s.seen = append(s.seen, l)
+		}
+		q := readQueueRun(t, s.seen)
+		folded := 0
+		for _, rec := range q.reconciles {
+			if rec.Kind != "Pod" {
+				t.Errorf("a reconcile of %s %s: a Pod controller reconciles Pods", rec.Kind, rec.Name)
+			}
+			folded += rec.Calls
+		}
+		if q.calls["Event"] == 0 || q.summary.Calls != q.totalCalls() || q.summary.NotQueued != q.calls["Event"] ||
+			folded+q.summary.NotQueued != q.summary.Calls {
+			t.Errorf("calls %v, %d folded into reconciles, summary %+v; want every call counted, the Events' as queued nothing", q.calls, folded, q.summary)
+		}
+	})
+
+	t.Run("a Deployment's tree", func(t *testing.T) {
+		r := &rollout{t: t, c: c, ns: c.namespace(t)}
+		r.create(2, "web:v1")
+		r.waitRolledOut(90 * time.Second)
+		s := startAs(t, kc, "deploy/web", "-n", r.ns, "--tree", "--handler", "--queue", "--reconcile-time=10ms", "-o", "json")
+		if !s.waitFor(func(l string) bool { return strings.Contains(l, `"type":"Reconcile"`) }, 30*time.Second) {
+			t.Fatalf("no reconcile of the initial list; lines:\n%s", strings.Join(s.seen, "\n"))
+		}
+		r.setImage("web:v2")
+		r.waitRolledOut(90 * time.Second)
+		s.waitFor(func(string) bool { return false }, 2*time.Second) // the last calls and their reconciles
+		s.stop()
+		for l := range s.lines {
+			s.seen = append(s.seen, l)
+		}
+		q := readQueueRun(t, s.seen)
+		folded := 0
+		for _, rec := range q.reconciles {
+			if rec.Kind != "Deployment" || rec.Name != "web" {
+				t.Errorf("a reconcile of %s %s: the tree's controller reconciles deployment web", rec.Kind, rec.Name)
+			}
+			folded += rec.Calls
+		}
+		queued := q.calls["Deployment"] + q.calls["ReplicaSet"]
+		if q.calls["Pod"] == 0 || q.summary.Calls != q.totalCalls() || q.summary.NotQueued != q.calls["Pod"] || folded != queued {
+			t.Errorf("calls %v, %d folded into reconciles, summary %+v; want the Deployment's and ReplicaSets' calls queued, the Pods' counted as queued nothing", q.calls, folded, q.summary)
+		}
+	})
 }

@@ -1164,3 +1164,29 @@ func TestWideEventsAreLinesAboutTheirSubject(t *testing.T) {
 		t.Errorf("the Event's line across namespaces: %q, want pod demo/web-1", event)
 	}
 }
+
+// TestQueueSummary: the summary counts every handler call, and those
+// that queued nothing apart, in JSON always and in text when there are.
+func TestQueueSummary(t *testing.T) {
+	s := QueueSummary{Time: t0(), Calls: 57, NotQueued: 16, Reconciles: 12, Coalesced: 29, LongestQueue: 3, WaitP50: time.Millisecond, WaitP99: 2 * time.Millisecond}
+	want := `{"type":"QueueSummary","time":"2026-11-21T20:48:40.123456Z","calls":57,"notQueued":16,"reconciles":12,"coalesced":29,"pending":0,"longestQueue":3,"waitP50Seconds":0.001,"waitP99Seconds":0.002}`
+	if got := string(AppendQueueSummaryJSON(nil, &s)); got != want {
+		t.Errorf("JSON:\n got %s\nwant %s", got, want)
+	}
+	for _, tc := range []struct {
+		notQueued int
+		want      string
+	}{
+		{16, "QueueSummary: 57 handler calls (16 queued nothing), 12 reconciles (29 coalesced), longest queue 3, wait p50 1ms, p99 2ms\n"},
+		{0, "QueueSummary: 57 handler calls, 12 reconciles (29 coalesced), longest queue 3, wait p50 1ms, p99 2ms\n"},
+	} {
+		s.NotQueued = tc.notQueued
+		var b bytes.Buffer
+		if err := (&textPrinter{}).PrintQueueSummary(&b, &s); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("text:\n got %q\nwant %q", b.String(), tc.want)
+		}
+	}
+}

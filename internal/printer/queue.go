@@ -32,9 +32,12 @@ type Reconcile struct {
 // "QueueSummary").
 type QueueSummary struct {
 	Time time.Time
-	// Calls, Reconciles, Coalesced (calls without a reconcile of their
-	// own) and Pending (keys still queued at the end).
-	Calls, Reconciles, Coalesced, Pending int
+	// Calls counts every handler call; NotQueued those of them that
+	// queued no key (the Events of --events, an object without a
+	// controller under --queue-key=owner). Reconciles, Coalesced (queued
+	// calls without a reconcile of their own) and Pending (keys still
+	// queued at the end).
+	Calls, NotQueued, Reconciles, Coalesced, Pending int
 	// LongestQueue is the most keys queued at once.
 	LongestQueue int
 	// WaitP50, WaitP99: how long keys waited for their reconcile.
@@ -76,8 +79,8 @@ func AppendReconcileJSON(dst []byte, r *Reconcile) []byte {
 }
 
 // AppendQueueSummaryJSON appends s's JSON form: type, time, calls,
-// reconciles, coalesced, pending, longestQueue, waitP50Seconds,
-// waitP99Seconds.
+// notQueued, reconciles, coalesced, pending, longestQueue,
+// waitP50Seconds, waitP99Seconds.
 func AppendQueueSummaryJSON(dst []byte, s *QueueSummary) []byte {
 	dst = append(dst, `{"type":"QueueSummary","time":"`...)
 	dst = s.Time.UTC().AppendFormat(dst, time.RFC3339Nano)
@@ -85,7 +88,7 @@ func AppendQueueSummaryJSON(dst []byte, s *QueueSummary) []byte {
 	for _, f := range []struct {
 		key string
 		n   int
-	}{{"calls", s.Calls}, {"reconciles", s.Reconciles}, {"coalesced", s.Coalesced}, {"pending", s.Pending}, {"longestQueue", s.LongestQueue}} {
+	}{{"calls", s.Calls}, {"notQueued", s.NotQueued}, {"reconciles", s.Reconciles}, {"coalesced", s.Coalesced}, {"pending", s.Pending}, {"longestQueue", s.LongestQueue}} {
 		dst = append(dst, `,"`...)
 		dst = append(dst, f.key...)
 		dst = append(dst, `":`...)
@@ -177,11 +180,15 @@ func (p *textPrinter) PrintReconcile(w io.Writer, r *Reconcile) error {
 }
 
 // PrintQueueSummary implements QueuePrinter: "QueueSummary: 105 handler
-// calls, 12 reconciles (93 coalesced), longest queue 1, wait p50 12ms,
-// p99 50ms[, 2 pending]".
+// calls[ (6 queued nothing)], 12 reconciles (93 coalesced), longest queue
+// 1, wait p50 12ms, p99 50ms[, 2 pending]".
 func (p *textPrinter) PrintQueueSummary(w io.Writer, s *QueueSummary) error {
-	line := fmt.Sprintf("QueueSummary: %d handler calls, %d reconciles (%d coalesced), longest queue %d, wait p50 %s, p99 %s",
-		s.Calls, s.Reconciles, s.Coalesced, s.LongestQueue, roundDuration(s.WaitP50), roundDuration(s.WaitP99))
+	notQueued := ""
+	if s.NotQueued > 0 {
+		notQueued = fmt.Sprintf(" (%d queued nothing)", s.NotQueued)
+	}
+	line := fmt.Sprintf("QueueSummary: %d handler calls%s, %d reconciles (%d coalesced), longest queue %d, wait p50 %s, p99 %s",
+		s.Calls, notQueued, s.Reconciles, s.Coalesced, s.LongestQueue, roundDuration(s.WaitP50), roundDuration(s.WaitP99))
 	if s.Pending > 0 {
 		line += fmt.Sprintf(", %d pending", s.Pending)
 	}

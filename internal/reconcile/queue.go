@@ -44,8 +44,9 @@ type Reconcile struct {
 
 // Summary is what the queue did over the run.
 type Summary struct {
-	// Calls counts the handler calls enqueued, Reconciles the keys
-	// taken; Pending the keys still queued when the run ended.
+	// Calls counts the handler calls enqueued (not those that queued
+	// nothing), Reconciles the keys taken; Pending the keys still queued
+	// when the run ended.
 	Calls, Reconciles, Pending int
 	// LongestQueue is the most keys queued at once.
 	LongestQueue int

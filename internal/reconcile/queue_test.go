@@ -7,6 +7,10 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 )
 
 // reports collects a Queue's reconciles and lets the test wait for them.
@@ -122,5 +126,54 @@ func TestFlags(t *testing.T) {
 		if err := bad.Validate(false); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
+	}
+}
+
+// TestKeyer: the key each call queues, as one controller built on the
+// run's informers: roots are its For (the object, or its owner with
+// --queue-key=owner), --tree's members its Owns (their owner in the tree
+// when of the root's type), Events nothing.
+func TestKeyer(t *testing.T) {
+	pod, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1-x","namespace":"ns","uid":"p","resourceVersion":"1",`+
+		`"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-1","uid":"r","controller":true}]}}`), rawobj.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deploy := printer.Owner{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "d"}
+	rs := printer.Owner{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-1", UID: "r"}
+	cases := []struct {
+		name     string
+		queueKey string
+		rec      printer.Record
+		obj      *rawobj.Object
+		from     stage.CallFrom
+		want     Key
+		wantOK   bool
+	}{
+		{name: "a root queues itself", queueKey: KeyObject, rec: printer.Record{APIVersion: "v1", Kind: "Pod", Namespace: "ns", Name: "web-1-x"}, obj: pod, from: stage.FromRoot,
+			want: Key{APIVersion: "v1", Kind: "Pod", Namespace: "ns", Name: "web-1-x"}, wantOK: true},
+		{name: "a root queues its owner", queueKey: KeyOwner, rec: printer.Record{APIVersion: "v1", Kind: "Pod", Namespace: "ns", Name: "web-1-x"}, obj: pod, from: stage.FromRoot,
+			want: Key{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: "ns", Name: "web-1"}, wantOK: true},
+		{name: "a root's deletion without a final state, by owner", queueKey: KeyOwner, rec: printer.Record{APIVersion: "v1", Kind: "Pod", Namespace: "ns", Name: "web-1-x"}, from: stage.FromRoot},
+		{name: "an Event", queueKey: KeyObject, rec: printer.Record{APIVersion: "events.k8s.io/v1", Kind: "Event", Namespace: "ns", Name: "web-1-x.1"}, from: stage.FromEvents},
+		{name: "a member owned by the root", queueKey: KeyObject, rec: printer.Record{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: "ns", Name: "web-1", Owners: []printer.Owner{deploy}}, from: stage.FromMember,
+			want: Key{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "ns", Name: "web"}, wantOK: true},
+		{name: "a member owned by the root, the owner key alike", queueKey: KeyOwner, rec: printer.Record{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: "ns", Name: "web-1", Owners: []printer.Owner{deploy}}, from: stage.FromMember,
+			want: Key{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "ns", Name: "web"}, wantOK: true},
+		{name: "a member owned by another type", queueKey: KeyObject, rec: printer.Record{APIVersion: "v1", Kind: "Pod", Namespace: "ns", Name: "web-1-x", Owners: []printer.Owner{deploy, rs}}, obj: pod, from: stage.FromMember},
+		{name: "a member owned by the root's type, another version", queueKey: KeyObject,
+			rec:  printer.Record{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: "ns", Name: "inner", Owners: []printer.Owner{rs, {APIVersion: "apps/v1beta2", Kind: "ReplicaSet", Name: "outer"}}},
+			from: stage.FromMember, want: Key{APIVersion: "apps/v1beta2", Kind: "ReplicaSet", Namespace: "ns", Name: "outer"}, wantOK: true},
+		{name: "a member without owners", queueKey: KeyObject, rec: printer.Record{APIVersion: "v1", Kind: "Pod", Namespace: "ns", Name: "x"}, from: stage.FromMember},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := NewFlags()
+			f.QueueKey = tc.queueKey
+			got, ok := f.Keyer().Key(&tc.rec, tc.obj, tc.from)
+			if ok != tc.wantOK || got != tc.want {
+				t.Errorf("got %+v, %v; want %+v, %v", got, ok, tc.want, tc.wantOK)
+			}
+		})
 	}
 }

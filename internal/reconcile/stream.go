@@ -4,9 +4,8 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
@@ -61,14 +60,15 @@ func (f *Flags) Start(ctx context.Context, printing *stage.Sink, replayNow func(
 		return nil
 	}
 	q := New(opts)
+	// notQueued counts the handler calls that queued no key (Keyer).
+	var notQueued atomic.Int64
+	keyer := f.Keyer()
 	hooks := &stage.CallHooks{
-		After: func(rec *printer.Record, obj *rawobj.Object, emit stage.PrintFunc) error {
-			var refs []metav1.OwnerReference
-			if obj != nil && f.QueueKey == KeyOwner {
-				refs, _ = obj.OwnerReferences()
-			}
-			if k, ok := f.KeyFor(rec.Context, rec.APIVersion, rec.Kind, rec.Namespace, rec.Name, refs); ok {
+		After: func(rec *printer.Record, obj *rawobj.Object, from stage.CallFrom, emit stage.PrintFunc) error {
+			if k, ok := keyer.Key(rec, obj, from); ok {
 				q.CallAt(k, rec.Time)
+			} else {
+				notQueued.Add(1)
 			}
 			return printTaken(emit)
 		},
@@ -87,8 +87,9 @@ func (f *Flags) Start(ctx context.Context, printing *stage.Sink, replayNow func(
 		if end.IsZero() && replayNow != nil {
 			end = replayNow() // nothing was called
 		}
+		n := int(notQueued.Load())
 		summary := printer.QueueSummary{
-			Time: end, Calls: s.Calls, Reconciles: s.Reconciles, Coalesced: s.Coalesced(), Pending: s.Pending,
+			Time: end, Calls: s.Calls + n, NotQueued: n, Reconciles: s.Reconciles, Coalesced: s.Coalesced(), Pending: s.Pending,
 			LongestQueue: s.LongestQueue, WaitP50: s.WaitP50, WaitP99: s.WaitP99,
 		}
 		_ = printing.PrintAside(func(p printer.Printer, w io.Writer) error {

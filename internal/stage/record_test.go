@@ -388,7 +388,7 @@ func TestSinkHandlerCalls(t *testing.T) {
 	var hooks []string
 	sink.CallsTo(&CallHooks{
 		Before: func(time.Time, PrintFunc) error { hooks = append(hooks, "before"); return nil },
-		After: func(rec *printer.Record, _ *rawobj.Object, emit PrintFunc) error {
+		After: func(rec *printer.Record, _ *rawobj.Object, _ CallFrom, emit PrintFunc) error {
 			hooks = append(hooks, rec.Type)
 			return emit(func(_ printer.Printer, w io.Writer) error {
 				_, err := io.WriteString(w, "  after "+rec.Type+"\n")

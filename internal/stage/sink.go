@@ -60,13 +60,36 @@ type PrintFunc func(emit func(p printer.Printer, w io.Writer) error) error
 
 // CallHooks are told of every record the Sink prints (with --handler,
 // each is a handler call): Before with its time, before it is printed;
-// After with the record and the delta's object (nil for a deletion
-// without a final state), after. Either may be nil. They run on the
-// Sink's goroutine with the print lock held, and print only with the
-// PrintFunc they are given.
+// After with the record, the delta's object (nil for a deletion without
+// a final state) and which informer it came from, after. Either may be
+// nil. They run on the Sink's goroutine with the print lock held, and
+// print only with the PrintFunc they are given.
 type CallHooks struct {
 	Before func(t time.Time, emit PrintFunc) error
-	After  func(rec *printer.Record, obj *rawobj.Object, emit PrintFunc) error
+	After  func(rec *printer.Record, obj *rawobj.Object, from CallFrom, emit PrintFunc) error
+}
+
+// CallFrom is which informer a printed record came from, as a controller
+// built on them would tell its watches apart: a root's (what was named
+// or selected: controller-runtime's For), a --tree member's (Owns), or
+// an Event that --events adds beside them (no watch of the controller's).
+type CallFrom int
+
+const (
+	FromRoot CallFrom = iota
+	FromMember
+	FromEvents
+)
+
+// callFrom is the CallFrom of a record of an informer with role.
+func callFrom(role informer.Role) CallFrom {
+	switch role {
+	case informer.RoleRoot:
+		return FromRoot
+	case informer.RoleEvents:
+		return FromEvents
+	}
+	return FromMember
 }
 
 // CallsTo has h told of every record the Sink prints.
@@ -167,7 +190,7 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 			return false, writeError(err)
 		}
 		if s.calls != nil && s.calls.After != nil {
-			if err := s.calls.After(&s.record, b.Items[i].Object, s.printHere); err != nil {
+			if err := s.calls.After(&s.record, b.Items[i].Object, callFrom(t.Role), s.printHere); err != nil {
 				return false, err
 			}
 		}
