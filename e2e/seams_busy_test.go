@@ -199,3 +199,96 @@ func TestBusyQueueAsAController(t *testing.T) {
 		}
 	})
 }
+
+// seamRecord is what the seams tests read of a record.
+type seamRecord struct {
+	Type, Kind, Name, ResourceVersion string
+	Owners                            []struct{ Kind, Name string }
+	Object                            struct {
+		Metadata struct{ UID string }
+	}
+}
+
+// onceEach fails the test for a change of an object given twice in
+// lines (records of -o json or of a recording): the same kind, name,
+// resourceVersion and type; it returns the records of objects.
+func onceEach(t *testing.T, what string, lines []string) []seamRecord {
+	t.Helper()
+	seen := map[string]int{}
+	var out []seamRecord
+	for i, l := range lines {
+		var r seamRecord
+		must(t, json.Unmarshal([]byte(l), &r))
+		switch r.Kind {
+		case "Pod", "ReplicaSet", "Deployment":
+		default:
+			continue // the recording's own lines, Events
+		}
+		out = append(out, r)
+		id := fmt.Sprintf("%s %s %s rv %s", r.Type, r.Kind, r.Name, r.ResourceVersion)
+		if first, twice := seen[id]; twice {
+			t.Errorf("%s: line %d gives %s again (first at line %d)", what, i+1, id, first)
+		}
+		seen[id] = i + 1
+	}
+	return out
+}
+
+// TestBusyRootAlsoMemberOnce: deploy,rs,pods -l app --tree --events
+// during a rollout: each Pod is a root (pods, selected) and a member (its
+// ReplicaSet's, a root too). Each change is printed once and recorded
+// once — a Pod's with its owner, its ReplicaSet, when the tree knows it —
+// and the recording replays without an Updated that changes nothing.
+func TestBusyRootAlsoMemberOnce(t *testing.T) {
+	c := busyCluster(t)
+	ns := c.namespace(t)
+	kc := c.cp.AdminKubeconfig()
+	r := &rollout{t: t, c: c, ns: ns}
+	r.create(3, "web:v1")
+	r.waitRolledOut(2 * time.Minute)
+	path := filepath.Join(t.TempDir(), "full.jsonl")
+	s := startAs(t, kc, "deploy,rs,pods", "-n", ns, "-l", "app", "--tree", "--events", "-o", "json", "--record="+path)
+	if !s.waitFor(func(l string) bool { typ, _ := podOf(l); return typ != "" }, 30*time.Second) {
+		t.Fatal("no Pod in 30s")
+	}
+	r.setImage("web:v2")
+	r.waitRolledOut(2 * time.Minute)
+	r.scale(5)
+	r.waitRolledOut(2 * time.Minute)
+	s.waitFor(func(string) bool { return false }, 3*time.Second) // the last changes
+	s.stop()
+	for l := range s.lines {
+		s.seen = append(s.seen, l)
+	}
+	printed := onceEach(t, "printed", s.seen)
+	added, withOwners := 0, 0
+	for _, rec := range printed {
+		if rec.Kind == "Pod" && rec.Type == "Added" {
+			added++
+			if len(rec.Owners) > 0 && rec.Owners[len(rec.Owners)-1].Kind == "ReplicaSet" {
+				withOwners++
+			}
+		}
+	}
+	if added < 5 || withOwners*2 < added {
+		t.Errorf("%d Pods Added, %d of them with their ReplicaSet: want the rollout's and the scale's 5 at least, most with their owner", added, withOwners)
+	}
+	lines, end := readLines(t, path)
+	if !errors.Is(end, io.EOF) {
+		t.Fatalf("reading the recording: %v", end)
+	}
+	onceEach(t, "recorded", lines)
+
+	replayed := runAs(t, kc, time.Minute, "--replay="+path, "-o", "json")
+	if replayed.code != 0 {
+		t.Fatalf("replay: exit %d, stderr %q", replayed.code, replayed.stderr)
+	}
+	last := map[string]string{} // resourceVersion by UID
+	for _, rec := range onceEach(t, "replayed", strings.Split(strings.TrimSpace(replayed.stdout), "\n")) {
+		uid := rec.Object.Metadata.UID
+		if rec.Type == "Updated" && last[uid] == rec.ResourceVersion {
+			t.Errorf("the replay has an Updated of %s %s that changes nothing (rv %s)", rec.Kind, rec.Name, rec.ResourceVersion)
+		}
+		last[uid] = rec.ResourceVersion
+	}
+}

@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -156,9 +157,59 @@ func (f *ListWatchFlags) Config(clientOf func(context string) rest.Interface, ta
 		// known to survive the server's Table rendering.
 		WatchList:         f.WatchList == "true" && !tableRows,
 		ResumeFrom:        f.ResourceVersion,
+		Selects:           f.selects(),
 		MaxUpdatedBacklog: f.MaxUpdatedBacklog,
 		GCPercent:         f.gcPercent(os.Getenv),
 	}
+}
+
+// selects is Config.Selects of the flags: whether a target's request
+// (request) selects an object, from its namespace, name and labels; a
+// field selector on any other field is not known from the object's
+// metadata, nor a selector that does not parse (Validate refuses it).
+func (f *ListWatchFlags) selects() func(Target, *rawobj.Object) (bool, bool) {
+	labelSel, lerr := labels.Parse(f.LabelSelector)
+	fieldSel, ferr := fields.ParseSelector(f.FieldSelector)
+	metadataFields := ferr == nil
+	if metadataFields {
+		for _, r := range fieldSel.Requirements() {
+			metadataFields = metadataFields && (r.Field == "metadata.name" || r.Field == "metadata.namespace")
+		}
+	}
+	return func(t Target, obj *rawobj.Object) (bool, bool) {
+		switch {
+		case t.Namespace != "" && obj.Namespace != t.Namespace, t.Name != "" && obj.Name != t.Name:
+			return false, true
+		case t.Role.Unfiltered():
+			return t.FieldSelector == "", t.FieldSelector == ""
+		case lerr != nil || !metadataFields:
+			return false, false
+		case !fieldSel.Matches(fields.Set{"metadata.name": obj.Name, "metadata.namespace": obj.Namespace}):
+			return false, true
+		case labelSel.Empty():
+			return true, true
+		}
+		set, err := objectLabels(obj)
+		if err != nil {
+			return false, false
+		}
+		return labelSel.Matches(set), true
+	}
+}
+
+// objectLabels are obj's metadata.labels.
+func objectLabels(obj *rawobj.Object) (labels.Set, error) {
+	meta, err := obj.Member("metadata")
+	if err != nil || meta == nil {
+		return nil, err
+	}
+	var m struct {
+		Labels map[string]string `json:"labels"`
+	}
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return nil, err
+	}
+	return m.Labels, nil
 }
 
 // request is what t's ListerWatcher lists and watches: the run's

@@ -216,8 +216,10 @@ type Informer struct {
 	errLock sync.Mutex
 	lastErr error
 
-	// dropped is Config.Dropped.
+	// dropped is Config.Dropped; selects is Config.Selects (nil: not
+	// known). Set at construction, read-only after.
 	dropped func(t Target, key string, listed bool)
+	selects func(Target, *rawobj.Object) (selects, known bool)
 	// keepsListed: the informer remembers the UIDs of its initial list
 	// (Config.KeepListed). Set at construction, read-only after.
 	keepsListed bool
@@ -310,6 +312,18 @@ func (inf *Informer) Adopt(obj *rawobj.Object) (stored bool, err error) {
 // Target returns what the informer watches.
 func (inf *Informer) Target() Target { return inf.target }
 
+// Selects reports whether the informer's list and watch select obj, an
+// object of its type and cluster — it hands out, or will, every change of
+// obj — when that is known from obj alone (known false otherwise: a field
+// selector on fields other than the name and namespace, or no
+// Config.Selects).
+func (inf *Informer) Selects(obj *rawobj.Object) (selects, known bool) {
+	if inf.selects == nil {
+		return false, false
+	}
+	return inf.selects(inf.target, obj)
+}
+
 // Store returns the informer's Store: the objects popped so far, by key. It
 // is safe for concurrent reads.
 func (inf *Informer) Store() cache.Indexer { return inf.store }
@@ -335,6 +349,7 @@ func newInformer(t Target, cfg *Config, errorHandler func(*Informer, error), hea
 		store:       cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, indexers),
 		keepsListed: cfg.KeepListed != nil && cfg.KeepListed(t),
 		dropped:     cfg.Dropped,
+		selects:     cfg.Selects,
 	}
 	resumeFrom, resumed := cfg.ResumeFrom, false
 	if cfg.Resume != nil {
@@ -857,6 +872,10 @@ type Config struct {
 	// its roots and scouts, to tell the objects that existed when the
 	// stream started from those that came after.
 	KeepListed func(Target) bool
+	// Selects, if set, says whether a target's list and watch select an
+	// object of its type and cluster, when its own fields say (known);
+	// Informer.Selects asks it. ListWatchFlags.Config sets it.
+	Selects func(t Target, obj *rawobj.Object) (selects, known bool)
 	// Dropped, if set, is told of each delta an informer's Admission kept
 	// out, which is never handed out: its target, its key, and whether it
 	// came with a list (an initial list or a relist). A replay accounts

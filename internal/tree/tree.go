@@ -476,7 +476,7 @@ func scoutID(owned informer.Target) string {
 
 // handleRoot prints a root's batch, then adds what the root owns.
 func (t *Tree) handleRoot(b informer.Batch) (bool, error) {
-	if done, err := t.next.Handle(b); done || err != nil {
+	if done, err := t.next.Handle(t.withOwners(b)); done || err != nil {
 		return done, err
 	}
 	target := b.Informer.Target()
@@ -499,6 +499,32 @@ func (t *Tree) handleRoot(b informer.Batch) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// withOwners is b, a root's batch, with the owner chain of each object
+// that another root (or a member) owns, as far as the tree knows it: an
+// object both named and owned is printed once, by its root's informer,
+// with its owners. b's own items are left as they are (a copy is made).
+func (t *Tree) withOwners(b informer.Batch) informer.Batch {
+	var items []informer.Item
+	for i := range b.Items {
+		obj := itemObject(&b.Items[i])
+		if obj == nil || b.Items[i].Owners != nil {
+			continue
+		}
+		chain, ok := t.ownerChain(b.Informer.Target().Context, obj)
+		if !ok {
+			continue
+		}
+		if items == nil {
+			items = slices.Clone(b.Items)
+		}
+		items[i].Owners = chain
+	}
+	if items != nil {
+		b.Items = items
+	}
+	return b
 }
 
 // handleScout takes a scout's batch: never printed, it places its objects
@@ -670,10 +696,13 @@ func (t *Tree) place(inf *informer.Informer, obj *rawobj.Object, fromList bool) 
 }
 
 // named reports whether obj, of target's type and cluster, is a root: in
-// the Store of a root's informer; initial says that informer listed it.
-// That Store may be ahead of what was handed out, which is what is wanted
-// here: an object both named and owned comes out as a root, whichever
-// informer hands it out first.
+// the Store of a root's informer, or selected by a root's list and watch
+// (Informer.Selects: an object made a moment ago may be handed out by an
+// owned informer before its root's has it); initial says that informer
+// listed it. That Store may be ahead of what was handed out, which is
+// what is wanted here: an object both named and owned comes out as a
+// root, whichever informer hands it out first, and its root's informer
+// prints every change of it, once.
 func (t *Tree) named(target informer.Target, obj *rawobj.Object) (root, initial bool) {
 	storeKey := obj.Name
 	if obj.Namespace != "" {
@@ -688,6 +717,9 @@ func (t *Tree) named(target informer.Target, obj *rawobj.Object) (root, initial 
 			if r, isObject := o.(*rawobj.Object); isObject && r.UID == obj.UID {
 				return true, t.listed(inf, types.UID(obj.UID))
 			}
+		}
+		if selects, known := inf.Selects(obj); selects && known {
+			return true, t.listed(inf, types.UID(obj.UID))
 		}
 	}
 	return false, false

@@ -572,17 +572,27 @@ func TestTreeSelectedRootsAndCycles(t *testing.T) {
 	rootA, rootB := configMaps, configMaps
 	rootA.Name, rootB.Name = "a", "b"
 	r := start(t, srv, []informer.Target{rootA, rootB}, configMaps)
-	r.expectSet(
+	// b, both a root and a's, once: with its owner when a's list came
+	// first (the two roots list at once).
+	got := r.next(4)
+	slices.Sort(got)
+	want := []string{
 		"Replaced ConfigMap a initial",
-		"Replaced ConfigMap b initial",
+		"Replaced ConfigMap b (ConfigMap a) initial",
 		"Replaced ConfigMap c (ConfigMap b) initial",
 		"Replaced ConfigMap d (ConfigMap b → ConfigMap c) initial",
-	)
+	}
+	if got[1] == "Replaced ConfigMap b initial" {
+		got[1] = want[1]
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
 	r.synced()
 	srv.apply(watch.Modified, configMaps, "d", "2", owner{configMaps, "c"})
 	r.expect("Updated ConfigMap d (ConfigMap b → ConfigMap c)")
 	srv.apply(watch.Modified, configMaps, "b", "2", a)
-	r.expect("Updated ConfigMap b")
+	r.expect("Updated ConfigMap b (ConfigMap a)") // a root owned by a root: printed once, with its owner
 }
 
 // startIn runs the roots and scouts of each context of contexts, as a run
@@ -797,5 +807,60 @@ func TestTreeMemberDeletedBeforeItsTypeListed(t *testing.T) {
 	if !slices.Contains(got, "Deleted Pod backup-a (Job backup) tombstone") ||
 		slices.Index(got, "Replaced Pod backup-a (Job backup) initial") > slices.Index(got, "Deleted Pod backup-a (Job backup) tombstone") {
 		t.Errorf("backup-a: %q, want it entered, then deleted", got)
+	}
+}
+
+// TestTreeRootAlsoMemberOnce: an object both named (pods, a root type)
+// and owned (a Job's Pod) is printed once per change, by its root's
+// informer, with its owners — also when its owned informer hands it out
+// before the root's has it (a Pod made a moment ago: the root's Store is
+// behind), which the root's list and watch select (Informer.Selects).
+func TestTreeRootAlsoMemberOnce(t *testing.T) {
+	srv := newServer(t)
+	for _, selects := range []bool{true, false} {
+		t.Run(fmt.Sprintf("selection known %v", selects), func(t *testing.T) {
+			cfg := informer.Config{NewListerWatcher: srv.lw, Indexers: Indexers(), KeepListed: KeepListed}
+			if selects {
+				cfg.Selects = func(t informer.Target, obj *rawobj.Object) (bool, bool) { return t.Namespace == obj.Namespace, true }
+			}
+			engine := informer.New(cfg, nil) // never run: the batches are handed in
+			add := func(target informer.Target) *informer.Informer {
+				t.Helper()
+				target.Namespace = "ns"
+				inf, err := engine.Add(target)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return inf
+			}
+			job := jobs
+			job.Name = "backup"
+			jobRoot, podRoot := add(job), add(pods)
+			owned := pods
+			owned.Role = informer.RoleOwned
+			podOwned := add(owned)
+			rec := &recorder{added: make(chan struct{}, 1)}
+			tr := New(engine, rec)
+			hand := func(inf *informer.Informer, typ cache.DeltaType, obj *rawobj.Object) {
+				t.Helper()
+				if _, err := tr.Handle(informer.Batch{Informer: inf, Items: []informer.Item{{Delta: cache.Delta{Type: typ, Object: obj}, Type: typ, Object: obj}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			backup := srv.object(jobs, "backup", 1, "")
+			pod := srv.object(pods, "backup-x", 2, "", owner{jobs, "backup"})
+			hand(jobRoot, cache.Added, backup)
+			hand(podOwned, cache.Added, pod) // before the root's informer has it
+			hand(podRoot, cache.Added, pod)
+			want := []string{"Added Job backup", "Added Pod backup-x (Job backup)"}
+			if !selects {
+				// Without the selection known, the owned informer's Pod
+				// is a member until its root's Store has it.
+				want = []string{"Added Job backup", "Added Pod backup-x (Job backup)", "Added Pod backup-x (Job backup)"}
+			}
+			if !slices.Equal(rec.lines, want) {
+				t.Errorf("got\n  %s\nwant\n  %s", strings.Join(rec.lines, "\n  "), strings.Join(want, "\n  "))
+			}
+		})
 	}
 }
