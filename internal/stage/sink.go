@@ -75,9 +75,13 @@ type CallHooks struct {
 // an Event that --events adds beside them (no watch of the controller's).
 type CallFrom int
 
+// The informers a call comes from.
 const (
+	// FromRoot: a root's, what was named or selected.
 	FromRoot CallFrom = iota
+	// FromMember: a --tree member's (a scout's or an owned type's).
 	FromMember
+	// FromEvents: the Events of --events.
 	FromEvents
 )
 
