@@ -176,6 +176,16 @@ func (e *readmeEnv) web(t *testing.T) *rollout {
 	return &rollout{t: t, c: e.c, ns: "demo"}
 }
 
+// rollWeb rolls web to a new image on the first call.
+func rollWeb(t *testing.T, e *readmeEnv, n int) {
+	if n == 0 {
+		e.web(t).setImage(fmt.Sprintf("nginx:1.%d", time.Now().UnixNano()%1000))
+	}
+}
+
+// waitWeb waits until web is rolled out.
+func waitWeb(t *testing.T, e *readmeEnv) { e.web(t).waitRolledOut(90 * time.Second) }
+
 // readmeRecipes are the recipes of the README and of the docs/ pages, in
 // the order their commands first appear: README.md, then docs/*.md by
 // name (docFiles).
@@ -197,12 +207,6 @@ func readmeRecipes() []recipe {
 			e.configMap(t, fmt.Sprintf("%s-%d", prefix, n), map[string]string{"n": fmt.Sprint(n)})
 		}
 	}
-	rollWeb := func(t *testing.T, e *readmeEnv, n int) {
-		if n == 0 {
-			e.web(t).setImage(fmt.Sprintf("nginx:1.%d", time.Now().UnixNano()%1000))
-		}
-	}
-	waitWeb := func(t *testing.T, e *readmeEnv) { e.web(t).waitRolledOut(90 * time.Second) }
 	return []recipe{{
 		cmd:     "kubectl deltas configmaps -n demo",
 		ready:   []string{`^Replaced: settings$`},
@@ -547,12 +551,6 @@ func helpCommands(t *testing.T) []docCommand {
 // their order; they run after the pages', in namespace demo (the
 // context's).
 func helpRecipes() []recipe {
-	rollWeb := func(t *testing.T, e *readmeEnv, n int) {
-		if n == 0 {
-			e.web(t).setImage(fmt.Sprintf("nginx:1.%d", time.Now().UnixNano()%1000))
-		}
-	}
-	waitWeb := func(t *testing.T, e *readmeEnv) { e.web(t).waitRolledOut(90 * time.Second) }
 	return []recipe{{
 		cmd:     "kubectl deltas deploy/web --diff --show-manager",
 		ready:   []string{`^Replaced: web( by \S+)?$`},

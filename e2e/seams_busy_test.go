@@ -125,6 +125,31 @@ func readQueueRun(t *testing.T, lines []string) queueRun {
 	return q
 }
 
+// finishQueueRun lets s print its last calls and reconciles, stops it
+// and reads all it printed.
+func finishQueueRun(t *testing.T, s *stream) queueRun {
+	t.Helper()
+	s.waitFor(func(string) bool { return false }, 2*time.Second)
+	s.stop()
+	for l := range s.lines {
+		s.seen = append(s.seen, l)
+	}
+	return readQueueRun(t, s.seen)
+}
+
+// folded is how many calls q's reconciles fold; a reconcile that is not
+// of a wanted key fails the test, saying why.
+func (q queueRun) folded(t *testing.T, wanted func(queueRecord) bool, why string) (n int) {
+	t.Helper()
+	for _, rec := range q.reconciles {
+		if !wanted(rec) {
+			t.Errorf("a reconcile of %s %s: %s", rec.Kind, rec.Name, why)
+		}
+		n += rec.Calls
+	}
+	return n
+}
+
 func (q queueRun) totalCalls() (n int) {
 	for _, c := range q.calls {
 		n += c
@@ -151,19 +176,8 @@ func TestBusyQueueAsAController(t *testing.T) {
 		if !s.waitFor(func(l string) bool { return strings.Contains(l, `"kind":"Event"`) }, 30*time.Second) {
 			t.Fatalf("no Event about the Pods in 30s; lines:\n%s", strings.Join(s.seen, "\n"))
 		}
-		s.waitFor(func(string) bool { return false }, 2*time.Second) // the last calls and their reconciles
-		s.stop()
-		for l := range s.lines {
-			s.seen = append(s.seen, l)
-		}
-		q := readQueueRun(t, s.seen)
-		folded := 0
-		for _, rec := range q.reconciles {
-			if rec.Kind != "Pod" {
-				t.Errorf("a reconcile of %s %s: a Pod controller reconciles Pods", rec.Kind, rec.Name)
-			}
-			folded += rec.Calls
-		}
+		q := finishQueueRun(t, s)
+		folded := q.folded(t, func(rec queueRecord) bool { return rec.Kind == "Pod" }, "a Pod controller reconciles Pods")
 		if q.calls["Event"] == 0 || q.summary.Calls != q.totalCalls() || q.summary.NotQueued != q.calls["Event"] ||
 			folded+q.summary.NotQueued != q.summary.Calls {
 			t.Errorf("calls %v, %d folded into reconciles, summary %+v; want every call counted, the Events' as queued nothing", q.calls, folded, q.summary)
@@ -180,19 +194,8 @@ func TestBusyQueueAsAController(t *testing.T) {
 		}
 		r.setImage("web:v2")
 		r.waitRolledOut(90 * time.Second)
-		s.waitFor(func(string) bool { return false }, 2*time.Second) // the last calls and their reconciles
-		s.stop()
-		for l := range s.lines {
-			s.seen = append(s.seen, l)
-		}
-		q := readQueueRun(t, s.seen)
-		folded := 0
-		for _, rec := range q.reconciles {
-			if rec.Kind != "Deployment" || rec.Name != "web" {
-				t.Errorf("a reconcile of %s %s: the tree's controller reconciles deployment web", rec.Kind, rec.Name)
-			}
-			folded += rec.Calls
-		}
+		q := finishQueueRun(t, s)
+		folded := q.folded(t, func(rec queueRecord) bool { return rec.Kind == "Deployment" && rec.Name == "web" }, "the tree's controller reconciles deployment web")
 		queued := q.calls["Deployment"] + q.calls["ReplicaSet"]
 		if q.calls["Pod"] == 0 || q.summary.Calls != q.totalCalls() || q.summary.NotQueued != q.calls["Pod"] || folded != queued {
 			t.Errorf("calls %v, %d folded into reconciles, summary %+v; want the Deployment's and ReplicaSets' calls queued, the Pods' counted as queued nothing", q.calls, folded, q.summary)
