@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -293,5 +295,185 @@ func TestBusyRootAlsoMemberOnce(t *testing.T) {
 			t.Errorf("the replay has an Updated of %s %s that changes nothing (rv %s)", rec.Kind, rec.Name, rec.ResourceVersion)
 		}
 		last[uid] = rec.ResourceVersion
+	}
+}
+
+// timedRecord is what the resumed-recorder test reads of a record.
+type timedRecord struct {
+	Initial                                     bool
+	Type, Kind, Name, ResourceVersion, CaughtUp string
+	Time                                        time.Time
+	From, To                                    time.Time // a Gap's
+	Object                                      struct {
+		Metadata struct {
+			UID               string
+			CreationTimestamp time.Time
+		}
+	}
+}
+
+// readTimed decodes lines (a recording's, or a replay's -o json).
+func readTimed(t *testing.T, lines []string) []timedRecord {
+	t.Helper()
+	out := make([]timedRecord, 0, len(lines))
+	for _, l := range lines {
+		var r timedRecord
+		must(t, json.Unmarshal([]byte(l), &r))
+		out = append(out, r)
+	}
+	return out
+}
+
+// workload reports whether r is a record of the rollout's objects.
+func (r timedRecord) workload() bool {
+	return r.Kind == "Pod" || r.Kind == "ReplicaSet" || r.Kind == "Deployment"
+}
+
+// stateAt is the state a replay of path gives --at=at: each workload
+// object's kind, name and resourceVersion, sorted.
+func stateAt(t *testing.T, kc, path string, at time.Time) []string {
+	t.Helper()
+	res := runAs(t, kc, time.Minute, "--replay="+path, "--at="+at.Format(time.RFC3339Nano), "-o", "json")
+	if res.code != 0 {
+		t.Fatalf("--replay=%s --at=%s: exit %d, stderr %q", path, at.Format(time.RFC3339Nano), res.code, res.stderr)
+	}
+	var out []string
+	for _, r := range readTimed(t, strings.Split(strings.TrimSpace(res.stdout), "\n")) {
+		if r.workload() {
+			out = append(out, r.Kind+" "+r.Name+" "+r.ResourceVersion)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestBusyRecorderKilledTwiceIsInTime: deploy,rs,pods -l app --tree
+// --events recorded by a recorder that runs through, and by one killed
+// (SIGKILL) twice in the middle of a rollout and started again each
+// time. The resumed recording replays in time and forward in
+// resourceVersion for every object; its caught-up creations are at their
+// creationTimestamp (±1 s); and --at at ten quiet times outside its gaps
+// gives what the uninterrupted recording gives.
+func TestBusyRecorderKilledTwiceIsInTime(t *testing.T) {
+	c := busyCluster(t)
+	ns := c.namespace(t)
+	kc := c.cp.AdminKubeconfig()
+	r := &rollout{t: t, c: c, ns: ns, minReadySeconds: 1}
+	r.create(3, "web:v1")
+	r.waitRolledOut(2 * time.Minute)
+	dir := t.TempDir()
+	full, killed := filepath.Join(dir, "full.jsonl"), filepath.Join(dir, "killed.jsonl")
+	args := func(path string) []string {
+		return []string{"deploy,rs,pods", "-n", ns, "-l", "app", "--tree", "--events", "-o", "json", "--record=" + path}
+	}
+	through := startAs(t, kc, args(full)...)
+	down := startAs(t, kc, args(killed)...)
+	waitHeartbeat(t, full, 2)
+	waitHeartbeat(t, killed, 2)
+	quiet := func() { time.Sleep(4 * time.Second) } // a time with no change, for --at to compare
+	quiet()
+
+	r.setImage("web:v2") // a rollout of about 6 s (minReadySeconds)
+	for range 2 {
+		time.Sleep(1500 * time.Millisecond)
+		must(t, down.cmd.Process.Kill())
+		<-down.done
+		time.Sleep(2 * time.Second) // Pods made and deleted while it is down
+		down = startAs(t, kc, args(killed)...)
+		waitHeartbeat(t, killed, 2)
+	}
+	r.waitRolledOut(2 * time.Minute)
+	quiet()
+	r.scale(5)
+	r.waitRolledOut(2 * time.Minute)
+	quiet()
+	r.scale(2)
+	r.waitRolledOut(2 * time.Minute)
+	quiet()
+	through.stop()
+	down.stop()
+
+	fullLines, end := readLines(t, full)
+	if !errors.Is(end, io.EOF) {
+		t.Fatalf("reading %s: %v", full, end)
+	}
+	killedLines, end := readLines(t, killed)
+	if !errors.Is(end, io.EOF) {
+		t.Fatalf("reading %s: %v", killed, end)
+	}
+	var gaps [][2]time.Time
+	caughtUp := 0
+	for _, rec := range readTimed(t, killedLines) {
+		switch {
+		case rec.Type == "Gap":
+			gaps = append(gaps, [2]time.Time{rec.From, rec.To})
+		case rec.CaughtUp == "creationTimestamp" && rec.Type == "Added" && rec.workload():
+			caughtUp++
+			if d := rec.Time.Sub(rec.Object.Metadata.CreationTimestamp); d < -time.Second || d > time.Second {
+				t.Errorf("%s %s created at %s, caught up at %s", rec.Kind, rec.Name, rec.Object.Metadata.CreationTimestamp, rec.Time)
+			}
+		}
+	}
+	if len(gaps) != 2 || caughtUp == 0 {
+		t.Fatalf("%d gaps and %d creations caught up; want 2 gaps, and Pods made while down caught up:\n%s", len(gaps), caughtUp, strings.Join(killedLines, "\n"))
+	}
+
+	// The replay: in time, and forward per object.
+	res := runAs(t, kc, time.Minute, "--replay="+killed, "-o", "json")
+	if res.code != 0 {
+		t.Fatalf("replay: exit %d, stderr %q", res.code, res.stderr)
+	}
+	var last time.Time
+	rvs := map[string]int{}
+	for _, rec := range readTimed(t, strings.Split(strings.TrimSpace(res.stdout), "\n")) {
+		if rec.Initial {
+			continue // the state it starts from, in the list's order
+		}
+		if rec.Time.Before(last) {
+			t.Errorf("the replay goes back in time: %s %s %s at %s after %s", rec.Type, rec.Kind, rec.Name, rec.Time, last)
+		}
+		last = rec.Time
+		rv, err := strconv.Atoi(rec.ResourceVersion)
+		if err != nil || rec.Object.Metadata.UID == "" {
+			continue
+		}
+		if uid := rec.Object.Metadata.UID; rv < rvs[uid] {
+			t.Errorf("the replay goes back in resourceVersion: %s %s %s rv %d after %d", rec.Type, rec.Kind, rec.Name, rv, rvs[uid])
+		} else {
+			rvs[uid] = rv
+		}
+	}
+
+	// --at at quiet times outside the gaps: no record of either within a
+	// second (caught-up times are in whole seconds), both running.
+	var busy []time.Time
+	for _, rec := range readTimed(t, append(slices.Clone(fullLines), killedLines...)) {
+		if rec.workload() {
+			busy = append(busy, rec.Time)
+		}
+	}
+	first := readTimed(t, killedLines[:1])[0].Time
+	lastTime := readTimed(t, killedLines[len(killedLines)-1:])[0].Time
+	var quietTimes []time.Time
+	for at := first.Add(2 * time.Second); at.Before(lastTime.Add(-time.Second)); at = at.Add(250 * time.Millisecond) {
+		near := slices.ContainsFunc(busy, func(b time.Time) bool { return b.Sub(at).Abs() < time.Second })
+		inGap := slices.ContainsFunc(gaps, func(g [2]time.Time) bool {
+			return !at.Before(g[0].Add(-time.Second)) && at.Before(g[1].Add(time.Second))
+		})
+		if !near && !inGap {
+			quietTimes = append(quietTimes, at)
+		}
+	}
+	if len(quietTimes) < 10 {
+		t.Fatalf("%d quiet times outside the gaps, want 10 at least", len(quietTimes))
+	}
+	var times []time.Time // ten, spread over the run
+	for i := range 10 {
+		times = append(times, quietTimes[i*(len(quietTimes)-1)/9])
+	}
+	for _, at := range times {
+		if got, want := stateAt(t, kc, killed, at), stateAt(t, kc, full, at); !slices.Equal(got, want) {
+			t.Errorf("--at=%s: the resumed recording has\n  %s\nthe uninterrupted one\n  %s", at.Format(time.RFC3339Nano), strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+		}
 	}
 }

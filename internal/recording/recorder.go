@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 )
 
@@ -50,11 +51,14 @@ type Recorder struct {
 	// Heartbeat (the engine's Positions).
 	positions func() []informer.Position
 	// gap, when the recording goes on, is the time nothing recorded: from
-	// its last line to this run's header. caughtUpUntil is the time of the
-	// last caught-up record written: caught-up records never go back in
-	// time, so that a recording read in order is read in time.
+	// its last line to this run's header. caughtUpUntil is, by collection
+	// and key, the time of the last caught-up record of an object: an
+	// object's records never go back in time (its changes' own times are
+	// in seconds). Those of different objects come in the order their
+	// watches bring them, each at its own time: a replay plays a run's
+	// caught-up records in the order of their times.
 	gap           *Gap
-	caughtUpUntil time.Time
+	caughtUpUntil map[string]time.Time
 }
 
 // Filler fills the record of a delta of an informer watching t popped
@@ -177,7 +181,7 @@ func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fiel
 		from = h.Time
 	}
 	r.gap = &Gap{Type: GapType, Time: h.Time, From: from, To: h.Time}
-	r.caughtUpUntil = from
+	r.caughtUpUntil = map[string]time.Time{}
 	return r.writeLine(r.gap)
 }
 
@@ -251,7 +255,7 @@ func (r *Recorder) Record(t informer.Target, items []informer.Item, now time.Tim
 			return err
 		}
 		if keep && items[i].CaughtUp && r.gap != nil {
-			r.rec.Time, r.rec.CaughtUp = r.caughtUpTime(&items[i])
+			r.rec.Time, r.rec.CaughtUp = r.caughtUpTime(t.ID()+"|"+items[i].Key, &items[i])
 		}
 		if keep {
 			r.buf = append(printer.AppendJSON(r.buf, &r.rec), '\n')
@@ -264,24 +268,29 @@ func (r *Recorder) Record(t informer.Target, items []informer.Item, now time.Tim
 	return err
 }
 
-// caughtUpTime is when it, a change caught up after the gap, was made,
-// as its object says — bounded by the gap, and never before the last
-// caught-up record — and what said it ("gap" when the object does not:
-// then the gap's end).
-func (r *Recorder) caughtUpTime(it *informer.Item) (time.Time, string) {
+// caughtUpTime is when it, a change of the object id (its collection and
+// key) caught up after the gap, was made, as its object says — bounded by
+// the gap, and never before the object's previous caught-up record — and
+// what said it ("gap" when the object does not: then the gap's end).
+func (r *Recorder) caughtUpTime(id string, it *informer.Item) (time.Time, string) {
 	at, source := objectTime(it)
-	if source == "" || !at.Before(r.gap.To) {
+	switch {
+	case source == "" || !at.Before(r.gap.To):
 		at, source = r.gap.To, "gap"
+	case at.Before(r.gap.From):
+		at = r.gap.From
 	}
-	if at.Before(r.caughtUpUntil) {
-		at = r.caughtUpUntil
+	if last := r.caughtUpUntil[id]; at.Before(last) {
+		at = last
 	}
-	r.caughtUpUntil = at
+	r.caughtUpUntil[id] = at
 	return at, source
 }
 
 // objectTime is when the object of it says its change was made: a
-// creation's creationTimestamp, a deletion's deletionTimestamp, an
+// creation's creationTimestamp; a deletion's, and an update's that began
+// a graceful one, when it was asked (deletionTimestamp less
+// deletionGracePeriodSeconds: deletionTimestamp is when it is due); an
 // update's newest managedFields entry that moved; source "" when it does
 // not say.
 func objectTime(it *informer.Item) (at time.Time, source string) {
@@ -291,8 +300,8 @@ func objectTime(it *informer.Item) (at time.Time, source string) {
 	}
 	var text string
 	switch {
-	case it.Type == cache.Deleted:
-		text, source = obj.DeletionTimestamp, "deletionTimestamp"
+	case it.Type == cache.Deleted, it.Old != nil && it.Old.DeletionTimestamp == "" && obj.DeletionTimestamp != "":
+		return deletionAsked(obj)
 	case it.Old == nil:
 		text, source = obj.CreationTimestamp, "creationTimestamp"
 	default:
@@ -308,6 +317,26 @@ func objectTime(it *informer.Item) (at time.Time, source string) {
 		return time.Time{}, ""
 	}
 	return at.UTC(), source
+}
+
+// deletionAsked is when obj's deletion was asked, as its metadata says:
+// deletionTimestamp less deletionGracePeriodSeconds; source "" when it
+// has no deletionTimestamp (deleted at once).
+func deletionAsked(obj *rawobj.Object) (time.Time, string) {
+	if obj.DeletionTimestamp == "" {
+		return time.Time{}, ""
+	}
+	due, err := time.Parse(time.RFC3339Nano, obj.DeletionTimestamp)
+	if err != nil {
+		return time.Time{}, ""
+	}
+	var meta struct {
+		DeletionGracePeriodSeconds int64 `json:"deletionGracePeriodSeconds"`
+	}
+	if data, err := obj.Member("metadata"); err == nil && data != nil {
+		_ = json.Unmarshal(data, &meta)
+	}
+	return due.Add(-time.Duration(meta.DeletionGracePeriodSeconds) * time.Second).UTC(), "deletionTimestamp"
 }
 
 // Close ends the recording: a last Heartbeat, its last frame written and

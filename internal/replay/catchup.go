@@ -20,10 +20,13 @@ import (
 // window's edge (--at, --from, --to) met at such a later line would leave
 // out the caught-up records after it that are dated before the edge: the
 // state inside the gap, or just after it, would miss changes made before
-// it. So at an edge, the rest of each run that began with a Gap from
-// before it is searched for them. A caught-up record is never dated
-// before the one before it (Recorder.caughtUpTime): the first dated after
-// the edge ends the search, as does the run's end.
+// it. So a run's caught-up records are played in the order of their
+// times as its Gap is played (takeCaughtUp), and at an edge met before
+// that, or from standard input past the run's first live record, the
+// rest of each run that began with a Gap from before the edge is
+// searched for them, to the run's end: each object's caught-up records
+// are in time (Recorder.caughtUpTime), but not those of different
+// objects.
 
 // headerPrefix is how a header line begins, as a Recorder writes it:
 // where a run, and the search, ends.
@@ -32,6 +35,63 @@ var headerPrefix = []byte(`{"type":"` + recording.HeaderType + `"`)
 // caughtUpKey is in every caught-up record: a line without it is passed
 // over unread.
 var caughtUpKey = []byte(`"caughtUp":"`)
+
+// takeCaughtUp takes, as pt's line ahead, the Gap a run begins with, is
+// played, the caught-up records of that run, to be played next in the
+// order of their times (recorded in the order their watches brought
+// them, each at its own time, after lines dated later): a replay plays a
+// run in time, so that its clock never goes back and every window's edge
+// is met in order. From a file, the run is read to its end (the records
+// taken are skipped when the part's reader comes to them); from standard
+// input, which cannot be read twice, up to the run's first record that
+// was not caught up (what is read ahead is held until played), so that
+// the run is not held whole in memory: a caught-up record written after
+// a live one is played where it was written.
+func (p *Player) takeCaughtUp(pt *part) error {
+	ahead := p.aheadOf(pt, true)
+	defer ahead.done()
+	var out []*recording.Line
+	for {
+		data, number, err := ahead.next()
+		if data == nil || err != nil {
+			pt.caughtUp = sortedByTime(out)
+			return err
+		}
+		if bytes.HasPrefix(data, headerPrefix) {
+			ahead.pass(data, number)
+			break
+		}
+		if !bytes.Contains(data, caughtUpKey) {
+			ahead.pass(data, number)
+			if pt.reopen == nil && !bytes.HasPrefix(data, heartbeatPrefix) {
+				break
+			}
+			continue
+		}
+		l, err := recording.ParseLine(pt.r.Name(), number, data)
+		if err != nil {
+			return err
+		}
+		if l.CaughtUp == "" || l.Mark() {
+			ahead.pass(data, number)
+			continue
+		}
+		out = append(out, l)
+		ahead.take(number)
+	}
+	pt.caughtUp = sortedByTime(out)
+	return nil
+}
+
+// heartbeatPrefix is how a Heartbeat line begins, as a Recorder writes it.
+var heartbeatPrefix = []byte(`{"type":"` + recording.HeartbeatType + `"`)
+
+// sortedByTime sorts lines by their times, stably: an object's records,
+// never dated before each other, stay in order.
+func sortedByTime(lines []*recording.Line) []*recording.Line {
+	slices.SortStableFunc(lines, func(a, b *recording.Line) int { return a.Time.Compare(b.Time) })
+	return lines
+}
 
 // caughtUpBefore returns the caught-up records dated t or earlier that a
 // window's edge at t leaves behind: those past each part's line ahead, in
@@ -50,8 +110,7 @@ func (p *Player) caughtUpBefore(t time.Time, keep bool) ([]*recording.Line, erro
 		}
 		out = append(out, lines...)
 	}
-	slices.SortStableFunc(out, func(a, b *recording.Line) int { return a.Time.Compare(b.Time) })
-	return out, nil
+	return sortedByTime(out), nil
 }
 
 // partCaughtUpBefore is caughtUpBefore of one part.
@@ -88,11 +147,8 @@ func (p *Player) partCaughtUpBefore(pt *part, t time.Time, keep bool) ([]*record
 			return nil, err
 		}
 		switch {
-		case l.CaughtUp == "" || l.Mark():
+		case l.CaughtUp == "" || l.Mark(), l.Time.After(t):
 			ahead.pass(data, number)
-		case l.Time.After(t):
-			ahead.pass(data, number)
-			return out, nil
 		default:
 			out = append(out, l)
 			ahead.take(number)

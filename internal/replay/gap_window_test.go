@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +47,12 @@ func gapRecording() string {
 // is read once, as standard input is.
 func playGap(t *testing.T, from, to time.Time, file bool) ([]string, string) {
 	t.Helper()
-	data := gapRecording()
+	return playRecording(t, gapRecording(), from, to, file)
+}
+
+// playRecording is playGap of the recording data.
+func playRecording(t *testing.T, data string, from, to time.Time, file bool) ([]string, string) {
+	t.Helper()
 	r, err := recording.NewReader("rec.jsonl", strings.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
@@ -175,5 +184,117 @@ func TestGapMessagesSayMilliseconds(t *testing.T) {
 	g.To = t0.Add(90*time.Minute + 1500*time.Millisecond)
 	if got := gapTime(g.To) + " (" + gapLength(g).String() + ")"; got != "2026-11-26T12:10:01.5Z (1h30m1s)" {
 		t.Errorf("a gap of 1h30m1s: %s", got)
+	}
+}
+
+// TestReplayPlaysACaughtUpRunInTime: a run's caught-up records, written
+// as their watches brought them (another object's first, one after a
+// live record), each dated when its object says, are played in the order
+// of their times as the run's Gap is played; an object's own stay in
+// order. From standard input, read once, those before the run's first
+// live record are.
+func TestReplayPlaysACaughtUpRunInTime(t *testing.T) {
+	data := strings.Join([]string{
+		header,
+		rec("Replaced", true, "configmaps", "a", "1", 0, ""),
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:01Z"}`,
+		`{"type":"Recording","time":"2026-11-26T10:40:10Z","schema":"v1","version":"v0.0.0","targets":[` +
+			`{"apiVersion":"v1","kind":"ConfigMap","resource":"configmaps","namespace":"ns","role":"root"},` +
+			`{"apiVersion":"v1","kind":"Secret","resource":"secrets","namespace":"ns","role":"root"}]}`,
+		`{"type":"Gap","time":"2026-11-26T10:40:10Z","from":"2026-11-26T10:40:01Z","to":"2026-11-26T10:40:10Z"}`,
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:10.05Z"}`,
+		rec("Added", false, "configmaps", "c", "6", 7000, `,"caughtUp":"creationTimestamp"`),
+		rec("Added", false, "configmaps", "b", "5", 3000, `,"caughtUp":"creationTimestamp"`),
+		rec("Updated", false, "configmaps", "b", "7", 4000, `,"caughtUp":"managedFields"`),
+		rec("Added", false, "configmaps", "d", "9", 10300, ""),
+		rec("Deleted", false, "configmaps", "a", "8", 9000, `,"caughtUp":"deletionTimestamp"`),
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:11Z"}`,
+	}, "\n") + "\n"
+	for _, c := range []struct {
+		file bool
+		want []string
+	}{
+		{file: true, want: []string{
+			"Replaced ConfigMap/a@1 +0ms initial",
+			"Added ConfigMap/b@5 +3000ms", "Updated ConfigMap/b@7 +4000ms", "Added ConfigMap/c@6 +7000ms",
+			"Deleted ConfigMap/a@8 +9000ms", "Added ConfigMap/d@9 +10300ms",
+		}},
+		{file: false, want: []string{
+			"Replaced ConfigMap/a@1 +0ms initial",
+			"Added ConfigMap/b@5 +3000ms", "Updated ConfigMap/b@7 +4000ms", "Added ConfigMap/c@6 +7000ms",
+			// Past the run's first live record: where it was written.
+			"Added ConfigMap/d@9 +10300ms", "Deleted ConfigMap/a@8 +9000ms",
+		}},
+	} {
+		got, warn := playRecording(t, data, time.Time{}, time.Time{}, c.file)
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("file %v:\n%s\nwant:\n%s\n(warnings %q)", c.file, strings.Join(got, "\n"), strings.Join(c.want, "\n"), warn)
+		}
+	}
+	// The state in the gap, and after it, has what is dated before.
+	for _, c := range []struct {
+		at   time.Duration
+		want string
+	}{{3500 * time.Millisecond, "a b"}, {8 * time.Second, "a b c"}, {9500 * time.Millisecond, "b c"}, {11 * time.Second, "b c d"}} {
+		got, _ := playRecording(t, data, t0.Add(c.at), t0.Add(c.at), true)
+		var names []string
+		for _, l := range got {
+			_, rest, _ := strings.Cut(l, "ConfigMap/")
+			name, _, _ := strings.Cut(rest, "@")
+			names = append(names, name)
+		}
+		if strings.Join(names, " ") != c.want {
+			t.Errorf("--at=+%s: %q, want %q", c.at, names, c.want)
+		}
+	}
+}
+
+// TestReadEndKeepsWhatIsPastARestatedPosition: a run that went on from a
+// position states in its first Heartbeat where its own watch has got to
+// — the same position, or one behind what the run before recorded —
+// before its watch brought the rest; killed then, the recording ends
+// there, and the records past that position, written by the run before,
+// must still be dropped by a recorder going on from it (Resumed.Seen),
+// or it records them a second time, back in resourceVersion.
+func TestReadEndKeepsWhatIsPastARestatedPosition(t *testing.T) {
+	for _, restated := range []string{"1", "2"} {
+		t.Run("restated at "+restated, func(t *testing.T) { readEndAfterRestating(t, restated) })
+	}
+}
+
+// readEndAfterRestating is TestReadEndKeepsWhatIsPastARestatedPosition
+// with the second run's Heartbeat at rv restated.
+func readEndAfterRestating(t *testing.T, restated string) {
+	position := `{"type":"Heartbeat","time":"%s","positions":[{"apiVersion":"v1","kind":"ConfigMap","resource":"configmaps","namespace":"ns","role":"root","resourceVersion":"%s"}]}`
+	data := strings.Join([]string{
+		header,
+		rec("Replaced", true, "configmaps", "a", "1", 0, ""),
+		fmt.Sprintf(position, "2026-11-26T10:40:00.5Z", "1"),
+		rec("Updated", false, "configmaps", "a", "2", 1000, ""),
+		rec("Added", false, "configmaps", "b", "3", 2000, ""),
+		// Killed; gone on from rv 1, and killed again at once.
+		`{"type":"Recording","time":"2026-11-26T10:40:10Z","schema":"v1","version":"v0.0.0","targets":[` +
+			`{"apiVersion":"v1","kind":"ConfigMap","resource":"configmaps","namespace":"ns","role":"root"},` +
+			`{"apiVersion":"v1","kind":"Secret","resource":"secrets","namespace":"ns","role":"root"}]}`,
+		`{"type":"Gap","time":"2026-11-26T10:40:10Z","from":"2026-11-26T10:40:02Z","to":"2026-11-26T10:40:10Z"}`,
+		fmt.Sprintf(position, "2026-11-26T10:40:10.1Z", restated),
+	}, "\n") + "\n"
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	end, err := ReadEnd(path, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cms informer.Target
+	for _, r := range end.Recorded {
+		if r.Resource.Resource == "configmaps" {
+			cms = r
+		}
+	}
+	res, ok := end.Resumes[cms.ID()]
+	if !ok || res.ResourceVersion != restated || res.Seen["ns/a"] != "2" || res.Seen["ns/b"] != "3" {
+		t.Errorf("resumes %+v, %v; want from rv %s, with a@2 and b@3 seen", res, ok, restated)
 	}
 }

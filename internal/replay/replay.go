@@ -48,6 +48,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -108,6 +109,12 @@ type Player struct {
 	feeds    []*feed
 	byID     map[string]*feed
 	selector labels.Selector
+	// recordedBy are the label selectors the recordings' roots were
+	// recorded with (their first headers'); recordedByKnown is false when
+	// one cannot be evaluated on an object alone (a field selector on
+	// other fields than its name and namespace). Set by open.
+	recordedBy      []labels.Selector
+	recordedByKnown bool
 
 	// mu guards every feed's expected, inflight and watcher, the clock's
 	// moves, and err; cond (on mu) is broadcast when any of them changes.
@@ -128,9 +135,10 @@ type feed struct {
 	rv string
 	// pos is the collection's position as the recording has reached it:
 	// the newest Heartbeat's, "" when none was, or a list came after it.
-	// seen are, by key, the resourceVersion of the last record past pos.
-	// Where a recorder that goes on with the recording resumes from
-	// (ReadEnd).
+	// seen are, by key, the resourceVersion of the last record since the
+	// first Heartbeat after the collection's last list: every record past
+	// pos among them. Where a recorder that goes on with the recording
+	// resumes from, and what it drops (ReadEnd).
 	pos  string
 	seen map[string]string
 	// expected are the deltas fed and not yet handed out by the engine,
@@ -175,6 +183,10 @@ type part struct {
 	// played already (applied by caughtUpBefore).
 	queued []rawLine
 	skip   map[int]bool
+	// caughtUp are the caught-up records of the run whose Gap was just
+	// played, in the order of their times, to be read before anything
+	// else of the part (takeCaughtUp).
+	caughtUp []*recording.Line
 }
 
 // rawLine is a line of a recording as read, and its number.
@@ -194,7 +206,7 @@ func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
 // open is Open, with the headers inferred (InferHeader) of the recordings
 // that have none: plain -o json output.
 func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, recordings ...*recording.Reader) (*Player, error) {
-	p := &Player{warn: warn, done: make(chan struct{}), barriers: make(chan chan struct{})}
+	p := &Player{warn: warn, done: make(chan struct{}), barriers: make(chan chan struct{}), recordedByKnown: true}
 	p.cond = sync.NewCond(&p.mu)
 	var start time.Time
 	for _, r := range recordings {
@@ -223,6 +235,7 @@ func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, reco
 		if err := p.addRoots(r.Name(), first.Header); err != nil {
 			return nil, err
 		}
+		p.noteRecordedBy(first.Header)
 		began := first.Header.Time
 		for {
 			l, err := pending, error(nil)
@@ -321,6 +334,11 @@ func (p *Player) next() (*recording.Line, error) {
 		return nil, nil
 	}
 	l := first.ahead
+	if l.Gap != nil {
+		if err := p.takeCaughtUp(first); err != nil {
+			return nil, err
+		}
+	}
 	next, err := p.read(first)
 	if err != nil {
 		return nil, err
@@ -344,6 +362,12 @@ func (p *Player) earliest() *part {
 // read reads the next line of one recording: nil at its end. A torn end
 // is a warning, and the end.
 func (p *Player) read(pt *part) (*recording.Line, error) {
+	if len(pt.caughtUp) > 0 {
+		l := pt.caughtUp[0]
+		pt.caughtUp[0] = nil
+		pt.caughtUp = pt.caughtUp[1:]
+		return l, nil
+	}
 	data, number, err := p.readRaw(pt)
 	if data == nil || err != nil {
 		return nil, err
@@ -470,6 +494,54 @@ func (p *Player) selects(obj *rawobj.Object) bool {
 		return true
 	}
 	return obj != nil && p.selector.Matches(labelsOf(obj))
+}
+
+// noteRecordedBy notes the selectors h, a recording's header, says its
+// roots were recorded with.
+func (p *Player) noteRecordedBy(h *recording.Header) {
+	sel, err := labels.Parse(h.LabelSelector)
+	fields, ferr := fieldsOnlyNameAndNamespace(h.FieldSelector)
+	if err != nil || ferr != nil || !fields {
+		p.recordedByKnown = false
+		return
+	}
+	p.recordedBy = append(p.recordedBy, sel)
+}
+
+// fieldsOnlyNameAndNamespace reports whether the field selector s asks
+// only for metadata.name and metadata.namespace (or nothing).
+func fieldsOnlyNameAndNamespace(s string) (bool, error) {
+	sel, err := fields.ParseSelector(s)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range sel.Requirements() {
+		if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// selectsTarget is the engine's Config.Selects in a replay with --tree:
+// whether the feed of t, a root, is fed obj — of its namespace and name,
+// with the labels its recorder selected and this replay's -l keeps — so
+// that an object both a root and owned is handed out once, by its root.
+// Not known for what a recording's field selector decides.
+func (p *Player) selectsTarget(t informer.Target, obj *rawobj.Object) (bool, bool) {
+	switch {
+	case t.Namespace != "" && obj.Namespace != t.Namespace, t.Name != "" && obj.Name != t.Name:
+		return false, true
+	case !t.Role.IsRoot() || !p.recordedByKnown:
+		return false, false
+	}
+	set := labelsOf(obj)
+	for _, sel := range p.recordedBy {
+		if !sel.Matches(set) {
+			return false, true
+		}
+	}
+	return p.selects(obj), true
 }
 
 // selectsFor reports whether f's informer keeps obj: the selector applies
@@ -1028,7 +1100,12 @@ func (f *feed) saw(l *recording.Line) {
 }
 
 // sawHeartbeat notes the positions of a Heartbeat in the feeds of their
-// collections.
+// collections. What was seen is kept: a Heartbeat's position may be
+// behind records written before it — a run that went on from a position
+// states where its own watch has got to, while the recording holds what
+// the run before it recorded past that — and a recorder going on from it
+// must drop those again (the consumer drops a change no newer than the
+// last recorded of its key, so an older entry costs nothing).
 func (p *Player) sawHeartbeat(l *recording.Line) {
 	for _, pos := range l.Heartbeat.Positions {
 		t, err := targetOf(pos.Collection)
@@ -1036,7 +1113,10 @@ func (p *Player) sawHeartbeat(l *recording.Line) {
 			continue
 		}
 		if f := p.byID[t.ID()]; f != nil {
-			f.pos, f.seen = pos.ResourceVersion, map[string]string{}
+			if f.seen == nil {
+				f.seen = map[string]string{}
+			}
+			f.pos = pos.ResourceVersion
 		}
 	}
 }

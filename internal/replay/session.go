@@ -297,7 +297,7 @@ func (p *Player) Engine(sel Selection, warn io.Writer) (*informer.Engine, []info
 	}
 	cfg := informer.Config{NewListerWatcher: p.NewListerWatcher, Clock: p.Clock(), NewBackoff: p.NewBackoff, Dropped: p.dropped, FIFO: sel.FIFO}
 	if sel.Tree {
-		cfg.Indexers, cfg.KeepListed = tree.Indexers(), tree.KeepListedFromStart
+		cfg.Indexers, cfg.KeepListed, cfg.Selects = tree.Indexers(), tree.KeepListedFromStart, p.selectsTarget
 	}
 	engine := informer.New(cfg, warn)
 	for _, t := range ts {

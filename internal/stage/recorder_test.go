@@ -284,10 +284,11 @@ func TestRecorderGoesOn(t *testing.T) {
 }
 
 // TestCaughtUpRecordsCarryTheirObjectsTimes: after a gap, a change the
-// resumed informer caught up is recorded at the time its object gives,
-// within the gap and never before the caught-up record before it, or at
-// the gap's end when the object says nothing; a change made live keeps
-// the time it was seen.
+// resumed informer caught up is recorded at the time its object gives
+// (a deletion's when it was asked), within the gap and never before the
+// same object's caught-up record before it — other objects' do not push
+// it — or at the gap's end when the object says nothing; a change made
+// live keeps the time it was seen.
 func TestCaughtUpRecordsCarryTheirObjectsTimes(t *testing.T) {
 	inf, target := idleInformer(t, "configmaps", "ConfigMap")
 	path := filepath.Join(t.TempDir(), "r.jsonl")
@@ -314,6 +315,12 @@ func TestCaughtUpRecordsCarryTheirObjectsTimes(t *testing.T) {
 	updated := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","resourceVersion":"9","uid":"uc","creationTimestamp":"`+within(3*time.Second)+`","managedFields":[{"manager":"kubectl","operation":"Update","time":"`+within(5*time.Second)+`"}]}}`)
 	earlier := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","namespace":"ns","resourceVersion":"10","uid":"ud","creationTimestamp":"`+within(-time.Hour)+`"}}`)
 	gone := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e","namespace":"ns","resourceVersion":"11","uid":"ue"}}`)
+	// A graceful deletion: asked at +8s, due 10s later.
+	podMeta := `"name":"p","namespace":"ns","uid":"up","creationTimestamp":"` + within(-time.Hour) + `"`
+	running := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"Pod","metadata":{`+podMeta+`,"resourceVersion":"5"}}`)
+	terminating := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"Pod","metadata":{`+podMeta+`,"resourceVersion":"13","deletionTimestamp":"`+within(18*time.Second)+`","deletionGracePeriodSeconds":10}}`)
+	// An older managedFields time than its last record's: never before it.
+	again := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","resourceVersion":"14","uid":"uc","creationTimestamp":"`+within(3*time.Second)+`","managedFields":[{"manager":"other","operation":"Update","time":"`+within(4*time.Second)+`"}]}}`)
 	live := cachetest.MustParse(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"f","namespace":"ns","resourceVersion":"12","uid":"uf","creationTimestamp":"`+start.Add(time.Second).Format(time.RFC3339)+`"}}`)
 	seen := start.Add(2 * time.Second)
 	for _, it := range []informer.Item{
@@ -321,6 +328,9 @@ func TestCaughtUpRecordsCarryTheirObjectsTimes(t *testing.T) {
 		{Delta: cache.Delta{Type: cache.Updated, Object: updated}, Type: cache.Updated, Object: updated, Old: created, Key: "ns/c", CaughtUp: true},
 		{Delta: cache.Delta{Type: cache.Added, Object: earlier}, Type: cache.Added, Object: earlier, Key: "ns/d", CaughtUp: true},
 		{Delta: cache.Delta{Type: cache.Deleted, Object: gone}, Type: cache.Deleted, Object: gone, Key: "ns/e", CaughtUp: true},
+		{Delta: cache.Delta{Type: cache.Updated, Object: terminating}, Type: cache.Updated, Object: terminating, Old: running, Key: "ns/p", CaughtUp: true},
+		{Delta: cache.Delta{Type: cache.Deleted, Object: terminating}, Type: cache.Deleted, Object: terminating, Old: terminating, Key: "ns/p", CaughtUp: true},
+		{Delta: cache.Delta{Type: cache.Updated, Object: again}, Type: cache.Updated, Object: again, Old: updated, Key: "ns/c", CaughtUp: true},
 		{Delta: cache.Delta{Type: cache.Added, Object: live}, Type: cache.Added, Object: live, Key: "ns/f"},
 	} {
 		if err := rec.Record(inf.Target(), []informer.Item{it}, seen); err != nil {
@@ -333,7 +343,7 @@ func TestCaughtUpRecordsCarryTheirObjectsTimes(t *testing.T) {
 	}
 	lines := readRecording(t, path)
 	var got []string
-	for _, line := range lines[4:9] {
+	for _, line := range lines[4:12] {
 		var r struct {
 			Type     string    `json:"type"`
 			Name     string    `json:"name"`
@@ -349,8 +359,12 @@ func TestCaughtUpRecordsCarryTheirObjectsTimes(t *testing.T) {
 	want := []string{
 		"Added c +3s creationTimestamp",
 		"Updated c +5s managedFields",
-		"Added d +5s creationTimestamp", // dated before the gap: no earlier than the record before it
+		"Added d +0s creationTimestamp", // dated before the gap: at its start, not pushed to the record before it
 		fmt.Sprintf("Deleted e +%s gap", gapLength),
+		"Updated p +8s deletionTimestamp", // when the deletion was asked: deletionTimestamp less the grace period
+		"Deleted p +8s deletionTimestamp",
+		"Updated c +5s managedFields", // never before c's record before it
+
 		fmt.Sprintf("Added f +%s ", seen.Sub(rec.Gap().From)),
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
