@@ -73,23 +73,27 @@ func (f *Flags) on(stdout io.Writer) bool {
 // ToRun returns the live view of a run drawn on stdout, or nil without
 // --live (or with --live=auto off a terminal). stderr is the run's: what
 // the run writes there while the view is drawn is held and written below
-// the last frame (Run.Stderr). color is --color; title says what is
+// the last frame (Run.Stderr), and what says the state of its data — a
+// watch failing and its recovery, an object waited for — is shown in
+// the view meanwhile (View.Note). color is --color; title says what is
 // watched; diff is --diff; now is the run's clock (a replay's; nil: the
 // real one).
 func (f *Flags) ToRun(stdout, stderr io.Writer, color, title string, diff bool, now func() time.Time) *Run {
 	if !f.on(stdout) {
 		return nil
 	}
+	view := NewView(title, diff)
 	if now == nil {
 		now = time.Now
+	} else {
+		view.replay = true
 	}
 	file := stdout.(*os.File)
 	_, noColor := os.LookupEnv("NO_COLOR")
-	view := NewView(title, diff)
 	return &Run{
 		View:   view,
 		screen: NewScreen(stdout, int(file.Fd()), view, color == "always" || color == "auto" && !noColor, now),
-		stderr: &heldWriter{out: stderr, holding: true},
+		stderr: &heldWriter{out: stderr, holding: true, line: func(l string) { view.Note(l, now()) }},
 	}
 }
 

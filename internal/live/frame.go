@@ -48,18 +48,29 @@ func (v *View) Frame(width, height int, now time.Time, color bool) []string {
 		}
 		lines = append(lines, fitPainted("  "+c.Text+": ", state, width))
 	}
+	if v.notes.due(now) {
+		v.notes.recovered = ""
+	}
+	lines = append(lines, v.notes.lines(now, width, color)...)
 	room := height - len(lines) - 1 // the column heads
 	return append(lines, v.table(foldToFit(v.rows(now), room), width, color, now)...)
 }
 
-// titleLine is the first line: what is watched and for how long.
+// titleLine is the first line: what is watched, and for how long — in a
+// replay, at which time of the recording too. The time is kept whatever
+// the width: what is watched is what gets cut.
 func (v *View) titleLine(now time.Time, width int) string {
-	elapsed := "elapsed " + age(now.Sub(v.start))
-	title := "kubectl deltas " + v.title
-	if pad := width - utf8.RuneCountInString(title) - utf8.RuneCountInString(elapsed); pad >= 2 {
-		return title + strings.Repeat(" ", pad) + elapsed
+	clock := "elapsed " + age(now.Sub(v.start))
+	if v.replay {
+		clock = "at " + now.UTC().Format("2006-01-02 15:04:05Z") + "  " + clock
 	}
-	return title + "  " + elapsed
+	title := "kubectl deltas " + v.title
+	room := width - utf8.RuneCountInString(clock) - 2
+	if room < 1 {
+		return fit(clock, width)
+	}
+	title = fit(title, room)
+	return title + strings.Repeat(" ", width-utf8.RuneCountInString(title)-utf8.RuneCountInString(clock)) + clock
 }
 
 // node is an object with what folding needs to know of its subtree.

@@ -288,3 +288,72 @@ func TestFrameIsSafeForATerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameKeepsTheTimeWhateverTheWidth: at 70 columns a long command
+// line is cut, never the elapsed time; a replay's header says the
+// recording's time too.
+func TestFrameKeepsTheTimeWhateverTheWidth(t *testing.T) {
+	v := NewView("deploy,rs,pods -n r2 -l app --tree --events --until=status=Current --timeout=5m", false)
+	v.begin(t0)
+	for _, width := range []int{20, 40, 70, 120} {
+		title := v.Frame(width, 10, t0.Add(75*time.Second), false)[0]
+		if !strings.HasSuffix(title, "elapsed 1m15s") || len([]rune(title)) > width {
+			t.Errorf("width %d: title %q", width, title)
+		}
+	}
+	if title := v.Frame(70, 10, t0.Add(75*time.Second), false)[0]; !strings.HasPrefix(title, "kubectl deltas deploy,rs,pods") || !strings.Contains(title, "…") {
+		t.Errorf("width 70: the command line %q, want it cut with …", title)
+	}
+	v.replay = true
+	title := v.Frame(70, 10, t0.Add(75*time.Second), false)[0]
+	if !strings.HasSuffix(title, "at 2030-01-01 10:01:15Z  elapsed 1m15s") || len([]rune(title)) != 70 {
+		t.Errorf("a replay's title %q", title)
+	}
+}
+
+// TestHeldStderrNotesTheStateOfTheData: what the run says on stderr of
+// its data while the view draws — a watch failing, its recovery, an
+// object waited for — is shown in the view while it holds, and still
+// written below the last frame, whole.
+func TestHeldStderrNotesTheStateOfTheData(t *testing.T) {
+	v := NewView("cm/ready", false)
+	v.begin(t0)
+	var out bytes.Buffer
+	now := t0
+	h := &heldWriter{out: &out, holding: true, line: func(l string) { v.Note(l, now) }}
+	said := `info: configmaps "ready" not found in namespace "demo": waiting for it to be created
+warning: Get "https://127.0.0.1:6443/api/v1/namespaces/demo/configmaps": dial tcp 127.0.0.1:6443: connect: connection refused; retrying, nothing is lost: the watch resumes where it stopped, or relists
+info: the server does not render configmaps as a table: generic columns for it
+`
+	fmt.Fprint(h, said[:40]) // a line in two writes
+	fmt.Fprint(h, said[40:])
+	now = t0.Add(7 * time.Second)
+	frame := strings.Join(v.Frame(200, 20, now, false), "\n")
+	for _, want := range []string{
+		`… configmaps "ready" not found in namespace "demo": waiting for it to be created`,
+		`! since 10:00:00: Get "https://127.0.0.1:6443/api/v1/namespaces/demo/configmaps": dial tcp 127.0.0.1:6443: connect: connection refused; retrying`,
+	} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("during the outage, the frame lacks %q:\n%s", want, frame)
+		}
+	}
+	if strings.Contains(frame, "generic columns") {
+		t.Errorf("a note of no state shown:\n%s", frame)
+	}
+	fmt.Fprintln(h, "info: connection restored after 7s")
+	observe(t, v, "ConfigMap", "ready", "u1", "", "Current", now)
+	frame = strings.Join(v.Frame(200, 20, now, false), "\n")
+	if strings.Contains(frame, "! since") || strings.Contains(frame, "waiting for it") || !strings.Contains(frame, "✓ connection restored after 7s") {
+		t.Errorf("after the recovery and the object shown:\n%s", frame)
+	}
+	if !v.Changed(now.Add(recoveredFor)) {
+		t.Error("the recovery said long enough does not change the view")
+	}
+	if frame = strings.Join(v.Frame(200, 20, now.Add(recoveredFor), false), "\n"); strings.Contains(frame, "restored") {
+		t.Errorf("the recovery still said after %s:\n%s", recoveredFor, frame)
+	}
+	h.release()
+	if got := out.String(); got != said+"info: connection restored after 7s\n" {
+		t.Errorf("stderr after the view:\n%s", got)
+	}
+}

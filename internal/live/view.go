@@ -70,6 +70,11 @@ type View struct {
 	// changed is set by every change of the model, cleared by Frame.
 	changed bool
 	judge   *health.Judge
+	// notes are what the run said on stderr that the view shows (Note).
+	notes notes
+	// replay: the view's clock is a recording's; the header says its
+	// time.
+	replay bool
 }
 
 // NewView returns an empty view titled title (what is watched); diff says
@@ -106,6 +111,9 @@ func (v *View) Observe(rec *printer.Record, obj *rawobj.Object, changes stage.Ch
 		return
 	}
 	o := v.objectOf(rec)
+	if len(v.notes.waiting) > 0 {
+		v.notes.shown(rec.Name)
+	}
 	if obj != nil {
 		if owner := obj.OwnerUID(); owner != "" {
 			o.ownerUID = owner
@@ -207,7 +215,7 @@ func (v *View) begin(start time.Time) {
 func (v *View) Changed(now time.Time) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.changed {
+	if v.changed || v.notes.due(now) {
 		return true
 	}
 	for _, o := range v.objects {
