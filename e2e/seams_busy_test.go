@@ -296,6 +296,18 @@ func TestBusyRootAlsoMemberOnce(t *testing.T) {
 		}
 		last[uid] = rec.ResourceVersion
 	}
+
+	// --fail-when alone on the replay of a rollout where nothing failed:
+	// the recording's end is the stream's, exit 0; an --until unmet at
+	// the end stays an error.
+	res := runAs(t, kc, time.Minute, "--replay="+path, "--fail-when=status=Failed", "-o", "name")
+	if res.code != 0 || res.stderr != "" {
+		t.Errorf("--fail-when alone on the replay: exit %d, stderr %q; want 0 and nothing said", res.code, res.stderr)
+	}
+	res = runAs(t, kc, time.Minute, "--replay="+path, "--until=delete", "--fail-when=status=Failed", "-o", "name")
+	if res.code != 1 || !strings.HasPrefix(res.stderr, "error: the recording ended before the condition was met on ") {
+		t.Errorf("an --until unmet at the replay's end: exit %d, stderr %q; want 1 and the recording's end said", res.code, res.stderr)
+	}
 }
 
 // timedRecord is what the resumed-recorder test reads of a record.

@@ -22,7 +22,21 @@ import (
 // between those; a caught-up record is dated when its change was made,
 // inside the gap (or at its end when the object does not say).
 func gapRecording() string {
-	return strings.Join([]string{
+	return strings.Join(append(goneOnAt10s(),
+		rec("Added", false, "configmaps", "b", "5", 3000, `,"caughtUp":"creationTimestamp"`),
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:10.2Z"}`,
+		rec("Added", false, "configmaps", "c", "6", 7000, `,"caughtUp":"creationTimestamp"`),
+		rec("Deleted", false, "configmaps", "a", "7", 10000, `,"caughtUp":"gap"`),
+		rec("Added", false, "configmaps", "d", "8", 10300, ""),
+		`{"type":"Heartbeat","time":"2026-11-26T10:40:11Z"}`,
+	), "\n") + "\n"
+}
+
+// goneOnAt10s is the beginning of a recording that went on after a gap:
+// a's list, the recorder down from +1s to +10s, the run that went on
+// then, up to the Heartbeat of its (empty) initial lists.
+func goneOnAt10s() []string {
+	return []string{
 		header,
 		rec("Replaced", true, "configmaps", "a", "1", 0, ""),
 		`{"type":"Heartbeat","time":"2026-11-26T10:40:01Z"}`,
@@ -32,13 +46,7 @@ func gapRecording() string {
 			`{"apiVersion":"v1","kind":"Secret","resource":"secrets","namespace":"ns","role":"root"}]}`,
 		`{"type":"Gap","time":"2026-11-26T10:40:10Z","from":"2026-11-26T10:40:01Z","to":"2026-11-26T10:40:10Z"}`,
 		`{"type":"Heartbeat","time":"2026-11-26T10:40:10.05Z"}`,
-		rec("Added", false, "configmaps", "b", "5", 3000, `,"caughtUp":"creationTimestamp"`),
-		`{"type":"Heartbeat","time":"2026-11-26T10:40:10.2Z"}`,
-		rec("Added", false, "configmaps", "c", "6", 7000, `,"caughtUp":"creationTimestamp"`),
-		rec("Deleted", false, "configmaps", "a", "7", 10000, `,"caughtUp":"gap"`),
-		rec("Added", false, "configmaps", "d", "8", 10300, ""),
-		`{"type":"Heartbeat","time":"2026-11-26T10:40:11Z"}`,
-	}, "\n") + "\n"
+	}
 }
 
 // playGap replays gapRecording's ConfigMaps from from to to (zero: as
@@ -194,22 +202,14 @@ func TestGapMessagesSayMilliseconds(t *testing.T) {
 // order. From standard input, read once, those before the run's first
 // live record are.
 func TestReplayPlaysACaughtUpRunInTime(t *testing.T) {
-	data := strings.Join([]string{
-		header,
-		rec("Replaced", true, "configmaps", "a", "1", 0, ""),
-		`{"type":"Heartbeat","time":"2026-11-26T10:40:01Z"}`,
-		`{"type":"Recording","time":"2026-11-26T10:40:10Z","schema":"v1","version":"v0.0.0","targets":[` +
-			`{"apiVersion":"v1","kind":"ConfigMap","resource":"configmaps","namespace":"ns","role":"root"},` +
-			`{"apiVersion":"v1","kind":"Secret","resource":"secrets","namespace":"ns","role":"root"}]}`,
-		`{"type":"Gap","time":"2026-11-26T10:40:10Z","from":"2026-11-26T10:40:01Z","to":"2026-11-26T10:40:10Z"}`,
-		`{"type":"Heartbeat","time":"2026-11-26T10:40:10.05Z"}`,
+	data := strings.Join(append(goneOnAt10s(),
 		rec("Added", false, "configmaps", "c", "6", 7000, `,"caughtUp":"creationTimestamp"`),
 		rec("Added", false, "configmaps", "b", "5", 3000, `,"caughtUp":"creationTimestamp"`),
 		rec("Updated", false, "configmaps", "b", "7", 4000, `,"caughtUp":"managedFields"`),
 		rec("Added", false, "configmaps", "d", "9", 10300, ""),
 		rec("Deleted", false, "configmaps", "a", "8", 9000, `,"caughtUp":"deletionTimestamp"`),
 		`{"type":"Heartbeat","time":"2026-11-26T10:40:11Z"}`,
-	}, "\n") + "\n"
+	), "\n") + "\n"
 	for _, c := range []struct {
 		file bool
 		want []string

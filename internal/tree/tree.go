@@ -696,9 +696,10 @@ func (t *Tree) place(inf *informer.Informer, obj *rawobj.Object, fromList bool) 
 }
 
 // named reports whether obj, of target's type and cluster, is a root: in
-// the Store of a root's informer, or selected by a root's list and watch
-// (Informer.Selects: an object made a moment ago may be handed out by an
-// owned informer before its root's has it); initial says that informer
+// the Store of a root's informer, or, once that informer's initial list
+// is out, selected by its list and watch (Informer.Selects: an object
+// made a moment ago may be handed out by an owned informer before its
+// root's has it; it is new, not initial); initial says that informer
 // listed it. That Store may be ahead of what was handed out, which is
 // what is wanted here: an object both named and owned comes out as a
 // root, whichever informer hands it out first, and its root's informer
@@ -718,8 +719,10 @@ func (t *Tree) named(target informer.Target, obj *rawobj.Object) (root, initial 
 				return true, t.listed(inf, types.UID(obj.UID))
 			}
 		}
-		if selects, known := inf.Selects(obj); selects && known {
-			return true, t.listed(inf, types.UID(obj.UID))
+		// Once its initial list is out: until then, whether it listed obj
+		// (initial) is not known yet, and its own batch says it.
+		if selects, known := inf.Selects(obj); selects && known && inf.InitialDone() {
+			return true, false
 		}
 	}
 	return false, false

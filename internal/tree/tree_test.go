@@ -289,6 +289,7 @@ func startResumed(t *testing.T, srv *server, resumed []*rawobj.Object, roots []i
 		NewListerWatcher: srv.lw,
 		Indexers:         Indexers(),
 		KeepListed:       KeepListed,
+		Selects:          selectsByNamespaceAndName,
 		Clock:            clocktesting.NewFakeClock(time.Now()),
 	}, nil)
 	for _, r := range roots {
@@ -816,14 +817,14 @@ func TestTreeMemberDeletedBeforeItsTypeListed(t *testing.T) {
 // before the root's has it (a Pod made a moment ago: the root's Store is
 // behind), which the root's list and watch select (Informer.Selects).
 func TestTreeRootAlsoMemberOnce(t *testing.T) {
-	srv := newServer(t)
 	for _, selects := range []bool{true, false} {
 		t.Run(fmt.Sprintf("selection known %v", selects), func(t *testing.T) {
+			srv := newServer(t)
 			cfg := informer.Config{NewListerWatcher: srv.lw, Indexers: Indexers(), KeepListed: KeepListed}
 			if selects {
 				cfg.Selects = func(t informer.Target, obj *rawobj.Object) (bool, bool) { return t.Namespace == obj.Namespace, true }
 			}
-			engine := informer.New(cfg, nil) // never run: the batches are handed in
+			engine := informer.New(cfg, nil)
 			add := func(target informer.Target) *informer.Informer {
 				t.Helper()
 				target.Namespace = "ns"
@@ -841,6 +842,13 @@ func TestTreeRootAlsoMemberOnce(t *testing.T) {
 			podOwned := add(owned)
 			rec := &recorder{added: make(chan struct{}, 1)}
 			tr := New(engine, rec)
+			// The (empty) initial lists run out; then the batches are
+			// handed in, in the order the test says.
+			ctx, cancel := context.WithTimeout(context.Background(), cachetest.Timeout)
+			defer cancel()
+			if err := engine.Run(ctx, tr, informer.RunOptions{UntilSynced: true}); err != nil {
+				t.Fatal(err)
+			}
 			hand := func(inf *informer.Informer, typ cache.DeltaType, obj *rawobj.Object) {
 				t.Helper()
 				if _, err := tr.Handle(informer.Batch{Informer: inf, Items: []informer.Item{{Delta: cache.Delta{Type: typ, Object: obj}, Type: typ, Object: obj}}}); err != nil {
@@ -863,4 +871,11 @@ func TestTreeRootAlsoMemberOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// selectsByNamespaceAndName is the engine's Config.Selects of the tests'
+// runs, as ListWatchFlags.Config's without selectors: a target selects
+// the objects of its namespace and name.
+func selectsByNamespaceAndName(t informer.Target, obj *rawobj.Object) (bool, bool) {
+	return (t.Namespace == "" || t.Namespace == obj.Namespace) && (t.Name == "" || t.Name == obj.Name), true
 }
