@@ -493,6 +493,7 @@ func (t *Tree) handleRoot(b informer.Batch) (bool, error) {
 		if m := t.members[k]; m != nil && m.root {
 			continue
 		}
+		delete(t.held, k) // held while its list was to come: its own now
 		t.makeRoot(k, b.InitialState() && t.listed(b.Informer, k.uid))
 		if done, err := t.join(k); done || err != nil {
 			return done, err
@@ -597,6 +598,11 @@ func (t *Tree) handleOwned(b informer.Batch) (bool, error) {
 			}
 			continue
 		}
+		if !wasShown && t.rootToCome(target, obj) {
+			// Its root's list hands it out, and places it.
+			delete(t.held, k)
+			continue
+		}
 		fromList := b.Initial && t.listed(b.Informer, k.uid)
 		joined, in := t.place(b.Informer, obj, fromList)
 		if in && t.members[k].root {
@@ -672,6 +678,9 @@ func (t *Tree) place(inf *informer.Informer, obj *rawobj.Object, fromList bool) 
 	if root, initial := t.named(target, obj); root {
 		return t.makeRoot(k, initial), true
 	}
+	if m == nil && t.rootToCome(target, obj) {
+		return false, false
+	}
 	owners, ok := t.ownerChain(k.context, obj)
 	switch {
 	case ok && m == nil:
@@ -726,6 +735,26 @@ func (t *Tree) named(target informer.Target, obj *rawobj.Object) (root, initial 
 		}
 	}
 	return false, false
+}
+
+// rootToCome reports whether obj, of target's type and cluster and not a
+// member yet, is selected by a root's list that is not out yet (and not in
+// its Store): that list will hand it out, initial or not as it says, and
+// place it as a root; until then it is no member, and not printed as one.
+func (t *Tree) rootToCome(target informer.Target, obj *rawobj.Object) bool {
+	if m := t.members[keyOf(target, obj)]; m != nil {
+		return false
+	}
+	for _, inf := range t.engine.Informers() {
+		rt := inf.Target()
+		if !rt.Role.IsRoot() || rt.Resource != target.Resource || rt.Context != target.Context || inf.InitialDone() {
+			continue
+		}
+		if selects, known := inf.Selects(obj); selects && known {
+			return true
+		}
+	}
+	return false
 }
 
 // makeRoot makes k a root and reports whether it is new to the tree. An

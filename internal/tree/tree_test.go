@@ -73,9 +73,9 @@ type server struct {
 	watchers map[*fakeWatch]bool
 	// gates hold back the lists of the targets they name (by Target ID)
 	// until closed; listing, if set, is told the Target ID of each list
-	// asked for, before its gate.
-	gates   map[string]chan struct{}
-	listing chan string
+	// asked for, before its gate; watching of each watch opened.
+	gates             map[string]chan struct{}
+	listing, watching chan string
 }
 
 func newServer(t *testing.T) *server {
@@ -177,6 +177,12 @@ func (f *serverLW) Watch(_ context.Context, opts metav1.ListOptions) (watch.Inte
 		}
 	}
 	f.s.watchers[w] = true
+	if f.s.watching != nil {
+		select { // never blocks: the server's lock is held
+		case f.s.watching <- f.target.ID():
+		default:
+		}
+	}
 	return w, nil
 }
 
@@ -878,4 +884,44 @@ func TestTreeRootAlsoMemberOnce(t *testing.T) {
 // the objects of its namespace and name.
 func selectsByNamespaceAndName(t informer.Target, obj *rawobj.Object) (bool, bool) {
 	return (t.Namespace == "" || t.Namespace == obj.Namespace) && (t.Name == "" || t.Name == obj.Name), true
+}
+
+// TestTreeRootAlsoMemberListedOnce: an object both named (pods/backup-x)
+// and owned (the Job's), which its owned informer lists — promoted by
+// another Pod of the Job — while its root's list is held back: neither
+// the scout nor the owned informer places or prints it, nor its change —
+// the root's list is to come — and the root's list prints it once,
+// initial, with its owner.
+func TestTreeRootAlsoMemberListedOnce(t *testing.T) {
+	srv := newServer(t)
+	backup := owner{jobs, "backup"}
+	srv.apply(watch.Added, jobs, "backup", "1")
+	srv.apply(watch.Added, pods, "backup-x", "1", backup)
+	srv.apply(watch.Added, pods, "backup-y", "1", backup)
+	podRoot := pods
+	podRoot.Namespace, podRoot.Name = "ns", "backup-x"
+	owned := ScoutTarget(pods, "ns")
+	owned.Role = informer.RoleOwned
+	gate := make(chan struct{})
+	srv.gates = map[string]chan struct{}{podRoot.ID(): gate}
+	srv.watching = make(chan string, 64)
+
+	job := jobs
+	job.Name = "backup"
+	podRoot.Namespace = ""
+	r := start(t, srv, []informer.Target{job, podRoot}, pods, configMaps)
+	r.expectSet("Replaced Job backup initial", "Replaced Pod backup-y (Job backup) initial")
+	// The owned informer of pods has listed (it watches after its list).
+	for id := ""; id != owned.ID(); {
+		select {
+		case id = <-srv.watching:
+		case <-time.After(cachetest.Timeout):
+			t.Fatal("the pods were never promoted")
+		}
+	}
+	srv.apply(watch.Modified, pods, "backup-x", "1", backup)
+	close(gate)
+	r.expect("Replaced Pod backup-x (Job backup) initial")
+	r.synced()
+	r.settle(backup, "marker-1")
 }
