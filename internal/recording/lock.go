@@ -11,7 +11,7 @@ import (
 // recording is read or written and kept until the recorder closes it. The
 // kernel releases it when the process ends, however it ends, so a
 // recorder killed with SIGKILL never leaves a stale lock behind. Replays
-// do not lock: they read what is whole (Reader.Live says a recorder is
+// do not lock: they read what is whole (RecordedBy says a recorder is
 // writing).
 type Lock struct {
 	file *os.File
@@ -27,11 +27,16 @@ type BusyError struct {
 }
 
 func (e *BusyError) Error() string {
-	who := "another kubectl deltas"
+	return fmt.Sprintf("%s is being recorded by %s: two recorders would corrupt it; stop that one, or record to another file", e.Name, e.By())
+}
+
+// By names the recorder that holds the lock: "another kubectl deltas
+// (pid N)", without the pid when the system does not say it.
+func (e *BusyError) By() string {
 	if e.PID > 0 {
-		who = fmt.Sprintf("%s (pid %d)", who, e.PID)
+		return fmt.Sprintf("another kubectl deltas (pid %d)", e.PID)
 	}
-	return fmt.Sprintf("%s is being recorded by %s: two recorders would corrupt it; stop that one, or record to another file", e.Name, who)
+	return "another kubectl deltas"
 }
 
 // LockRecording takes the recording name's lock, creating an empty file
@@ -66,22 +71,21 @@ func (l *Lock) Unlock() error {
 	return err
 }
 
-// RecordedBy reports whether a recorder holds the lock of the recording
-// name now, and its pid when the system says (0 when it does not); false
-// for standard input, a file that cannot be opened or locks that are not
-// supported.
-func RecordedBy(name string) (bool, int) {
+// RecordedBy is, when a recorder holds the lock of the recording name
+// now, a *BusyError naming it; nil when none does, and for standard
+// input, a file that cannot be opened or locks that are not supported.
+func RecordedBy(name string) *BusyError {
 	if name == "-" {
-		return false, 0
+		return nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return false, 0
+		return nil
 	}
 	defer func() { _ = f.Close() }()
 	free, err := tryLock(f, false)
 	if err != nil || free {
-		return false, 0 // the shared lock goes with the file's close
+		return nil // the shared lock goes with the file's close
 	}
-	return true, lockHolder(f)
+	return &BusyError{Name: name, PID: lockHolder(f)}
 }

@@ -3,6 +3,7 @@ package recording
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -43,15 +44,15 @@ func TestLockRecording(t *testing.T) {
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, content) {
 		t.Errorf("the refused lock changed the file: %q", got)
 	}
-	if live, pid := RecordedBy(path); !live || (runtime.GOOS == "linux" && pid != os.Getpid()) {
-		t.Errorf("RecordedBy while locked: got %v, pid %d", live, pid)
+	if by := RecordedBy(path); by == nil || (runtime.GOOS == "linux" && by.PID != os.Getpid()) {
+		t.Errorf("RecordedBy while locked: got %+v", by)
 	}
 
 	if err := first.Unlock(); err != nil {
 		t.Fatal(err)
 	}
-	if live, _ := RecordedBy(path); live {
-		t.Error("RecordedBy after the lock was released: still live")
+	if by := RecordedBy(path); by != nil {
+		t.Errorf("RecordedBy after the lock was released: still live (%+v)", by)
 	}
 	again, err := LockRecording(path)
 	if err != nil {
@@ -69,31 +70,32 @@ func TestLockRecording(t *testing.T) {
 	}
 }
 
-// TestReaderOfALiveRecordingSaysSo: a reader opened while a recorder
-// holds the lock knows it (its torn end is where the recorder is).
-func TestReaderOfALiveRecordingSaysSo(t *testing.T) {
+// TestRecordedBySaysWhoWrites: a recording a recorder holds is said to
+// be recorded, by that recorder (By names it, with its pid where the
+// system says); one no recorder holds, and standard input, are not.
+func TestRecordedBySaysWhoWrites(t *testing.T) {
 	path := record(t, "r.jsonl", testLines()[:3], 1)
 	lock, err := LockRecording(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
+	by := RecordedBy(path)
+	if by == nil {
+		t.Fatal("a locked recording: not recorded")
 	}
-	if live, _ := r.Live(); !live {
-		t.Error("a reader of a locked recording: not live")
+	if want := fmt.Sprintf("another kubectl deltas (pid %d)", os.Getpid()); runtime.GOOS == "linux" && by.By() != want {
+		t.Errorf("By() = %q, want %q", by.By(), want)
 	}
-	_ = r.Close()
+	if got := (&BusyError{Name: path}).By(); got != "another kubectl deltas" {
+		t.Errorf("By() without a pid = %q", got)
+	}
 	if err := lock.Unlock(); err != nil {
 		t.Fatal(err)
 	}
-	r, err = Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
+	if by := RecordedBy(path); by != nil {
+		t.Errorf("a recording no one records: %+v", by)
 	}
-	defer func() { _ = r.Close() }()
-	if live, _ := r.Live(); live {
-		t.Error("a reader of a recording no one records: live")
+	if by := RecordedBy("-"); by != nil {
+		t.Errorf("standard input: %+v", by)
 	}
 }

@@ -53,17 +53,7 @@ type Reader struct {
 	// end is what ends the reading once the lines are out: io.EOF or a
 	// *TornError.
 	end error
-	// live: a recorder held the file's lock when it was opened, and
-	// livePID is that recorder when the system says (else 0).
-	live    bool
-	livePID int
 }
-
-// Live reports whether a recorder was writing the recording when it was
-// opened (it held its lock), and its pid when the system says (else 0):
-// the reader reads what is whole, and its end is where the recorder is,
-// not a torn recording.
-func (r *Reader) Live() (bool, int) { return r.live, r.livePID }
 
 // Open opens the recording name ("-" reads stdin), plain, gzip or zstd
 // by its first bytes.
@@ -88,7 +78,6 @@ func Open(name string, stdin io.Reader) (*Reader, error) {
 		return nil, err
 	}
 	r.closers = append(r.closers, closers...)
-	r.live, r.livePID = RecordedBy(name)
 	return r, nil
 }
 

@@ -298,3 +298,39 @@ func readEndAfterRestating(t *testing.T, restated string) {
 		t.Errorf("resumes %+v, %v; want from rv %s, with a@2 and b@3 seen", res, ok, restated)
 	}
 }
+
+// TestReplayOfALiveRecordingSaysSo: a recording a recorder is writing
+// (it holds its lock) is replayed as far as it is whole, with one line
+// saying it is live, and its cut end — where the recorder is — is no
+// torn recording to warn of; the same file, its recorder gone, is.
+func TestReplayOfALiveRecordingSaysSo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	data := header + "\n" + rec("Replaced", true, "configmaps", "a", "1", 0, "") + "\n" + `{"type":"Heartb`
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := recording.LockRecording(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warn bytes.Buffer
+	p, err := OpenFlags(&Flags{Files: []string{path}}, nil, &warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Close()
+	if got := warn.String(); !strings.Contains(got, "info: "+path+" is being recorded by another kubectl deltas") || strings.Contains(got, "warning:") {
+		t.Errorf("a live recording: %q, want it said live and no torn end", got)
+	}
+	if err := lock.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	warn.Reset()
+	if p, err = OpenFlags(&Flags{Files: []string{path}}, nil, &warn); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Close()
+	if got := warn.String(); strings.Contains(got, "is being recorded") || !strings.Contains(got, "warning: "+path+":3: the last line is cut short") {
+		t.Errorf("the recording, its recorder gone: %q, want its torn end warned of", got)
+	}
+}

@@ -187,6 +187,9 @@ type part struct {
 	// played, in the order of their times, to be read before anything
 	// else of the part (takeCaughtUp).
 	caughtUp []*recording.Line
+	// live: a recorder was writing the recording as the replay opened it
+	// (recording.RecordedBy): its end is where the recorder is, not torn.
+	live bool
 }
 
 // rawLine is a line of a recording as read, and its number.
@@ -200,17 +203,18 @@ type rawLine struct {
 // come in the order of their times (a tie in the order of the
 // recordings). warn receives the warnings of the replay (a torn end).
 func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
-	return open(warn, nil, recordings...)
+	return open(warn, nil, nil, recordings...)
 }
 
 // open is Open, with the headers inferred (InferHeader) of the recordings
-// that have none: plain -o json output.
-func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, recordings ...*recording.Reader) (*Player, error) {
+// that have none (plain -o json output), and those a recorder is writing
+// (live).
+func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, live map[*recording.Reader]bool, recordings ...*recording.Reader) (*Player, error) {
 	p := &Player{warn: warn, done: make(chan struct{}), barriers: make(chan chan struct{}), recordedByKnown: true}
 	p.cond = sync.NewCond(&p.mu)
 	var start time.Time
 	for _, r := range recordings {
-		pt := &part{r: r}
+		pt := &part{r: r, live: live[r]}
 		p.parts = append(p.parts, pt)
 		first, err := p.read(pt)
 		if err != nil {
@@ -402,7 +406,7 @@ func (p *Player) readRaw(pt *part) ([]byte, int, error) {
 			pt.ended = true
 			return nil, 0, nil
 		case errors.As(err, &torn):
-			if live, _ := pt.r.Live(); !live {
+			if !pt.live {
 				fmt.Fprintf(p.warn, "warning: %v\n", torn)
 			}
 			p.torn, pt.ended = true, true

@@ -53,6 +53,7 @@ func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
 		}
 	}
 	inferred := map[*recording.Reader]*recording.Header{}
+	live := map[*recording.Reader]bool{}
 	for _, name := range f.Files {
 		r, err := recording.Open(name, stdin)
 		if err != nil {
@@ -63,12 +64,9 @@ func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
 		if name == "-" {
 			continue
 		}
-		if live, pid := r.Live(); live {
-			by := "another kubectl deltas"
-			if pid > 0 {
-				by = fmt.Sprintf("%s (pid %d)", by, pid)
-			}
-			fmt.Fprintf(warn, "info: %s is being recorded by %s: replaying what it holds so far (its recorder writes at least once a second)\n", name, by)
+		if busy := recording.RecordedBy(name); busy != nil {
+			live[r] = true
+			fmt.Fprintf(warn, "info: %s is being recorded by %s: replaying what it holds so far (its recorder writes at least once a second)\n", name, busy.By())
 		}
 		h, err := InferHeader(name)
 		if err != nil {
@@ -80,7 +78,7 @@ func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
 			fmt.Fprintf(warn, "info: %s has no %q line (-o json output, not --record's?): replayed as the types it holds, all named: %s\n", name, recording.HeaderType, describeHeader(h))
 		}
 	}
-	p, err := open(warn, inferred, readers...)
+	p, err := open(warn, inferred, live, readers...)
 	if err == nil {
 		for i, name := range f.Files {
 			if name != "-" {
