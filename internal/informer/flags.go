@@ -157,19 +157,20 @@ func (f *ListWatchFlags) Config(clientOf func(context string) rest.Interface, ta
 		// known to survive the server's Table rendering.
 		WatchList:         f.WatchList == "true" && !tableRows,
 		ResumeFrom:        f.ResourceVersion,
-		Selects:           f.selects(),
+		Selects:           SelectsBy(f.LabelSelector, f.FieldSelector),
 		MaxUpdatedBacklog: f.MaxUpdatedBacklog,
 		GCPercent:         f.gcPercent(os.Getenv),
 	}
 }
 
-// selects is Config.Selects of the flags: whether a target's request
-// (request) selects an object, from its namespace, name and labels; a
-// field selector on any other field is not known from the object's
-// metadata, nor a selector that does not parse (Validate refuses it).
-func (f *ListWatchFlags) selects() func(Target, *rawobj.Object) (bool, bool) {
-	labelSel, lerr := labels.Parse(f.LabelSelector)
-	fieldSel, ferr := fields.ParseSelector(f.FieldSelector)
+// SelectsBy is a Config.Selects of a run whose roots list and watch with
+// labelSelector and fieldSelector (as request makes them): whether a
+// target selects an object, from its namespace, name and labels; a field
+// selector on any other field is not known from the object's metadata,
+// nor a selector that does not parse (Validate refuses it).
+func SelectsBy(labelSelector, fieldSelector string) func(Target, *rawobj.Object) (bool, bool) {
+	labelSel, lerr := labels.Parse(labelSelector)
+	fieldSel, ferr := fields.ParseSelector(fieldSelector)
 	metadataFields := ferr == nil
 	if metadataFields {
 		for _, r := range fieldSel.Requirements() {
@@ -189,7 +190,7 @@ func (f *ListWatchFlags) selects() func(Target, *rawobj.Object) (bool, bool) {
 		case labelSel.Empty():
 			return true, true
 		}
-		set, err := objectLabels(obj)
+		set, err := ObjectLabels(obj)
 		if err != nil {
 			return false, false
 		}
@@ -197,8 +198,8 @@ func (f *ListWatchFlags) selects() func(Target, *rawobj.Object) (bool, bool) {
 	}
 }
 
-// objectLabels are obj's metadata.labels.
-func objectLabels(obj *rawobj.Object) (labels.Set, error) {
+// ObjectLabels are obj's metadata.labels, read from its metadata alone.
+func ObjectLabels(obj *rawobj.Object) (labels.Set, error) {
 	meta, err := obj.Member("metadata")
 	if err != nil || meta == nil {
 		return nil, err

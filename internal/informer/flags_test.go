@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"io"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -71,7 +72,7 @@ func TestSelects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := NewListWatchFlags()
 			f.LabelSelector, f.FieldSelector = tc.labelSel, tc.fieldSel
-			selects, known := f.selects()(tc.target, obj)
+			selects, known := f.Config(nil, false, io.Discard).Selects(tc.target, obj)
 			if selects != tc.wantSelects || known != tc.wantKnown {
 				t.Errorf("got selects %v, known %v; want %v, %v", selects, known, tc.wantSelects, tc.wantKnown)
 			}

@@ -38,7 +38,6 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,7 +47,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -109,12 +107,10 @@ type Player struct {
 	feeds    []*feed
 	byID     map[string]*feed
 	selector labels.Selector
-	// recordedBy are the label selectors the recordings' roots were
-	// recorded with (their first headers'); recordedByKnown is false when
-	// one cannot be evaluated on an object alone (a field selector on
-	// other fields than its name and namespace). Set by open.
-	recordedBy      []labels.Selector
-	recordedByKnown bool
+	// recordedBy say, for each recording, whether its roots' lists and
+	// watches selected an object, by the selectors of its first header
+	// (informer.SelectsBy). Set by open.
+	recordedBy []func(informer.Target, *rawobj.Object) (bool, bool)
 
 	// mu guards every feed's expected, inflight and watcher, the clock's
 	// moves, and err; cond (on mu) is broadcast when any of them changes.
@@ -210,7 +206,7 @@ func Open(warn io.Writer, recordings ...*recording.Reader) (*Player, error) {
 // that have none (plain -o json output), and those a recorder is writing
 // (live).
 func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, live map[*recording.Reader]bool, recordings ...*recording.Reader) (*Player, error) {
-	p := &Player{warn: warn, done: make(chan struct{}), barriers: make(chan chan struct{}), recordedByKnown: true}
+	p := &Player{warn: warn, done: make(chan struct{}), barriers: make(chan chan struct{})}
 	p.cond = sync.NewCond(&p.mu)
 	var start time.Time
 	for _, r := range recordings {
@@ -239,7 +235,7 @@ func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, live
 		if err := p.addRoots(r.Name(), first.Header); err != nil {
 			return nil, err
 		}
-		p.noteRecordedBy(first.Header)
+		p.recordedBy = append(p.recordedBy, informer.SelectsBy(first.Header.LabelSelector, first.Header.FieldSelector))
 		began := first.Header.Time
 		for {
 			l, err := pending, error(nil)
@@ -500,50 +496,19 @@ func (p *Player) selects(obj *rawobj.Object) bool {
 	return obj != nil && p.selector.Matches(labelsOf(obj))
 }
 
-// noteRecordedBy notes the selectors h, a recording's header, says its
-// roots were recorded with.
-func (p *Player) noteRecordedBy(h *recording.Header) {
-	sel, err := labels.Parse(h.LabelSelector)
-	fields, ferr := fieldsOnlyNameAndNamespace(h.FieldSelector)
-	if err != nil || ferr != nil || !fields {
-		p.recordedByKnown = false
-		return
-	}
-	p.recordedBy = append(p.recordedBy, sel)
-}
-
-// fieldsOnlyNameAndNamespace reports whether the field selector s asks
-// only for metadata.name and metadata.namespace (or nothing).
-func fieldsOnlyNameAndNamespace(s string) (bool, error) {
-	sel, err := fields.ParseSelector(s)
-	if err != nil {
-		return false, err
-	}
-	for _, r := range sel.Requirements() {
-		if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
 // selectsTarget is the engine's Config.Selects in a replay with --tree:
 // whether the feed of t, a root, is fed obj — of its namespace and name,
 // with the labels its recorder selected and this replay's -l keeps — so
 // that an object both a root and owned is handed out once, by its root.
 // Not known for what a recording's field selector decides.
 func (p *Player) selectsTarget(t informer.Target, obj *rawobj.Object) (bool, bool) {
-	switch {
-	case t.Namespace != "" && obj.Namespace != t.Namespace, t.Name != "" && obj.Name != t.Name:
-		return false, true
-	case !t.Role.IsRoot() || !p.recordedByKnown:
-		return false, false
-	}
-	set := labelsOf(obj)
-	for _, sel := range p.recordedBy {
-		if !sel.Matches(set) {
-			return false, true
+	for _, recorded := range p.recordedBy {
+		if selects, known := recorded(t, obj); !selects || !known {
+			return selects, known
 		}
+	}
+	if !t.Role.IsRoot() {
+		return false, false
 	}
 	return p.selects(obj), true
 }
@@ -555,15 +520,10 @@ func (p *Player) selectsFor(f *feed, obj *rawobj.Object) bool {
 	return f.target.Role.Unfiltered() || p.selects(obj)
 }
 
-// labelsOf are obj's labels.
+// labelsOf are obj's labels (none when they do not read).
 func labelsOf(obj *rawobj.Object) labels.Set {
-	var m struct {
-		Metadata struct {
-			Labels map[string]string `json:"labels"`
-		} `json:"metadata"`
-	}
-	_ = json.Unmarshal(obj.JSON, &m)
-	return m.Metadata.Labels
+	set, _ := informer.ObjectLabels(obj)
+	return set
 }
 
 // Clock is the recording's time: the engine's timers run on it.
