@@ -678,7 +678,7 @@ func (t *Tree) place(inf *informer.Informer, obj *rawobj.Object, fromList bool) 
 	if root, initial := t.named(target, obj); root {
 		return t.makeRoot(k, initial), true
 	}
-	if m == nil && t.rootToCome(target, obj) {
+	if t.rootToCome(target, obj) {
 		return false, false
 	}
 	owners, ok := t.ownerChain(k.context, obj)
@@ -775,6 +775,9 @@ func (t *Tree) makeRoot(k key, initial bool) bool {
 // owners is in the tree: the controller first, then the others in order.
 // An owner whose own chain runs through obj (a cycle) does not count.
 func (t *Tree) ownerChain(context string, obj *rawobj.Object) ([]metav1.OwnerReference, bool) {
+	if obj.OwnerUID() == "" {
+		return nil, false // no owner: nothing decoded (every root's delta asks)
+	}
 	refs, err := obj.OwnerReferences()
 	if err != nil || len(refs) == 0 {
 		return nil, false
