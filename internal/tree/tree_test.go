@@ -792,13 +792,7 @@ func TestTreeMemberDeletedBeforeItsTypeListed(t *testing.T) {
 	r := start(t, srv, []informer.Target{root}, pods, configMaps)
 	r.expect("Replaced Job backup initial")
 	// The owned informer of pods asks for its list: the scout has gone.
-	for id := ""; id != owned.ID(); {
-		select {
-		case id = <-srv.listing:
-		case <-time.After(cachetest.Timeout):
-			t.Fatal("the pods were never promoted")
-		}
-	}
+	awaitTarget(t, srv.listing, owned.ID(), "the pods were never promoted")
 	srv.apply(watch.Deleted, pods, "backup-a", "1", backup)
 	close(gate)
 	r.expectSet(
@@ -912,16 +906,23 @@ func TestTreeRootAlsoMemberListedOnce(t *testing.T) {
 	r := start(t, srv, []informer.Target{job, podRoot}, pods, configMaps)
 	r.expectSet("Replaced Job backup initial", "Replaced Pod backup-y (Job backup) initial")
 	// The owned informer of pods has listed (it watches after its list).
-	for id := ""; id != owned.ID(); {
-		select {
-		case id = <-srv.watching:
-		case <-time.After(cachetest.Timeout):
-			t.Fatal("the pods were never promoted")
-		}
-	}
+	awaitTarget(t, srv.watching, owned.ID(), "the pods were never promoted")
 	srv.apply(watch.Modified, pods, "backup-x", "1", backup)
 	close(gate)
 	r.expect("Replaced Pod backup-x (Job backup) initial")
 	r.synced()
 	r.settle(backup, "marker-1")
+}
+
+// awaitTarget reads the Target IDs of ch (the server's listing or
+// watching) until id comes; the test fails with why when it does not.
+func awaitTarget(t *testing.T, ch <-chan string, id, why string) {
+	t.Helper()
+	for got := ""; got != id; {
+		select {
+		case got = <-ch:
+		case <-time.After(cachetest.Timeout):
+			t.Fatal(why)
+		}
+	}
 }
