@@ -3,11 +3,11 @@ package reconcile
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
@@ -96,32 +96,27 @@ func (f *Flags) KeyFor(context, apiVersion, kind, namespace, name string, refs [
 	return Key{APIVersion: apiVersion, Kind: kind, Context: context, Namespace: namespace, Name: name}, true
 }
 
-// Keyer decides the key each handler call queues, as one controller
-// built on the run's informers would: the roots' calls are its For (the
+// CallKey is the key a handler call queues, as one controller built on
+// the run's informers would: the roots' calls are its For (KeyFor: the
 // object, or its controlling owner with --queue-key=owner); the calls of
 // --tree's members are its Owns (EnqueueRequestForOwner with
 // OnlyControllerOwner): the member's owner in the tree when that is of
-// its root's type, else nothing — a Deployment's controller is not told
-// of a Pod, whose owner is a ReplicaSet; the Events of --events queue
-// nothing (the controller does not watch them).
-type Keyer struct{ flags *Flags }
-
-// Keyer returns the Keyer of the flags.
-func (f *Flags) Keyer() Keyer { return Keyer{flags: f} }
-
-// Key is the key the call rec (of obj, nil for a deletion without a
-// final state) queues; false when it queues nothing.
-func (k Keyer) Key(rec *printer.Record, obj *rawobj.Object, from stage.CallFrom) (Key, bool) {
+// its root's type (group and kind; the version may differ), else nothing
+// — a Deployment's controller is not told of a Pod, whose owner is a
+// ReplicaSet; the Events of --events queue nothing (the controller does
+// not watch them). rec is the call's record, obj its object (nil for a
+// deletion without a final state); false when it queues nothing.
+func (f *Flags) CallKey(rec *printer.Record, obj *rawobj.Object, from stage.CallFrom) (Key, bool) {
 	switch from {
 	case stage.FromRoot:
 		var refs []metav1.OwnerReference
-		if obj != nil && k.flags.QueueKey == KeyOwner {
+		if obj != nil && f.QueueKey == KeyOwner {
 			refs, _ = obj.OwnerReferences()
 		}
-		return k.flags.KeyFor(rec.Context, rec.APIVersion, rec.Kind, rec.Namespace, rec.Name, refs)
+		return f.KeyFor(rec.Context, rec.APIVersion, rec.Kind, rec.Namespace, rec.Name, refs)
 	case stage.FromMember:
 		// Owners is the path from the root down to the member's owner.
-		if n := len(rec.Owners); n > 0 && sameGroupKind(rec.Owners[n-1], rec.Owners[0]) {
+		if n := len(rec.Owners); n > 0 && groupKind(rec.Owners[n-1]) == groupKind(rec.Owners[0]) {
 			o := rec.Owners[n-1]
 			return Key{APIVersion: o.APIVersion, Kind: o.Kind, Context: rec.Context, Namespace: rec.Namespace, Name: o.Name}, true
 		}
@@ -129,15 +124,7 @@ func (k Keyer) Key(rec *printer.Record, obj *rawobj.Object, from stage.CallFrom)
 	return Key{}, false
 }
 
-// sameGroupKind reports whether a and b are of one type: their group
-// and kind (the version may differ).
-func sameGroupKind(a, b printer.Owner) bool {
-	group := func(apiVersion string) string {
-		g, _, ok := strings.Cut(apiVersion, "/")
-		if !ok {
-			return ""
-		}
-		return g
-	}
-	return a.Kind == b.Kind && group(a.APIVersion) == group(b.APIVersion)
+// groupKind is the type of o.
+func groupKind(o printer.Owner) schema.GroupKind {
+	return schema.FromAPIVersionAndKind(o.APIVersion, o.Kind).GroupKind()
 }

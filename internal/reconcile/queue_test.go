@@ -129,11 +129,11 @@ func TestFlags(t *testing.T) {
 	}
 }
 
-// TestKeyer: the key each call queues, as one controller built on the
+// TestCallKey: the key each call queues, as one controller built on the
 // run's informers: roots are its For (the object, or its owner with
 // --queue-key=owner), --tree's members its Owns (their owner in the tree
 // when of the root's type), Events nothing.
-func TestKeyer(t *testing.T) {
+func TestCallKey(t *testing.T) {
 	pod, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1-x","namespace":"ns","uid":"p","resourceVersion":"1",`+
 		`"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-1","uid":"r","controller":true}]}}`), rawobj.ParseOptions{})
 	if err != nil {
@@ -170,7 +170,7 @@ func TestKeyer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := NewFlags()
 			f.QueueKey = tc.queueKey
-			got, ok := f.Keyer().Key(&tc.rec, tc.obj, tc.from)
+			got, ok := f.CallKey(&tc.rec, tc.obj, tc.from)
 			if ok != tc.wantOK || got != tc.want {
 				t.Errorf("got %+v, %v; want %+v, %v", got, ok, tc.want, tc.wantOK)
 			}

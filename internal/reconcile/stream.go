@@ -60,12 +60,11 @@ func (f *Flags) Start(ctx context.Context, printing *stage.Sink, replayNow func(
 		return nil
 	}
 	q := New(opts)
-	// notQueued counts the handler calls that queued no key (Keyer).
+	// notQueued counts the handler calls that queued no key (CallKey).
 	var notQueued atomic.Int64
-	keyer := f.Keyer()
 	hooks := &stage.CallHooks{
 		After: func(rec *printer.Record, obj *rawobj.Object, from stage.CallFrom, emit stage.PrintFunc) error {
-			if k, ok := keyer.Key(rec, obj, from); ok {
+			if k, ok := f.CallKey(rec, obj, from); ok {
 				q.CallAt(k, rec.Time)
 			} else {
 				notQueued.Add(1)
