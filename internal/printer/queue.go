@@ -33,8 +33,9 @@ type Reconcile struct {
 type QueueSummary struct {
 	Time time.Time
 	// Calls counts every handler call; NotQueued those of them that
-	// queued no key (the Events of --events, an object without a
-	// controller under --queue-key=owner). Reconciles, Coalesced (queued
+	// queued no key (the Events of --events, a --tree member whose owner
+	// is not of its root's type, an object without a controller under
+	// --queue-key=owner). Reconciles, Coalesced (queued
 	// calls without a reconcile of their own) and Pending (keys still
 	// queued at the end).
 	Calls, NotQueued, Reconciles, Coalesced, Pending int
