@@ -11,9 +11,7 @@
 package celexpr
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,6 +21,7 @@ import (
 	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common"
 	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/interpreter"
 	"k8s.io/apimachinery/pkg/util/version"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
@@ -68,6 +67,9 @@ type Program struct {
 	// flag and src name the expression in errors.
 	flag, src string
 	prg       cel.Program
+	// object and oldObject are what it reads of them: only that is
+	// decoded.
+	object, oldObject reads
 	// timeLimit is TimeLimit; tests shorten it.
 	timeLimit time.Duration
 }
@@ -129,7 +131,8 @@ func Compile(flag, expr string) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %q: %w", flag, expr, err)
 	}
-	return &Program{flag: flag, src: expr, prg: prg, timeLimit: TimeLimit}, nil
+	object, oldObject := readsOfExpr(ast.NativeRep().Expr())
+	return &Program{flag: flag, src: expr, prg: prg, object: object, oldObject: oldObject, timeLimit: TimeLimit}, nil
 }
 
 // Unquote returns the expression of cel='EXPR' (or "EXPR"): without the
@@ -191,22 +194,28 @@ func (p *Program) Eval(v Vars) (bool, error) {
 	return All([]*Program{p}, v)
 }
 
-// All reports whether every program is true on v, decoding v's objects
-// once for all of them; it stops at the first false.
+// All reports whether every program is true on v, decoding of v's
+// objects, once for all of them, what they read; it stops at the first
+// false.
 func All(programs []*Program, v Vars) (bool, error) {
-	object, err := decode(v.Object)
+	var objectReads, oldReads reads
+	if len(programs) == 1 {
+		objectReads, oldReads = programs[0].object, programs[0].oldObject
+	} else {
+		for _, p := range programs {
+			objectReads.merge(p.object)
+			oldReads.merge(p.oldObject)
+		}
+	}
+	object, err := decodeRead(v.Object, objectReads)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("unable to decode an object for CEL: %w", err)
 	}
-	old, err := decode(v.OldObject)
+	old, err := decodeRead(v.OldObject, oldReads)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("unable to decode an object for CEL: %w", err)
 	}
-	activation := map[string]any{
-		"object": object, "oldObject": old,
-		"deltaType": v.Type, "kind": v.Kind, "apiVersion": v.APIVersion,
-		"resource": v.Resource, "namespace": v.Namespace, "name": v.Name,
-	}
+	activation := &activation{object: object, oldObject: old, vars: &v}
 	for _, p := range programs {
 		ok, err := p.eval(activation, v)
 		if err != nil || !ok {
@@ -219,7 +228,7 @@ func All(programs []*Program, v Vars) (bool, error) {
 // eval runs p on decoded variables. Absent fields and operands of the
 // wrong type make the expression false; any other failure — the cost
 // limit reached above all — is an error naming the flag and the object.
-func (p *Program) eval(activation map[string]any, v Vars) (bool, error) {
+func (p *Program) eval(activation interpreter.Activation, v Vars) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), p.timeLimit)
 	defer cancel()
 	out, _, err := p.prg.ContextEval(ctx, activation)
@@ -242,6 +251,37 @@ func (p *Program) eval(activation map[string]any, v Vars) (bool, error) {
 	return b, nil
 }
 
+// activation is what an expression's variables resolve to: the decoded
+// objects and v's fields (a struct, not a map built for each evaluation).
+type activation struct {
+	object, oldObject any
+	vars              *Vars
+}
+
+func (a *activation) ResolveName(name string) (any, bool) {
+	switch name {
+	case "object":
+		return a.object, true
+	case "oldObject":
+		return a.oldObject, true
+	case "deltaType":
+		return a.vars.Type, true
+	case "kind":
+		return a.vars.Kind, true
+	case "apiVersion":
+		return a.vars.APIVersion, true
+	case "resource":
+		return a.vars.Resource, true
+	case "namespace":
+		return a.vars.Namespace, true
+	case "name":
+		return a.vars.Name, true
+	}
+	return nil, false
+}
+
+func (*activation) Parent() interpreter.Activation { return nil }
+
 // objectName names the object of v for errors: kind namespace/name.
 func objectName(v Vars) string {
 	name := v.Name
@@ -252,41 +292,4 @@ func objectName(v Vars) string {
 		return name
 	}
 	return strings.ToLower(v.Kind) + " " + name
-}
-
-// decode turns JSON into CEL values: whole numbers are ints, others
-// doubles, as Kubernetes' CEL sees them; nil is null.
-func decode(raw []byte) (any, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("unable to decode an object for CEL: %w", err)
-	}
-	return numbers(v), nil
-}
-
-// numbers replaces json.Numbers by int64 or float64, in place.
-func numbers(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, c := range x {
-			x[k] = numbers(c)
-		}
-	case []any:
-		for i, c := range x {
-			x[i] = numbers(c)
-		}
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		if f, err := x.Float64(); err == nil {
-			return f
-		}
-	}
-	return v
 }

@@ -15,11 +15,11 @@
 package condition
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/util/jsonpath"
@@ -49,9 +49,15 @@ type Condition struct {
 	// name and value are condition=NAME=VALUE's.
 	name, value string
 	// path is the JSONPath template of jsonpath=; value its expected
-	// value when hasValue.
+	// value when hasValue. jsonPath is it parsed, which evaluation
+	// changes: lock guards it.
 	path     string
 	hasValue bool
+	lock     sync.Mutex
+	jsonPath *jsonpath.JSONPath
+	// reads is what condition= and jsonpath= read of an object, nil for
+	// all of it: only that is decoded (rawobj.DecodeValidFields).
+	reads rawobj.Fields
 	// cel is cel='EXPR''s program.
 	cel *celexpr.Program
 	// status is status=STATUS's status, judge its judge.
@@ -77,6 +83,7 @@ func Parse(flag, s string) (*Condition, error) {
 		}
 	case "condition":
 		c.kind = kindCondition
+		c.reads = rawobj.Fields{"status": {"conditions": nil}}
 		c.name, c.value, _ = strings.Cut(arg, "=")
 		if c.name == "" {
 			return nil, fmt.Errorf("invalid %s %q: name the condition, e.g. %s=condition=Available", flag, s, flag)
@@ -123,10 +130,15 @@ func (c *Condition) parseJSONPath(arg string) error {
 		}
 		c.value, c.hasValue = strings.Trim(rest[1:], `'"`), true
 	}
-	if _, err := newJSONPath(path); err != nil {
+	j, err := newJSONPath(path)
+	if err != nil {
 		return err
 	}
-	c.path = path
+	parsed, err := jsonpath.Parse("condition", path)
+	if err != nil {
+		return err
+	}
+	c.path, c.jsonPath, c.reads = path, j, readsOf(parsed)
 	return nil
 }
 
@@ -200,10 +212,8 @@ func (c *Condition) Holds(v celexpr.Vars) (bool, error) {
 		}
 		return c.judge.Of(o).Status == c.status, nil
 	}
-	var decoded any
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	dec.UseNumber()
-	if err := dec.Decode(&decoded); err != nil {
+	decoded, err := rawobj.DecodeValidFields(obj, c.reads, true)
+	if err != nil {
 		return false, fmt.Errorf("unable to decode an object to evaluate %q: %w", c.src, err)
 	}
 	if c.kind == kindCondition {
@@ -232,11 +242,9 @@ func (c *Condition) conditionHolds(v any) bool {
 // jsonPathHolds evaluates the JSONPath: with a value, it must yield that
 // one value; without, anything.
 func (c *Condition) jsonPathHolds(v any) (bool, error) {
-	j, err := newJSONPath(c.path)
-	if err != nil {
-		return false, err
-	}
-	results, err := j.FindResults(v)
+	c.lock.Lock()
+	results, err := c.jsonPath.FindResults(v)
+	c.lock.Unlock()
 	if err != nil {
 		return false, nil
 	}

@@ -1,6 +1,7 @@
 package condition
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -82,5 +83,63 @@ func TestHolds(t *testing.T) {
 	c, _ := Parse("--until", "condition=Available")
 	if _, err := c.Holds(celexpr.Vars{Object: []byte("{")}); err == nil {
 		t.Error("broken JSON gave no error")
+	}
+}
+
+// TestReadsDecodeWhatIsRead: condition= and jsonpath= decode only what
+// they read of an object, and answer as they would on the whole of it —
+// for templates that read one path, several, from a filter on, anything
+// (recursive descent, range), and objects whose members are missing, of
+// another type, or nested deeper than the template reads.
+func TestReadsDecodeWhatIsRead(t *testing.T) {
+	conditions := []string{
+		"condition=Ready", "condition=Ready=False",
+		"jsonpath={.metadata.labels.v}=2", "jsonpath={.metadata.labels.v}", "jsonpath={.metadata.labels}",
+		"jsonpath={.status.phase}=Running", "jsonpath={$.status.phase}=Running", "jsonpath={['status']['phase']}=Running",
+		`jsonpath={.status.conditions[?(@.type=="Ready")].status}=True`, "jsonpath={.status.conditions[0].type}=Ready",
+		"jsonpath={.metadata.name}{.status.phase}=webRunning",
+		"jsonpath={.status.phase}{.status}", "jsonpath={..phase}=Running", "jsonpath={.spec.replicas}=3",
+		"jsonpath={range .status.conditions[*]}{.type}{end}=ReadyScheduled", "jsonpath={.data.big}",
+	}
+	objects := []string{
+		`{"metadata":{"name":"web","labels":{"v":"2"},"managedFields":[{"manager":"m"}]},"spec":{"replicas":3},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"},{"type":"Scheduled","status":"True"}]},"data":{"big":"x"}}`,
+		`{"metadata":{"name":"web","labels":{"v":2}},"status":{"phase":"Pending","conditions":[{"type":"Ready","status":"False"}]}}`,
+		`{"metadata":{"name":"web"},"status":"Running"}`,
+		`{"metadata":"web","status":{"phase":{"deeper":"Running"}},"spec":{"replicas":"3"}}`,
+		`{"metadata":{"name":"web","labels":null},"status":{"conditions":"none"}}`,
+		`{"status":{"phase":"Running","conditions":[]},"spec":{"replicas":3.0}}`,
+	}
+	for _, src := range conditions {
+		c, err := Parse("--until", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, obj := range objects {
+			got, err := c.Holds(celexpr.Vars{Object: []byte(obj)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// What kubectl wait does: all of it decoded by encoding/json.
+			var whole any
+			dec := json.NewDecoder(strings.NewReader(obj))
+			dec.UseNumber()
+			if err := dec.Decode(&whole); err != nil {
+				t.Fatal(err)
+			}
+			want := c.conditionHolds(whole)
+			if c.kind == kindJSONPath {
+				want, _ = c.jsonPathHolds(whole)
+			}
+			if got != want {
+				t.Errorf("%s on %s: %v; decoding the whole object: %v", src, obj, got, want)
+			}
+		}
+	}
+	c, _ := Parse("--until", "jsonpath={.metadata.labels.v}=2")
+	if _, status := c.reads["status"]; c.reads == nil || c.reads["metadata"] == nil || status {
+		t.Errorf("jsonpath={.metadata.labels.v} reads %+v, want metadata alone", c.reads)
+	}
+	if c, _ := Parse("--until", "jsonpath={..phase}"); c.reads != nil {
+		t.Errorf("a recursive descent reads %+v, want everything", c.reads)
 	}
 }

@@ -29,18 +29,38 @@ type Stream interface {
 // from the batches its Sink sees, not read from the Stores, which may be a
 // batch ahead of the output: a condition never holds on a change that was
 // not printed.
+//
+// A check costs what changed since the last one, not what is watched
+// (view.go): each condition is judged once per object it applies to, again
+// only when the object changes or when its time-dependent verdict falls
+// due, and its tally counts the objects it holds for.
 type Waiter struct {
 	until, untilAny, failWhen []*Condition
 	stream                    Stream
 	errOut                    io.Writer
-	// view holds, by target ID and key, the objects as last handed to the
-	// Sink. verdicts holds what each condition said of each object in the
-	// view: objects are immutable (a change brings a new one), so a
-	// condition is evaluated once per object, not once per check; an
-	// object leaving the view takes its verdicts along. Only Run's
-	// goroutine touches them.
-	view     map[string]map[string]*rawobj.Object
-	verdicts map[verdictKey]verdict
+
+	// conds are until, untilAny and failWhen in that order; tallies[i] is
+	// what conds[i] says of the objects in scope.
+	conds   []*Condition
+	tallies []*tally
+	// view holds, by target ID, the objects as last handed to the Sink;
+	// order is the views of the stream's targets in its order, targetIDs
+	// their IDs, as the last check saw them. dirty are the entries to
+	// judge at the next check, due those to re-judge at a time (dueSwept:
+	// the heap's size when it was last swept of stale times). byUID
+	// indexes the objects in scope by UID (entry.sameUID chains the
+	// others of one UID), for pathOf and Events. healths is
+	// ReportChanges' tally. Only the engine's goroutine (the Sink's and
+	// Check's) touches them.
+	view      map[string]*targetView
+	order     []*targetView
+	targetIDs []string
+	dirty     []*entry
+	due       dueHeap
+	dueSwept  int
+	byUID     map[string]*entry
+	healths   healthTally
+
 	// judge is false when objects carry no status (--metadata-only): the
 	// messages then name objects without their health, which healthJudge
 	// judges.
@@ -55,9 +75,6 @@ type Waiter struct {
 	holdingSince time.Time
 	// met are the objects that met the conditions, once they have.
 	met []watched
-	// byUID indexes the objects of the view by UID, for pathOf; nil when
-	// the view changed since.
-	byUID map[string]watched
 	// report, when set (ReportChanges), is told the verdict of the
 	// objects waited on each time it changes; reported is the last one
 	// it was told ("" before the first).
@@ -66,31 +83,6 @@ type Waiter struct {
 	// reportStates, when set (ReportStates), is told every condition's
 	// state after each check.
 	reportStates func([]State)
-	// statuses holds reportChange's judgement of each object in the view,
-	// as verdicts holds the conditions': an object leaving the view takes
-	// its own along.
-	statuses map[*rawobj.Object]judged
-}
-
-// judged is a health status and when it may change for the same object
-// (zero: never).
-type judged struct {
-	status    health.Status
-	recheckAt time.Time
-}
-
-// verdict is what a condition said of an object; recheckAt, when not
-// zero, is when it may say otherwise of the same object (a health that
-// depends on time).
-type verdict struct {
-	ok        bool
-	recheckAt time.Time
-}
-
-// verdictKey names one condition's verdict on one object.
-type verdictKey struct {
-	obj  *rawobj.Object
-	cond *Condition
 }
 
 // NewWaiter returns the waiter of --until (every one must hold for every
@@ -98,11 +90,22 @@ type verdictKey struct {
 // --fail-when (one holding for any object fails the run). It writes
 // "… condition met" to errOut.
 func NewWaiter(until, untilAny, failWhen []*Condition, errOut io.Writer) *Waiter {
-	return &Waiter{
+	w := &Waiter{
 		until: until, untilAny: untilAny, failWhen: failWhen, errOut: errOut,
-		view: map[string]map[string]*rawobj.Object{}, verdicts: map[verdictKey]verdict{},
-		judge: true, healthJudge: health.NewJudge(), now: time.Now,
+		view: map[string]*targetView{}, byUID: map[string]*entry{},
+		healths: healthTally{count: map[health.Status]int{}, with: map[health.Status]map[*entry]struct{}{}},
+		judge:   true, healthJudge: health.NewJudge(), now: time.Now,
 	}
+	for _, c := range until {
+		w.conds, w.tallies = append(w.conds, c), append(w.tallies, newTally(len(w.conds), c, true, false))
+	}
+	for _, c := range untilAny {
+		w.conds, w.tallies = append(w.conds, c), append(w.tallies, newTally(len(w.conds), c, true, true))
+	}
+	for _, c := range failWhen {
+		w.conds, w.tallies = append(w.conds, c), append(w.tallies, newTally(len(w.conds), c, false, true))
+	}
+	return w
 }
 
 // SetFailAfter sets how long a transient failure lasts before the
@@ -165,40 +168,6 @@ func (w *Waiter) Sink(stream Stream, inner informer.Sink) informer.Sink {
 	return viewSink{Sink: inner, w: w}
 }
 
-// viewSink updates the waiter's view with every batch it hands on.
-type viewSink struct {
-	informer.Sink
-	w *Waiter
-}
-
-func (s viewSink) Handle(b informer.Batch) (bool, error) {
-	if b.Informer.Target().Role == informer.RoleEvents {
-		// Events explain the objects waited on; no condition is about
-		// them, but some change their subject's health.
-		s.w.noteEvents(b.Items)
-		return s.Sink.Handle(b)
-	}
-	id := b.Informer.Target().ID()
-	s.w.byUID = nil
-	objects := s.w.view[id]
-	if objects == nil {
-		objects = map[string]*rawobj.Object{}
-		s.w.view[id] = objects
-	}
-	for i := range b.Items {
-		it := &b.Items[i]
-		if old := objects[it.Key]; old != nil && (old != it.Object || it.Type == delta.Deleted) {
-			s.w.forget(old)
-		}
-		if it.Type == delta.Deleted {
-			delete(objects, it.Key)
-		} else {
-			objects[it.Key] = it.Object
-		}
-	}
-	return s.Sink.Handle(b)
-}
-
 // noteEvents tells the judges of the conditions on health of the Events
 // items (health.Judge.NoteEvent).
 func (w *Waiter) noteEvents(items []informer.Item) {
@@ -212,40 +181,16 @@ func (w *Waiter) noteEvents(items []informer.Item) {
 				continue // not an Event this can read: it explains nothing
 			}
 			w.healthJudge.NoteEvent(e.Subject.UID, e.Reason, e.Last)
-			for _, conds := range [][]*Condition{w.until, w.untilAny, w.failWhen} {
-				for _, c := range conds {
-					c.noteEvent(e.Subject.UID, e.Reason, e.Last)
+			for _, c := range w.conds {
+				c.noteEvent(e.Subject.UID, e.Reason, e.Last)
+			}
+			if health.EventJudged(e.Reason) {
+				for subject := w.byUID[e.Subject.UID]; subject != nil; subject = subject.sameUID {
+					w.rejudgeHealth(subject)
 				}
 			}
 		}
 	}
-}
-
-// forget drops the verdicts on obj, which left the view.
-func (w *Waiter) forget(obj *rawobj.Object) {
-	delete(w.statuses, obj)
-	for _, conds := range [][]*Condition{w.until, w.untilAny, w.failWhen} {
-		for _, c := range conds {
-			delete(w.verdicts, verdictKey{obj, c})
-		}
-	}
-}
-
-// holds evaluates c on o, once per object in the view — again once a
-// verdict's recheck time has come.
-func (w *Waiter) holds(c *Condition, o watched) (bool, error) {
-	key := verdictKey{o.obj, c}
-	if v, ok := w.verdicts[key]; ok && o.obj != nil && (v.recheckAt.IsZero() || w.now().Before(v.recheckAt)) {
-		return v.ok, nil
-	}
-	ok, recheckAt, err := c.Judge(o.obj, o.vars, w.now())
-	if err != nil {
-		return false, err
-	}
-	if o.obj != nil {
-		w.verdicts[key] = verdict{ok: ok, recheckAt: recheckAt}
-	}
-	return ok, nil
 }
 
 // Active reports whether any condition was given.
@@ -261,47 +206,20 @@ func (w *Waiter) Waits() bool {
 	return len(w.until)+len(w.untilAny) > 0
 }
 
-// watched is one object a condition is evaluated on.
+// watched is one object a condition is evaluated on, as it was when the
+// waiter described it.
 type watched struct {
 	// name is how messages name it: "deployment.apps/web".
 	name string
 	// context is the kubeconfig context of its cluster ("" for one).
 	context string
-	// target is what its informer watches.
-	target informer.Target
-	// vars is the object as the Store has it (Object nil if it does not
-	// exist), for the conditions; obj is that object, nil if none.
-	vars celexpr.Vars
-	obj  *rawobj.Object
-}
-
-// objects returns what the conditions are evaluated on: with rootsOnly,
-// not what --tree found the roots to own.
-func (w *Waiter) objects(rootsOnly bool) []watched {
-	var out []watched
-	for _, t := range w.stream.Targets() {
-		if rootsOnly && !t.Role.IsRoot() {
-			continue
-		}
-		if t.Name != "" {
-			key := t.Name
-			if t.Namespace != "" {
-				key = t.Namespace + "/" + t.Name
-			}
-			o := watched{name: objectName(t, t.Name), context: t.Context, target: t, vars: targetVars(t, t.Namespace, t.Name)}
-			if obj, ok := w.view[t.ID()][key]; ok {
-				o.vars.Object, o.obj = obj.JSON, obj
-			}
-			out = append(out, o)
-			continue
-		}
-		for _, obj := range w.view[t.ID()] {
-			vars := targetVars(t, obj.Namespace, obj.Name)
-			vars.Object = obj.JSON
-			out = append(out, watched{name: objectName(t, obj.Name), context: t.Context, target: t, vars: vars, obj: obj})
-		}
-	}
-	return out
+	// target is what its informer watches (its view's, which does not
+	// change).
+	target *informer.Target
+	// objectName is its own name; obj the object, nil if it does not
+	// exist.
+	objectName string
+	obj        *rawobj.Object
 }
 
 // targetVars are the CEL variables of an object of t.
@@ -326,10 +244,12 @@ func objectName(t informer.Target, name string) string {
 }
 
 // Check is the engine's Check (informer.RunOptions): a --fail-when that
-// holds for any object ends the run with a *FailedError; else --until-any holding for one object, or
-// every --until holding for every object (at least one, unless every
-// --until is delete), ends it with no error.
+// holds for any object ends the run with a *FailedError; else --until-any
+// holding for one object, or every --until holding for every object (at
+// least one, unless every --until is delete), ends it with no error. It
+// judges what changed since the last check (see Waiter).
 func (w *Waiter) Check() (bool, error) {
+	w.refresh(w.now())
 	stop, err := w.check()
 	if !stop && w.report != nil {
 		w.reportChange()
@@ -352,36 +272,38 @@ type State struct {
 // check (--live's header).
 func (w *Waiter) ReportStates(report func([]State)) { w.reportStates = report }
 
-// states evaluates each condition for ReportStates; the verdicts come
-// from the cache the checks fill.
+// states reads each condition's State for ReportStates from its tally.
+// An --until holds when it holds for every root object, and there is one
+// (or every --until is delete).
 func (w *Waiter) states() []State {
-	roots, all := w.objects(true), w.objects(false)
-	out := make([]State, 0, len(w.until)+len(w.untilAny)+len(w.failWhen))
-	anyHolds := func(c *Condition, objects []watched) bool {
-		for _, o := range objects {
-			if ok, err := w.holds(c, o); err == nil && ok {
-				return true
-			}
+	out := make([]State, 0, len(w.conds))
+	roots := w.roots()
+	for i, c := range w.conds {
+		t := w.tallies[i]
+		var st State
+		switch {
+		case i < len(w.until):
+			st = State{Text: "--until=" + c.String(), Holds: roots > 0 && t.notHoldingIn(true) == 0 || roots == 0 && w.allDelete()}
+		case i < len(w.until)+len(w.untilAny):
+			st = State{Text: "--until-any=" + c.String(), Holds: t.anyHolding(true) != nil}
+		default:
+			st = State{Text: "--fail-when=" + c.String(), Holds: t.anyHolding(false) != nil}
 		}
-		return false
-	}
-	for _, c := range w.until {
-		holds := len(roots) > 0
-		for _, o := range roots {
-			if ok, err := w.holds(c, o); err != nil || !ok {
-				holds = false
-				break
-			}
-		}
-		out = append(out, State{Text: "--until=" + c.String(), Holds: holds || len(roots) == 0 && w.allDelete()})
-	}
-	for _, c := range w.untilAny {
-		out = append(out, State{Text: "--until-any=" + c.String(), Holds: anyHolds(c, roots)})
-	}
-	for _, c := range w.failWhen {
-		out = append(out, State{Text: "--fail-when=" + c.String(), Holds: anyHolds(c, all)})
+		out = append(out, st)
 	}
 	return out
+}
+
+// roots counts the root objects waited on: those of the root targets, and
+// each named one, present or not.
+func (w *Waiter) roots() int {
+	n := 0
+	for _, tv := range w.order {
+		if tv.scope == rootScope {
+			n += len(tv.entries)
+		}
+	}
+	return n
 }
 
 // ReportChanges has Check call report each time the verdict of the
@@ -415,38 +337,25 @@ func worse(s health.Status) int {
 }
 
 // reportChange tells report the verdict of the objects waited on, if it
-// changed since it was last told.
+// changed since it was last told: the worst status the health tally
+// counts, and some of the objects that have it, by name.
 func (w *Waiter) reportChange() {
 	if !w.judge {
 		return // no status to judge
 	}
-	var status health.Status
-	var cause []watched
-	now := w.now()
-	if w.statuses == nil {
-		w.statuses = map[*rawobj.Object]judged{}
-	}
-	for _, o := range w.objects(false) {
-		j, ok := w.statuses[o.obj]
-		if !ok || o.obj == nil || !j.recheckAt.IsZero() && !now.Before(j.recheckAt) {
-			h := w.healthJudge.At(o.obj, now)
-			j = judged{status: h.Status, recheckAt: h.RecheckAt}
-			if o.obj != nil {
-				w.statuses[o.obj] = j
-			}
-		}
-		s := j.status
-		switch {
-		case len(cause) == 0 || worse(s) > worse(status):
-			status, cause = s, append(cause[:0], o)
-		case s == status && len(cause) < maxReported:
-			cause = append(cause, o)
-		}
-	}
-	if len(cause) == 0 || status == w.reported {
+	status, found := w.healths.worst()
+	if !found || status == w.reported {
 		return
 	}
 	w.reported = status
+	cause := make([]watched, 0, maxReported)
+	for e := range w.healths.with[status] {
+		if len(cause) == maxReported {
+			break
+		}
+		cause = append(cause, e.watched())
+	}
+	slices.SortFunc(cause, func(a, b watched) int { return strings.Compare(a.name, b.name) })
 	held := make([]Held, len(cause))
 	for i, o := range cause {
 		held[i] = w.held(o)
@@ -454,43 +363,70 @@ func (w *Waiter) reportChange() {
 	w.report(status, held)
 }
 
-// check is Check without the reporting of changes.
+// check is Check without the reporting of changes, on tallies refreshed.
 func (w *Waiter) check() (bool, error) {
 	if stop, err := w.failed(); stop {
 		return true, err
 	}
-	objects := w.objects(true)
-	for _, c := range w.untilAny {
-		for _, o := range objects {
-			ok, err := w.holds(c, o)
-			if err != nil {
-				return true, err
-			}
-			if ok {
-				fmt.Fprintf(w.errOut, "%s condition met\n", o.name)
-				w.met = []watched{o}
-				return true, nil
-			}
+	for i := range w.untilAny {
+		t := w.tallies[len(w.until)+i]
+		if e := t.anyHolding(true); e != nil {
+			o := e.watched()
+			fmt.Fprintf(w.errOut, "%s condition met\n", o.name)
+			w.met = []watched{o}
+			return true, nil
+		}
+		if err := t.anyErr(true); err != nil {
+			return true, err
 		}
 	}
 	if len(w.until) == 0 {
 		return false, nil
 	}
-	if len(objects) == 0 && !w.allDelete() {
+	if w.roots() == 0 && !w.allDelete() {
 		return false, nil
 	}
-	if held, err := w.holdingUp(objects); err != nil || len(held) > 0 {
+	held := false
+	for i := range w.until {
+		t := w.tallies[i]
+		if err := t.anyErr(false); err != nil {
+			w.holdingSince = time.Time{}
+			return true, err
+		}
+		held = held || t.notHoldingIn(false) > 0
+	}
+	if held {
 		w.holdingSince = time.Time{}
-		return err != nil, err
+		return false, nil
 	}
 	if !w.stable() {
 		return false, nil
 	}
+	objects := w.rootObjects()
+	var lines strings.Builder // one write for all, as kubectl wait's lines
 	for _, o := range objects {
-		fmt.Fprintf(w.errOut, "%s condition met\n", o.name)
+		lines.WriteString(o.name + " condition met\n")
 	}
+	_, _ = io.WriteString(w.errOut, lines.String())
 	w.met = objects
 	return true, nil
+}
+
+// rootObjects are the root objects waited on, in the stream's order of
+// targets, by name within each.
+func (w *Waiter) rootObjects() []watched {
+	out := make([]watched, 0, w.roots())
+	for _, tv := range w.order {
+		if tv.scope != rootScope {
+			continue
+		}
+		first := len(out)
+		for _, e := range tv.entries {
+			out = append(out, e.watched())
+		}
+		slices.SortFunc(out[first:], func(a, b watched) int { return strings.Compare(a.name, b.name) })
+	}
+	return out
 }
 
 // Met returns the objects that met the conditions, described, and true,
@@ -532,51 +468,44 @@ func (w *Waiter) stable() bool {
 	return now.Sub(w.holdingSince) >= w.stableFor
 }
 
-// holdingUp returns the objects for which some --until does not hold:
-// of roots (the roots' objects), or, for a status condition, of every
-// object shown — under --tree a health is the verdict on a root and all it
-// owns.
-func (w *Waiter) holdingUp(roots []watched) ([]watched, error) {
-	var all []watched
+// holdingUp returns the objects for which some --until does not hold: of
+// the roots, or, for a status condition, of every object shown — under
+// --tree a health is the verdict on a root and all it owns. It reads the
+// verdicts of the last check: a full pass, for the message of a timeout.
+func (w *Waiter) holdingUp() ([]watched, error) {
 	var held []watched
 	seen := map[string]bool{}
-	for _, c := range w.until {
-		objects := roots
-		if c.IsStatus() {
-			if all == nil {
-				all = w.objects(false)
-			}
-			objects = all
-		}
-		for _, o := range objects {
-			ok, err := w.holds(c, o)
-			if err != nil {
-				return nil, err
-			}
-			if !ok && !seen[o.name] {
-				seen[o.name] = true
-				held = append(held, o)
+	for _, tv := range w.order {
+		for _, e := range tv.entries {
+			for i := range w.until {
+				if !w.tallies[i].applies(tv.scope) {
+					continue
+				}
+				v := e.verdicts[i]
+				if v.err != nil {
+					return nil, v.err
+				}
+				if o := e.watched(); !v.ok && !seen[o.name] {
+					seen[o.name] = true
+					held = append(held, o)
+					break
+				}
 			}
 		}
 	}
 	return held, nil
 }
 
-// failed evaluates --fail-when on every object shown, what --tree found
-// included: stop with a *FailedError when one holds.
+// failed reads --fail-when's tallies, which count every object shown,
+// what --tree found included: stop with a *FailedError when one holds.
 func (w *Waiter) failed() (bool, error) {
-	if len(w.failWhen) == 0 {
-		return false, nil
-	}
-	objects := w.objects(false)
-	for _, c := range w.failWhen {
-		for _, o := range objects {
-			if ok, err := w.holds(c, o); err != nil || ok {
-				if err != nil {
-					return true, err
-				}
-				return true, &FailedError{Condition: c, Held: w.held(o), judge: w.healthJudge}
-			}
+	for i, c := range w.failWhen {
+		t := w.tallies[len(w.until)+len(w.untilAny)+i]
+		if e := t.anyHolding(false); e != nil {
+			return true, &FailedError{Condition: c, Held: w.held(e.watched()), judge: w.healthJudge}
+		}
+		if err := t.anyErr(false); err != nil {
+			return true, err
 		}
 	}
 	return false, nil
@@ -585,7 +514,7 @@ func (w *Waiter) failed() (bool, error) {
 // held describes o for messages, with its health when there is status to
 // judge.
 func (w *Waiter) held(o watched) Held {
-	h := Held{Name: o.name, Context: o.context, APIVersion: o.target.Kind.GroupVersion().String(), Kind: o.target.Kind.Kind, ObjectName: o.vars.Name, obj: o.obj}
+	h := Held{Name: o.name, Context: o.context, APIVersion: o.target.Kind.GroupVersion().String(), Kind: o.target.Kind.Kind, ObjectName: o.objectName, obj: o.obj}
 	if o.obj != nil {
 		h.Namespace, h.UID = o.obj.Namespace, o.obj.UID
 		h.Path = w.pathOf(o.obj)
@@ -602,75 +531,23 @@ func (w *Waiter) held(o watched) Held {
 // waiter sees as a root object down to obj's own, through the objects the
 // stream has shown (--tree's members); nil for a root.
 func (w *Waiter) pathOf(obj *rawobj.Object) []Owner {
-	if w.byUID == nil {
-		w.byUID = map[string]watched{}
-		for _, o := range w.objects(false) {
-			if o.obj != nil {
-				w.byUID[o.obj.UID] = o
-			}
-		}
-	}
-	byUID := w.byUID
 	var path []Owner
 	for cur := obj; len(path) < 16; {
 		r, err := cur.Controller()
 		if err != nil || r == nil {
 			break
 		}
-		o, ok := byUID[string(r.UID)]
+		e, ok := w.byUID[string(r.UID)]
 		if !ok {
 			break
 		}
 		path = append([]Owner{{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID)}}, path...)
-		if o.target.Role.IsRoot() {
+		if e.tv.scope == rootScope {
 			break
 		}
-		cur = o.obj
+		cur = e.obj
 	}
 	return path
-}
-
-// Owner is a link of a Held object's owner path.
-type Owner struct{ APIVersion, Kind, Name, UID string }
-
-// Held is an object a condition held, or did not hold, for: what messages
-// say of it.
-type Held struct {
-	// Name is "deployment.apps/web" (with its context's name, for
-	// several clusters).
-	Name string
-	// Context, Namespace and UID locate it, for looking up what explains
-	// it (its Events); UID is "" for an object that does not exist.
-	Context, Namespace, UID string
-	// Health is its health ("Failed (PodUnschedulable): Pod could not be
-	// scheduled"), control characters escaped; "" when not judged.
-	Health string
-	// Explained is more that was found about it (its latest Warning
-	// event), a line, added by whoever could look it up; Warning is that
-	// event.
-	Explained string
-	Warning   *events.Warning
-
-	// For the Verdict record: its apiVersion, kind and name; its health
-	// (nil when not judged); its controllers from the waited-on object
-	// down (Path).
-	APIVersion, Kind, ObjectName string
-	Verdict                      *health.Health
-	Path                         []Owner
-	// obj is the object, for looking up what blocks it (blockers).
-	obj *rawobj.Object
-}
-
-// lines appends what is said of h to b: its name and health, and its
-// explanation on a line of its own, indented by indent.
-func (h Held) lines(b *strings.Builder, indent string) {
-	b.WriteString(h.Name)
-	if h.Health != "" {
-		b.WriteString(": " + h.Health)
-	}
-	if h.Explained != "" {
-		b.WriteString("\n" + indent + h.Explained)
-	}
 }
 
 // allDelete reports whether every --until is delete: then no object at all
@@ -684,93 +561,14 @@ func (w *Waiter) allDelete() bool {
 	return true
 }
 
-// FailedError is a --fail-when that held.
-type FailedError struct {
-	Condition *Condition
-	// Held is the object it held for; Blockers what blocks it, when
-	// looked up (Explain).
-	Held     Held
-	Blockers []Held
-	// judge judges the blockers.
-	judge *health.Judge
-}
-
-// All is the object the condition held for, then what blocks it.
-func (e *FailedError) All() []Held { return append([]Held{e.Held}, e.Blockers...) }
-
-func (e *FailedError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Held.Name + " matched --fail-when=" + e.Condition.String())
-	if e.Held.Health != "" {
-		b.WriteString(": " + e.Held.Health)
-	}
-	if e.Held.Explained != "" {
-		b.WriteString("\n  " + e.Held.Explained)
-	}
-	for _, h := range e.Blockers {
-		b.WriteString("\n  ")
-		h.lines(&b, "    ")
-	}
-	return b.String()
-}
-
-// TimeoutError is --timeout running out while waiting: kubectl wait's
-// message, and the objects that held the conditions up.
-type TimeoutError struct {
-	// Waited names what was waited on: "deployments/web".
-	Waited string
-	Held   []Held
-	// SourceEnded: not a --timeout, the end of a replayed recording.
-	SourceEnded bool
-	// judge judges the blockers (Explain).
-	judge *health.Judge
-}
-
-func (e *TimeoutError) Error() string {
-	var b strings.Builder
-	if e.SourceEnded {
-		b.WriteString("the recording ended before the condition was met on " + e.Waited)
-	} else {
-		b.WriteString("timed out waiting for the condition on " + e.Waited)
-	}
-	for _, group := range sameExplanation(e.Held) {
-		b.WriteString("\n  ")
-		h := group[0]
-		for _, o := range group[1:] {
-			h.Name += ", " + o.Name
-		}
-		h.lines(&b, "    ")
-	}
-	return b.String()
-}
-
-// sameExplanation groups held, in order, so that objects with the same
-// health and the same explanation (a Warning, as the scheduler's
-// FailedScheduling for every Pod of a rollout) are said once, with all
-// their names.
-func sameExplanation(held []Held) [][]Held {
-	var groups [][]Held
-	for _, h := range held {
-		i := -1
-		if h.Explained != "" {
-			i = slices.IndexFunc(groups, func(g []Held) bool { return g[0].Health == h.Health && g[0].Explained == h.Explained })
-		}
-		if i < 0 {
-			groups = append(groups, []Held{h})
-			continue
-		}
-		groups[i] = append(groups[i], h)
-	}
-	return groups
-}
-
 // TimedOut is the error of a --timeout that elapsed while waiting, in
 // kubectl wait's words, naming what did not meet the conditions: the root
 // targets whose objects held them up (with several clusters, not those of
 // a cluster where they were met), or every root when none is to blame
 // (an --until-any that nothing met).
 func (w *Waiter) TimedOut() error {
-	held, err := w.holdingUp(w.objects(true))
+	w.refresh(w.now())
+	held, err := w.holdingUp()
 	if err != nil {
 		e := &TimeoutError{Waited: w.waited(nil)}
 		return fmt.Errorf("%s; %w", e.Error(), err)

@@ -422,8 +422,18 @@ func TestWaiterReportsChangesOfTheVerdict(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(w.statuses) != 0 || len(w.verdicts) != 0 {
-		t.Fatalf("after every object was deleted the waiter keeps %d judgements and %d verdicts", len(w.statuses), len(w.verdicts))
+	if _, err := w.Check(); err != nil {
+		t.Fatal(err)
+	}
+	kept := len(w.byUID)
+	for _, tv := range w.view {
+		kept += len(tv.entries)
+	}
+	for _, n := range w.healths.count {
+		kept += n
+	}
+	if kept != 0 || w.tallies[0].notHolding != [3]int{} {
+		t.Fatalf("after every object was deleted the waiter keeps %d objects or judgements, tally %+v", kept, w.tallies[0])
 	}
 }
 
@@ -495,5 +505,47 @@ func TestATimeoutSaysTheSameExplanationOnce(t *testing.T) {
 		"  pod/other: " + stuck + "\n    Warning FailedScheduling: something else"
 	if got := e.Error(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestWaiterSaysTheErrorOfTheConditionThatErred: a condition that cannot
+// be evaluated on an object stops the run with its own error — not
+// another condition's on the same object — and the objects it cannot be
+// evaluated on stop counting once they change.
+func TestWaiterSaysTheErrorOfTheConditionThatErred(t *testing.T) {
+	engine := informer.New(informer.Config{NewListerWatcher: func(informer.Target) cache.ListerWatcher { return nil }}, nil)
+	inf, err := engine.Add(pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	divides := `cel=1 / (size(object.metadata.name) - size(name)) == 1`
+	w := NewWaiter(mustConditions(t, "--until", `cel=object.metadata.name == "nope"`, divides), nil,
+		mustConditions(t, "--fail-when", `cel=object.metadata.name == "nope"`), &bytes.Buffer{})
+	sink := w.Sink(fakeStream{engine}, &discard{})
+	hand := func(typ delta.Type, o *rawobj.Object) {
+		t.Helper()
+		if _, err := sink.Handle(informer.Batch{Informer: inf, Items: []informer.Item{{Type: typ, Object: o, Key: "ns/" + o.Name}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hand(delta.Added, pod(t, "web", "Running"))
+	stop, err := w.Check()
+	if !stop || err == nil || !strings.Contains(err.Error(), "division by zero") || !strings.Contains(err.Error(), "size(name)") {
+		t.Fatalf("a condition that divides by zero: stop %v, %v; want its error", stop, err)
+	}
+	hand(delta.Deleted, pod(t, "web", "Running"))
+	if stop, err := w.Check(); stop || err != nil {
+		t.Fatalf("once the object is gone: stop %v, %v", stop, err)
+	}
+
+	// Two conditions err on the same object: --fail-when, checked first,
+	// says its own.
+	parses := `cel=int(object.metadata.name) == 1`
+	w = NewWaiter(mustConditions(t, "--until", divides), nil, mustConditions(t, "--fail-when", parses), &bytes.Buffer{})
+	sink = w.Sink(fakeStream{engine}, &discard{})
+	hand(delta.Added, pod(t, "web", "Running"))
+	stop, err = w.Check()
+	if !stop || err == nil || !strings.Contains(err.Error(), "int(object.metadata.name)") {
+		t.Fatalf("--fail-when that cannot parse: stop %v, %v; want its error", stop, err)
 	}
 }

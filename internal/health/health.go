@@ -154,7 +154,7 @@ type schedulingEvents struct {
 // change how long it may wait to be scheduled (see At); other Events say
 // nothing of health.
 func (j *Judge) NoteEvent(uid, reason string, last time.Time) {
-	if uid == "" || reason != "FailedScheduling" && reason != "TriggeredScaleUp" {
+	if uid == "" || !EventJudged(reason) {
 		return
 	}
 	j.lock.Lock()
@@ -170,6 +170,13 @@ func (j *Judge) NoteEvent(uid, reason string, last time.Time) {
 		e.scaleUp = last
 	}
 	j.scheduling[uid] = e
+}
+
+// EventJudged reports whether an Event of reason can change its
+// subject's health (NoteEvent keeps it): whoever keeps verdicts judges the
+// subject again after one.
+func EventJudged(reason string) bool {
+	return reason == "FailedScheduling" || reason == "TriggeredScaleUp"
 }
 
 // scalingUp applies the autoscaler's rule to h, the verdict on the

@@ -29,6 +29,16 @@ func DecodeExact(data []byte) (any, error) {
 	return decodeWhole(valueDecoder{scanner: scanner{data: data}, exact: true}, nil)
 }
 
+// DecodeValidFields is DecodeFields, or DecodeExact's numbers with
+// exact, of data known to be valid JSON (an Object's, validated when it
+// was parsed, or a member cut out of it): what keep does not select is
+// skipped without being validated again, several times faster. On data
+// that is not valid JSON it returns an error or a wrong value; it never
+// panics and never reads past data.
+func DecodeValidFields(data []byte, keep Fields, exact bool) (any, error) {
+	return decodeWhole(valueDecoder{scanner: scanner{data: data}, exact: exact, valid: true}, keep)
+}
+
 // Fields selects what DecodeFields keeps of a JSON value: of an object,
 // the members named, each with the Fields of its own value (nil: all of
 // it); of an array, what the same Fields keep of each element. Anything
@@ -56,11 +66,12 @@ func decodeWhole(d valueDecoder, keep Fields) (any, error) {
 }
 
 // valueDecoder decodes values with its scanner; scratch is reused to
-// unescape keys. exact keeps numbers as json.Number (DecodeExact).
+// unescape keys. exact keeps numbers as json.Number (DecodeExact); valid
+// skips what is not kept without validating it (DecodeValidFields).
 type valueDecoder struct {
 	scanner
-	scratch []byte
-	exact   bool
+	scratch      []byte
+	exact, valid bool
 }
 
 // value decodes what keep selects of the value at pos; depth is the
@@ -142,13 +153,28 @@ func (d *valueDecoder) object(depth int, keep Fields) (map[string]any, error) {
 			if m[d.key(mb)], err = d.value(depth, sub); err != nil {
 				return nil, err
 			}
-		} else if err := d.skipValue(depth); err != nil {
+		} else if err := d.skip(depth); err != nil {
 			return nil, err
 		}
 		if end, err := d.memberEnd(); err != nil || end {
 			return m, err
 		}
 	}
+}
+
+// skip consumes the value at pos, which is not kept: validated, unless
+// the data is known to be valid.
+func (d *valueDecoder) skip(depth int) error {
+	if !d.valid {
+		return d.skipValue(depth)
+	}
+	d.skipSpace()
+	end, err := skipValidValue(d.data, d.pos)
+	if err != nil {
+		return err
+	}
+	d.pos = end
+	return nil
 }
 
 // key is mb's key as a string: sharing data's memory when it is the key as

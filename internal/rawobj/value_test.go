@@ -54,6 +54,21 @@ func checkDecodeValue(t *testing.T, data []byte) {
 	if err == nil && !reflect.DeepEqual(pruned, prune(want, keep)) {
 		t.Fatalf("DecodeFields(%q) = %#v, want %#v", data, pruned, prune(want, keep))
 	}
+	// On valid JSON DecodeValidFields, which skips without validating,
+	// decodes what DecodeFields does; as DecodeExact, its numbers are
+	// json.Numbers.
+	if json.Valid(data) && perr == nil {
+		if valid, err := DecodeValidFields(data, keep, false); err != nil || !reflect.DeepEqual(valid, pruned) {
+			t.Fatalf("DecodeValidFields(%q) = %#v, %v; DecodeFields: %#v", data, valid, err, pruned)
+		}
+		exact, eerr := DecodeExact(data)
+		valid, verr := DecodeValidFields(data, keep, true)
+		if eerr == nil && (verr != nil || !reflect.DeepEqual(valid, prune(exact, keep))) {
+			t.Fatalf("DecodeValidFields(%q, exact) = %#v, %v; DecodeExact pruned: %#v", data, valid, verr, prune(exact, keep))
+		}
+	} else {
+		_, _ = DecodeValidFields(data, keep, false) // an error or a wrong value, never a panic
+	}
 	checkHashMember(t, data, keep)
 }
 
