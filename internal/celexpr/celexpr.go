@@ -68,8 +68,9 @@ type Program struct {
 	flag, src string
 	prg       cel.Program
 	// object and oldObject are what it reads of them: only that is
-	// decoded.
+	// decoded; vars the other variables it reads.
 	object, oldObject reads
+	vars              []string
 	// timeLimit is TimeLimit; tests shorten it.
 	timeLimit time.Duration
 }
@@ -80,7 +81,7 @@ func (p *Program) String() string { return p.src }
 // newEnv is Kubernetes' environment for new expressions at this build's
 // compatibility version, with the variables of every expression.
 func newEnv() (*cel.Env, error) {
-	fields := []string{"deltaType", "kind", "apiVersion", "resource", "namespace", "name"}
+	fields := scalarVarNames()
 	opts := make([]cel.EnvOption, 0, 2+len(fields))
 	opts = append(opts,
 		cel.Variable("object", cel.DynType),
@@ -131,8 +132,8 @@ func Compile(flag, expr string) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %q: %w", flag, expr, err)
 	}
-	object, oldObject := readsOfExpr(ast.NativeRep().Expr())
-	return &Program{flag: flag, src: expr, prg: prg, object: object, oldObject: oldObject, timeLimit: TimeLimit}, nil
+	object, oldObject, vars := readsOfExpr(ast.NativeRep().Expr())
+	return &Program{flag: flag, src: expr, prg: prg, object: object, oldObject: oldObject, vars: vars, timeLimit: TimeLimit}, nil
 }
 
 // Unquote returns the expression of cel='EXPR' (or "EXPR"): without the

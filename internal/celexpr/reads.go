@@ -14,19 +14,54 @@ type reads struct {
 	fields rawobj.Fields
 }
 
+// Reads is what an expression reads of its variables: its verdict on two
+// sets of variables that agree on that is the same (it has no other
+// input).
+type Reads struct {
+	// Object is what it reads of object, for rawobj.DecodeFields; nil
+	// with ObjectWhole for all of it, nil alone for nothing.
+	Object      rawobj.Fields
+	ObjectWhole bool
+	// OldObject: it reads oldObject.
+	OldObject bool
+	// Vars are the other variables it reads ("name", "namespace", …).
+	Vars []string
+}
+
+// Reads returns what p reads of its variables.
+func (p *Program) Reads() Reads {
+	return Reads{Object: p.object.fields, ObjectWhole: p.object.used && p.object.fields == nil, OldObject: p.oldObject.used, Vars: p.vars}
+}
+
 // readsOfExpr finds what e reads of object and oldObject: a chain of
 // field selections from one of them reads the member it leads to, whole;
 // the variable used any other way (alone, indexed, an optional field)
 // reads all of it. Decoding what is read alone gives the expression the
 // same values, at a fraction of the cost of decoding the whole object.
-func readsOfExpr(e celast.Expr) (object, oldObject reads) {
-	r := readsWalk{vars: map[string]*reads{"object": &object, "oldObject": &oldObject}}
+func readsOfExpr(e celast.Expr) (object, oldObject reads, vars []string) {
+	r := readsWalk{vars: map[string]*reads{"object": &object, "oldObject": &oldObject}, scalars: map[string]bool{}}
 	r.walk(e)
-	return object, oldObject
+	for _, name := range scalarVarNames() {
+		if r.scalars[name] {
+			vars = append(vars, name)
+		}
+	}
+	return object, oldObject, vars
 }
 
-// readsWalk walks an expression for readsOfExpr.
-type readsWalk struct{ vars map[string]*reads }
+// scalarVarNames are the variables but object and oldObject, in Vars'
+// order.
+func scalarVarNames() []string {
+	return []string{"deltaType", "kind", "apiVersion", "resource", "namespace", "name"}
+}
+
+// readsWalk walks an expression for readsOfExpr: what it reads of the
+// objects, and which other variables it names (a comprehension's own
+// variable of the same name counts too: more read, never less).
+type readsWalk struct {
+	vars    map[string]*reads
+	scalars map[string]bool
+}
 
 func (r readsWalk) walk(e celast.Expr) {
 	switch e.Kind() {
@@ -34,6 +69,7 @@ func (r readsWalk) walk(e celast.Expr) {
 		if v := r.vars[e.AsIdent()]; v != nil {
 			v.used, v.fields = true, nil
 		}
+		r.scalars[e.AsIdent()] = true
 	case celast.SelectKind:
 		var path []string
 		root := e

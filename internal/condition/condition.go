@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"sync"
 	"time"
@@ -50,7 +51,7 @@ type Condition struct {
 	name, value string
 	// path is the JSONPath template of jsonpath=; value its expected
 	// value when hasValue. jsonPath is it parsed, which evaluation
-	// changes: lock guards it.
+	// changes: lock guards it, and memo.
 	path     string
 	hasValue bool
 	lock     sync.Mutex
@@ -58,6 +59,12 @@ type Condition struct {
 	// reads is what condition= and jsonpath= read of an object, nil for
 	// all of it: only that is decoded (rawobj.DecodeValidFields).
 	reads rawobj.Fields
+	// memo keeps the verdicts of condition=, jsonpath= and cel= by what
+	// they read (memoKey), when that is not all of the object: the many
+	// objects of a type in the same state are judged once, as
+	// health.Judge keeps the verdicts on Pods. Guarded by lock; emptied
+	// when it reaches maxMemo.
+	memo *memo
 	// cel is cel='EXPR''s program.
 	cel *celexpr.Program
 	// status is status=STATUS's status, judge its judge.
@@ -84,6 +91,7 @@ func Parse(flag, s string) (*Condition, error) {
 	case "condition":
 		c.kind = kindCondition
 		c.reads = rawobj.Fields{"status": {"conditions": nil}}
+		c.memo = newMemo(c.reads, nil)
 		c.name, c.value, _ = strings.Cut(arg, "=")
 		if c.name == "" {
 			return nil, fmt.Errorf("invalid %s %q: name the condition, e.g. %s=condition=Available", flag, s, flag)
@@ -96,6 +104,9 @@ func Parse(flag, s string) (*Condition, error) {
 		if err := c.parseJSONPath(arg); err != nil {
 			return nil, fmt.Errorf("invalid %s %q: %w", flag, s, err)
 		}
+		if c.reads != nil {
+			c.memo = newMemo(c.reads, nil)
+		}
 	case "cel":
 		c.kind = kindCEL
 		prg, err := celexpr.Compile(flag, celexpr.Unquote(arg))
@@ -103,6 +114,9 @@ func Parse(flag, s string) (*Condition, error) {
 			return nil, err
 		}
 		c.cel = prg
+		if r := prg.Reads(); !r.ObjectWhole && !r.OldObject {
+			c.memo = newMemo(r.Object, r.Vars)
+		}
 	case "status":
 		st, err := health.ParseStatus(arg)
 		if err != nil {
@@ -151,6 +165,59 @@ func newJSONPath(path string) (*jsonpath.JSONPath, error) {
 	return j, nil
 }
 
+// memo is a condition's kept verdicts, by the hash of what it reads of an
+// object (its selection of the object's JSON, when hashObject) and of
+// the other variables it reads (vars, celexpr.Vars' names).
+type memo struct {
+	hashObject bool
+	selection  *rawobj.Selection
+	vars       []string
+	seed       maphash.Seed
+	verdicts   map[uint64]bool
+}
+
+// maxMemo bounds a memo.
+const maxMemo = 4096
+
+// newMemo is the memo of a condition that reads fields of the object
+// (nil: nothing of it) and the variables vars.
+func newMemo(fields rawobj.Fields, vars []string) *memo {
+	m := &memo{hashObject: fields != nil, vars: vars, seed: maphash.MakeSeed(), verdicts: map[uint64]bool{}}
+	if fields != nil {
+		m.selection = rawobj.Select(fields)
+	}
+	return m
+}
+
+// key is what obj, whose variables are v, is kept by.
+func (m *memo) key(obj *rawobj.Object, v celexpr.Vars) (uint64, error) {
+	var h maphash.Hash
+	h.SetSeed(m.seed)
+	if m.hashObject {
+		if err := obj.HashMember(&h, obj.JSON, m.selection); err != nil {
+			return 0, err
+		}
+	}
+	for _, name := range m.vars {
+		h.WriteByte(0)
+		switch name {
+		case "deltaType":
+			h.WriteString(v.Type)
+		case "kind":
+			h.WriteString(v.Kind)
+		case "apiVersion":
+			h.WriteString(v.APIVersion)
+		case "resource":
+			h.WriteString(v.Resource)
+		case "namespace":
+			h.WriteString(v.Namespace)
+		case "name":
+			h.WriteString(v.Name)
+		}
+	}
+	return h.Sum64(), nil
+}
+
 // IsDelete reports whether the condition is delete (or status=NotFound):
 // it holds for objects that do not exist.
 func (c *Condition) IsDelete() bool {
@@ -182,11 +249,38 @@ func (c *Condition) setFailAfter(d time.Duration) {
 // on this same object may change: a health that depends on time.
 func (c *Condition) Judge(obj *rawobj.Object, v celexpr.Vars, now time.Time) (ok bool, recheckAt time.Time, err error) {
 	if c.kind != kindStatus {
-		ok, err = c.Holds(v)
+		ok, err = c.holdsKept(obj, v)
 		return ok, time.Time{}, err
 	}
 	h := c.judge.At(obj, now)
 	return h.Status == c.status, h.RecheckAt, nil
+}
+
+// holdsKept is Holds, through the memo when the condition has one and
+// the object exists. Errors are not kept.
+func (c *Condition) holdsKept(obj *rawobj.Object, v celexpr.Vars) (bool, error) {
+	if c.memo == nil || obj == nil {
+		return c.Holds(v)
+	}
+	key, keyErr := c.memo.key(obj, v)
+	if keyErr == nil {
+		c.lock.Lock()
+		ok, found := c.memo.verdicts[key]
+		c.lock.Unlock()
+		if found {
+			return ok, nil
+		}
+	}
+	ok, err := c.Holds(v)
+	if err == nil && keyErr == nil {
+		c.lock.Lock()
+		if len(c.memo.verdicts) >= maxMemo {
+			clear(c.memo.verdicts)
+		}
+		c.memo.verdicts[key] = ok
+		c.lock.Unlock()
+	}
+	return ok, err
 }
 
 // Holds reports whether the condition holds for v.Object (JSON; nil means

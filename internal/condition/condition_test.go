@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -141,5 +143,54 @@ func TestReadsDecodeWhatIsRead(t *testing.T) {
 	}
 	if c, _ := Parse("--until", "jsonpath={..phase}"); c.reads != nil {
 		t.Errorf("a recursive descent reads %+v, want everything", c.reads)
+	}
+}
+
+// TestKeptVerdictsAreTheVerdicts: condition=, jsonpath= and cel= keep
+// their verdicts by what they read; on objects that differ only in what
+// they do not read the kept verdict is the verdict, and objects that
+// differ in what they read — the labels, the name a CEL expression
+// names — are judged for themselves.
+func TestKeptVerdictsAreTheVerdicts(t *testing.T) {
+	conditions := []string{
+		"condition=Ready", "jsonpath={.metadata.labels.v}=2", `cel=object.metadata.labels.v == "2"`,
+		`cel=object.metadata.labels.v == "2" && name == "a"`, `cel=resource == "configmaps" && kind == "ConfigMap"`,
+		"jsonpath={..v}=2", `cel=object.data.size() == 1`,
+	}
+	var objects []*rawobj.Object
+	for _, name := range []string{"a", "b"} {
+		for _, v := range []string{"1", "2"} {
+			for _, rv := range []string{"10", "11"} {
+				for _, ready := range []string{"True", "False"} {
+					o, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+name+`","namespace":"ns","resourceVersion":"`+rv+`","labels":{"v":"`+v+`"}},"data":{"k":"`+rv+`"},"status":{"conditions":[{"type":"Ready","status":"`+ready+`"}]}}`), rawobj.ParseOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					objects = append(objects, o)
+				}
+			}
+		}
+	}
+	for _, src := range conditions {
+		c, err := Parse("--until", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // the second time from what was kept
+			for _, o := range objects {
+				v := celexpr.Vars{Object: o.JSON, Kind: "ConfigMap", APIVersion: "v1", Resource: "configmaps", Namespace: o.Namespace, Name: o.Name}
+				got, _, err := c.Judge(o, v, time.Time{})
+				want, wantErr := c.Holds(v)
+				if err != nil || wantErr != nil || got != want {
+					t.Fatalf("%s on %s: kept %v, %v; judged %v, %v", src, o.JSON, got, err, want, wantErr)
+				}
+			}
+		}
+	}
+	if c, _ := Parse("--until", "jsonpath={..v}=2"); c.memo != nil {
+		t.Error("a recursive descent reads all of the object: nothing to keep its verdicts by")
+	}
+	if c, _ := Parse("--until", `cel=object.metadata.labels.v == "2"`); c.memo == nil || len(c.memo.verdicts) != 0 {
+		t.Error("cel= on the labels keeps no verdicts")
 	}
 }

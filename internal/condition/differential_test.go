@@ -107,7 +107,14 @@ func (r *fullPass) holders(t *testing.T, c *Condition, objects []fullObject, roo
 			v = targetVars(o.t, o.obj.Namespace, o.obj.Name)
 			v.Object = o.obj.JSON
 		}
-		ok, _, err := c.Judge(o.obj, v, r.now())
+		// Holds, not Judge: no kept verdicts, but health's own.
+		var ok bool
+		var err error
+		if c.IsStatus() {
+			ok, _, err = c.Judge(o.obj, v, r.now())
+		} else {
+			ok, err = c.Holds(v)
+		}
 		if err != nil {
 			t.Fatalf("%s on %s: %v", c, o.name, err)
 		}
