@@ -359,15 +359,16 @@ func (o *DeltasOptions) exit(clusters []*targets.Cluster, engine *informer.Engin
 	case err == nil && o.Wait.UntilSynced:
 		return incompleteSnapshot(clusters)
 	}
-	if met, ok := o.waiter.Met(); ok && err == nil {
-		o.printVerdict("Met", o.waiter.Waited(), met)
+	if _, records := o.printer.(printer.VerdictPrinter); records && err == nil && !o.Wait.Quiet {
+		if met, ok := o.waiter.Met(); ok { // each object described: only for a record
+			o.printVerdict("Met", o.waiter.Waited(), met)
+		}
 	}
 	return err
 }
 
-// explainsFromStream reports whether what held a wait up is explained by
-// the Events the stream showed: a replay with --events has no cluster to
-// ask, and holds the Events that were shown live.
+// explainsFromStream: what held a wait up is explained by the Events the
+// stream showed (a replay with --events has no cluster to ask).
 func (o *DeltasOptions) explainsFromStream() bool { return o.player != nil && o.join != nil }
 
 // printVerdict ends a JSON or YAML stream stopped by a condition with its

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"time"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/celexpr"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 )
 
@@ -201,9 +202,14 @@ func (w *Waiter) judgeEntry(e *entry, now time.Time) {
 		return
 	}
 	if e.verdicts == nil {
-		e.verdicts = make([]verdict, len(w.conds))
+		if len(w.conds) <= len(e.few) {
+			e.verdicts = e.few[:len(w.conds)]
+		} else {
+			e.verdicts = make([]verdict, len(w.conds))
+		}
 	}
 	var next time.Time
+	var vars celexpr.Vars // made for the first condition that reads them
 	for i, c := range w.conds {
 		t := w.tallies[i]
 		if !t.applies(s) {
@@ -214,7 +220,10 @@ func (w *Waiter) judgeEntry(e *entry, now time.Time) {
 			if v.counted {
 				t.remove(e, s, *v)
 			}
-			ok, recheckAt, err := c.Judge(e.obj, e.vars(), now)
+			if !c.IsStatus() && vars.Kind == "" {
+				vars = e.vars()
+			}
+			ok, recheckAt, err := c.Judge(e.obj, vars, now)
 			*v = verdict{judged: true, ok: ok, err: err, recheckAt: recheckAt}
 		}
 		if !v.counted {

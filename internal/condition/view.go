@@ -46,6 +46,8 @@ const (
 type targetView struct {
 	target informer.Target
 	scope  scope
+	// kind is how messages name the kind: "deployment.apps/".
+	kind string
 	// entries holds the target's objects by key ("ns/name"). A named
 	// target (Target.Name) has exactly one, present or not: its object is
 	// waited on whether it exists or not.
@@ -62,9 +64,11 @@ type entry struct {
 	// gen counts the objects the entry held: a due time pushed for an
 	// earlier one is stale.
 	gen uint64
-	// verdicts[i] is what Waiter.conds[i] said of obj; health is what
-	// ReportChanges' judge said.
+	// verdicts[i] is what Waiter.conds[i] said of obj (in few when
+	// there are that few conditions: one allocation less an object);
+	// health is what ReportChanges' judge said.
 	verdicts []verdict
+	few      [2]verdict
 	health   judged
 	// indexedAs is the UID it is filed under in Waiter.byUID, "" when
 	// it is not; sameUID the next entry filed under the same one (the
@@ -93,8 +97,14 @@ type judged struct {
 	recheckAt       time.Time
 }
 
-// name is how messages name the entry's object: "deployment.apps/web".
-func (e *entry) name() string { return objectName(e.tv.target, e.objectName()) }
+// name is how messages name the entry's object: "deployment.apps/web"
+// (objectName).
+func (e *entry) name() string {
+	if e.tv.target.Context != "" {
+		return objectName(e.tv.target, e.objectName())
+	}
+	return e.tv.kind + e.objectName()
+}
 
 // objectName is the object's own name.
 func (e *entry) objectName() string {
@@ -166,7 +176,7 @@ func (w *Waiter) targetView(t informer.Target) *targetView {
 	id := t.ID()
 	tv := w.view[id]
 	if tv == nil {
-		tv = &targetView{target: t, entries: map[string]*entry{}}
+		tv = &targetView{target: t, kind: objectName(t, ""), entries: map[string]*entry{}}
 		w.view[id] = tv
 	}
 	return tv
