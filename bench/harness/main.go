@@ -71,6 +71,8 @@ type options struct {
 	abOnly bool
 	// The recording section (-replay; -replay-only for it alone).
 	replay, replayOnly bool
+	// The waiting section (-conditions; -conditions-only for it alone).
+	conditions, conditionsOnly bool
 }
 
 func run() error {
@@ -102,6 +104,8 @@ func run() error {
 	flag.BoolVar(&o.abOnly, "ab-only", false, "with -ab: measure only the A/B section")
 	flag.BoolVar(&o.replay, "replay", false, "also measure --record and --replay: recording -n ConfigMaps to .zst against -o json > file, and replaying a recording of them and 9 updates each against jq: bench/results/replay.json and a section of RESULTS.md")
 	flag.BoolVar(&o.replayOnly, "replay-only", false, "with -replay: measure only the recording section")
+	flag.BoolVar(&o.conditions, "conditions", false, "also measure --until and --fail-when (issue 56): a replay of 3,000 ConfigMaps and 3,000 updates with each kind of condition against the plain replay, and a live stream of the -n ConfigMaps under churn with --fail-when against the plain stream: bench/results/conditions.json and a section of RESULTS.md")
+	flag.BoolVar(&o.conditionsOnly, "conditions-only", false, "with -conditions: measure only the waiting section")
 	flag.StringVar(&o.churnClients, "churn-clients", "", "with -scale: comma-separated client IDs to churn with (default every client that watches)")
 	flag.Parse()
 	if o.n < 1 || o.m < 1 || o.m > o.n || o.rounds < 1 {
@@ -202,6 +206,14 @@ func run() error {
 			return err
 		}
 		if o.replayOnly {
+			return render(benchDir)
+		}
+	}
+	if o.conditions {
+		if err := measureConditions(ctx, e, cl, o, root, benchDir); err != nil {
+			return err
+		}
+		if o.conditionsOnly {
 			return render(benchDir)
 		}
 	}

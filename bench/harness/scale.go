@@ -191,6 +191,24 @@ func scaleClients() []clientDef {
 			},
 		},
 		{
+			ID: "d-synced", Group: "d", Label: "(d) -o name --until-synced",
+			Measured:      "pods -A -o name --until-synced: the initial list printed, then exit (the base of issue 56's --until row).",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true, noBurst: true,
+			args: func(e *env, _ bool) []string {
+				return []string{filepath.Join(e.bin, "kubectl-deltas"), "pods", "-A", "-o", "name", "--kubeconfig", e.kubeconfig, "--until-synced"}
+			},
+		},
+		{
+			ID: "d-until", Group: "d", Label: "(d) -o name --until=status=Current",
+			Measured:      "pods -A -o name --until=status=Current: the initial list printed, every Pod judged, exit once all are Current (issue 56).",
+			peakPerObject: 6000,
+			mode:          lines(), exits: true, noBurst: true,
+			args: func(e *env, _ bool) []string {
+				return []string{filepath.Join(e.bin, "kubectl-deltas"), "pods", "-A", "-o", "name", "--kubeconfig", e.kubeconfig, "--until=status=Current"}
+			},
+		},
+		{
 			ID: "d-meta", Group: "d", Label: "(d) -o json --metadata-only",
 			Measured:      "-o json --metadata-only: PartialObjectMetadata lists and watches, the record's object the metadata (issue 12).",
 			peakPerObject: 6000,

@@ -233,6 +233,15 @@ func (r *scaleRun) targets() []target {
 		q := on.CPUPer1000MS() / off.CPUPer1000MS()
 		add(name, true, q <= 1.1, fmt.Sprintf("%.0f ms vs %.0f ms = %.2f×", on.CPUPer1000MS(), off.CPUPer1000MS(), q))
 	}
+	// Issue 56: waiting for every Pod of the list costs little more than
+	// the list.
+	const untilName = "(issue 56) --until=status=Current on the initial list (-o name): CPU ≤ 1.2 × --until-synced"
+	if uc, sc := r.syncStat("d-until", cpuOf), r.syncStat("d-synced", cpuOf); uc.ok() && sc.ok() {
+		q := uc.Median / sc.Median
+		add(untilName, true, q <= 1.2, fmt.Sprintf("%s vs %s = %.2f×", secs(uc.Median), secs(sc.Median), q))
+	} else {
+		add(untilName, false, false, "not measured")
+	}
 	if r.Tag != "" {
 		// A run of some clients: only what it measured.
 		out = slices.DeleteFunc(out, func(t target) bool { return !t.Known })
