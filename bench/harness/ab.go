@@ -90,11 +90,7 @@ func measureAB(ctx context.Context, e *env, cl *cluster, o options, root, benchD
 		return err
 	}
 	r.Commit, r.Machine = gitDescribe(ctx, root), machine(ctx, root)
-	for _, m := range r.Measures {
-		newV, _ := abMedian(m.New, m.Metric)
-		baseV, _ := abMedian(m.Base, m.Metric)
-		logf("  %-32s %s %.1f ms vs %.1f ms = %.2f×", m.Name, m.Metric, newV, baseV, newV/max(baseV, 1e-9))
-	}
+	logMeasures(r.Measures, 32)
 	return saveAB(benchDir, r)
 }
 
@@ -179,6 +175,29 @@ func abOnce(ctx context.Context, e *env, args []string) abSample {
 		return abSample{Error: "no resource usage report"}
 	}
 	return abSample{WallMS: ms(wall), CPUMS: ms(time.Duration(r.UserNanos + r.SystemNanos)), MaxRSSKiB: r.MaxRSSKiB}
+}
+
+// alternate measures newCmd into m.New and baseCmd into m.Base, one
+// after the other, rounds times, after warmup unmeasured runs of each.
+func alternate(ctx context.Context, e *env, warmup, rounds int, m *abMeasure, newCmd, baseCmd []string) {
+	for range warmup {
+		abOnce(ctx, e, newCmd)
+		abOnce(ctx, e, baseCmd)
+	}
+	for range rounds {
+		m.New = append(m.New, abOnce(ctx, e, newCmd))
+		m.Base = append(m.Base, abOnce(ctx, e, baseCmd))
+	}
+}
+
+// logMeasures logs each measure's ratio of medians, its name padded to
+// width.
+func logMeasures(measures []abMeasure, width int) {
+	for _, m := range measures {
+		newV, _ := abMedian(m.New, m.Metric)
+		baseV, _ := abMedian(m.Base, m.Metric)
+		logf("  %-*s %s %.1f vs %.1f = %.2f×", width, m.Name, m.Metric, newV, baseV, newV/max(baseV, 1e-9))
+	}
 }
 
 // median of the samples' metric, and whether every sample is good.

@@ -98,14 +98,7 @@ func measureConditions(ctx context.Context, e *env, cl *cluster, o options, root
 		}
 		cmd := sh(fmt.Sprintf("exec %s --replay=%s -o json %s > /dev/null", plugin, plain, c.flag))
 		logf("conditions: %s, %d rounds", m.Name, o.rounds)
-		for range o.warmup {
-			abOnce(ctx, e, cmd)
-			abOnce(ctx, e, base)
-		}
-		for range o.rounds {
-			m.New = append(m.New, abOnce(ctx, e, cmd))
-			m.Base = append(m.Base, abOnce(ctx, e, base))
-		}
+		alternate(ctx, e, o.warmup, o.rounds, &m, cmd, base)
 		res.Measures = append(res.Measures, m)
 	}
 
@@ -115,11 +108,7 @@ func measureConditions(ctx context.Context, e *env, cl *cluster, o options, root
 	}
 	res.Measures, res.Lags = append(res.Measures, live), lags
 	res.Commit, res.Machine = gitDescribe(ctx, root), machine(ctx, root)
-	for _, m := range res.Measures {
-		newV, _ := abMedian(m.New, m.Metric)
-		baseV, _ := abMedian(m.Base, m.Metric)
-		logf("  %-60s %s %.1f vs %.1f = %.2f×", m.Name, m.Metric, newV, baseV, newV/max(baseV, 1e-9))
-	}
+	logMeasures(res.Measures, 60)
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
@@ -229,26 +218,9 @@ func conditionUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, r
 	var lags []conditionLag
 	var counts []int
 	for round := range rounds {
-		start := func(cmd string) (*exec.Cmd, error) {
-			c := commandIn(ctx, e, []string{"sh", "-c", cmd})
-			return c, c.Start()
-		}
-		first, second := newLine, baseLine
-		if round%2 == 1 {
-			first, second = baseLine, newLine
-		}
-		a, err := start(first)
+		withCond, without, err := startSideBySide(ctx, e, round, newLine, baseLine)
 		if err != nil {
 			return m, nil, err
-		}
-		b, err := start(second)
-		if err != nil {
-			_ = a.Process.Kill()
-			return m, nil, err
-		}
-		withCond, without := a, b
-		if round%2 == 1 {
-			withCond, without = b, a
 		}
 		stop := func() {
 			for _, c := range []*exec.Cmd{withCond, without} {

@@ -64,14 +64,7 @@ func measureReplay(ctx context.Context, e *env, cl *cluster, o options, root, be
 	logf("recording: %s, %d rounds", record.Name, o.rounds)
 	recordCmd := sh(fmt.Sprintf("rm -f %s; exec %s cm -n %s --until-synced -q --record=%s %s", zst, plugin, benchNamespace, zst, conn))
 	printCmd := sh(fmt.Sprintf("exec %s cm -n %s --until-synced -o json %s > %s", plugin, benchNamespace, conn, plain))
-	for range o.warmup {
-		abOnce(ctx, e, recordCmd)
-		abOnce(ctx, e, printCmd)
-	}
-	for range o.rounds {
-		record.New = append(record.New, abOnce(ctx, e, recordCmd))
-		record.Base = append(record.Base, abOnce(ctx, e, printCmd))
-	}
+	alternate(ctx, e, o.warmup, o.rounds, &record, recordCmd, printCmd)
 	res.Measures = append(res.Measures, record)
 	if res.ZstBytes, err = fileSize(zst); err != nil {
 		return err
@@ -117,10 +110,7 @@ func measureReplay(ctx context.Context, e *env, cl *cluster, o options, root, be
 		base: sh(fmt.Sprintf("exec %s --replay=%s -o json > /dev/null", plugin, fifth)),
 	}} {
 		logf("recording: %s, %d rounds", m.Name, o.rounds)
-		for range o.rounds {
-			m.New = append(m.New, abOnce(ctx, e, m.new))
-			m.Base = append(m.Base, abOnce(ctx, e, m.base))
-		}
+		alternate(ctx, e, 0, o.rounds, &m.abMeasure, m.new, m.base)
 		res.Measures = append(res.Measures, m.abMeasure)
 	}
 	page, timeline, err := measureTimeline(ctx, e, o, long, dir)
@@ -129,11 +119,7 @@ func measureReplay(ctx context.Context, e *env, cl *cluster, o options, root, be
 	}
 	res.Measures, res.Timeline = append(res.Measures, page), timeline
 	res.Commit, res.Machine = gitDescribe(ctx, root), machine(ctx, root)
-	for _, m := range res.Measures {
-		newV, _ := abMedian(m.New, m.Metric)
-		baseV, _ := abMedian(m.Base, m.Metric)
-		logf("  %-32s %s %.1f vs %.1f = %.2f×", m.Name, m.Metric, newV, baseV, newV/max(baseV, 1e-9))
-	}
+	logMeasures(res.Measures, 32)
 	logf("  zst recording %d bytes, -o json %d bytes: %.1f%%", res.ZstBytes, res.PlainBytes, 100*float64(res.ZstBytes)/float64(max(res.PlainBytes, 1)))
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
@@ -332,33 +318,8 @@ func sideBySideUnderChurn(ctx context.Context, e *env, cl *cluster, rounds int, 
 	logf("recording: %s under churn (one writer, at most %d updates/s for %s), %d rounds", m.Args, churnRate, churnFor, rounds)
 	var counts []int
 	for round := range rounds {
-		start := func(cmd string) (*exec.Cmd, error) {
-			c := commandIn(ctx, e, []string{"sh", "-c", cmd})
-			return c, c.Start()
-		}
-		// Which starts first alternates round by round: of two
-		// identical streams side by side, the one started first used
-		// about 7% less CPU during the churn here.
-		startPair := func(first, second string) (*exec.Cmd, *exec.Cmd, error) {
-			a, err := start(first)
-			if err != nil {
-				return nil, nil, err
-			}
-			b, err := start(second)
-			if err != nil {
-				_ = a.Process.Kill()
-				return nil, nil, err
-			}
-			return a, b, nil
-		}
 		newLine, baseLine := fmt.Sprintf(newCmd, plugin, conn), fmt.Sprintf(baseCmd, plugin, conn)
-		var withPage, without *exec.Cmd
-		var err error
-		if round%2 == 0 {
-			withPage, without, err = startPair(newLine, baseLine)
-		} else {
-			without, withPage, err = startPair(baseLine, newLine)
-		}
+		withPage, without, err := startSideBySide(ctx, e, round, newLine, baseLine)
 		if err != nil {
 			return m, err
 		}
@@ -383,6 +344,34 @@ func sideBySideUnderChurn(ctx context.Context, e *env, cl *cluster, rounds int, 
 	slices.Sort(counts)
 	m.Name = fmt.Sprintf("%d ConfigMap updates in %s, one writer", counts[len(counts)/2], churnFor)
 	return m, nil
+}
+
+// startSideBySide starts the shell commands newLine and baseLine, the one
+// or the other first as round is even or odd: of two identical streams
+// side by side, the one started first used about 7% less CPU during a
+// churn here.
+func startSideBySide(ctx context.Context, e *env, round int, newLine, baseLine string) (withNew, withBase *exec.Cmd, err error) {
+	start := func(cmd string) (*exec.Cmd, error) {
+		c := commandIn(ctx, e, []string{"sh", "-c", cmd})
+		return c, c.Start()
+	}
+	first, second := newLine, baseLine
+	if round%2 == 1 {
+		first, second = baseLine, newLine
+	}
+	a, err := start(first)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := start(second)
+	if err != nil {
+		_ = a.Process.Kill()
+		return nil, nil, err
+	}
+	if round%2 == 1 {
+		return b, a, nil
+	}
+	return a, b, nil
 }
 
 // churnConfigMaps updates the n ConfigMaps of the benchmark namespace in

@@ -126,20 +126,7 @@ func (r *reads) add(path []string) {
 	if !r.used {
 		r.used, r.fields = true, rawobj.Fields{}
 	}
-	fields := r.fields
-	for i, name := range path {
-		next, seen := fields[name]
-		switch {
-		case seen && next == nil:
-			return // read whole already
-		case i == len(path)-1:
-			fields[name] = nil
-		case next == nil:
-			next = rawobj.Fields{}
-			fields[name] = next
-		}
-		fields = next
-	}
+	r.fields.Keep(path...)
 }
 
 // merge has r read what other reads too.

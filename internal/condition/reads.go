@@ -32,24 +32,7 @@ func readsOf(p *jsonpath.Parser) rawobj.Fields {
 		if len(path) == 0 {
 			return nil
 		}
-		addPath(reads, path)
+		reads.Keep(path...)
 	}
 	return reads
-}
-
-// addPath has fields keep path whole, and every member on the way.
-func addPath(fields rawobj.Fields, path []string) {
-	for i, name := range path {
-		next, seen := fields[name]
-		switch {
-		case seen && next == nil:
-			return // kept whole already
-		case i == len(path)-1:
-			fields[name] = nil
-		case next == nil:
-			next = rawobj.Fields{}
-			fields[name] = next
-		}
-		fields = next
-	}
 }

@@ -188,12 +188,16 @@ func (w *Waiter) set(e *entry, obj *rawobj.Object) {
 	w.uncountAll(e)
 	e.obj = obj
 	e.gen++
-	for i := range e.verdicts {
-		e.verdicts[i] = verdict{}
-	}
-	e.health = judged{}
+	e.unjudge()
 	w.reindex(e)
 	w.markDirty(e)
+}
+
+// unjudge forgets what was said of e's object; it must be uncounted
+// (uncountAll) first.
+func (e *entry) unjudge() {
+	clear(e.verdicts)
+	e.health = judged{}
 }
 
 // rejudgeHealth has the next check judge the health of e again, which an
@@ -290,10 +294,7 @@ func (w *Waiter) rescope(tv *targetView, s scope) {
 	for _, e := range tv.entries {
 		// Judged again: what was said of it out of scope may be
 		// stale (an Event about it was not heard).
-		for i := range e.verdicts {
-			e.verdicts[i] = verdict{}
-		}
-		e.health = judged{}
+		e.unjudge()
 		w.reindex(e)
 		w.markDirty(e)
 	}

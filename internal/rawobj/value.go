@@ -45,6 +45,24 @@ func DecodeValidFields(data []byte, keep Fields, exact bool) (any, error) {
 // else is skipped by the scanner, validated but never decoded.
 type Fields map[string]Fields
 
+// Keep has f keep path whole, and each member on the way to it; what f
+// keeps whole already stays so.
+func (f Fields) Keep(path ...string) {
+	for i, name := range path {
+		next, seen := f[name]
+		switch {
+		case seen && next == nil:
+			return // kept whole already
+		case i == len(path)-1:
+			f[name] = nil
+		case next == nil:
+			next = Fields{}
+			f[name] = next
+		}
+		f = next
+	}
+}
+
 // DecodeFields is DecodeValue keeping only the fields keep selects (nil
 // keeps everything).
 func DecodeFields(data []byte, keep Fields) (any, error) {

@@ -222,3 +222,22 @@ func TestDecodeFieldsSkipsWhatItDoesNotKeep(t *testing.T) {
 		t.Errorf("1e700 in a skipped field: %v, %v", v, err)
 	}
 }
+
+// TestFieldsKeep: a path kept whole keeps each member on the way, a
+// shorter path kept whole makes the longer ones moot, and a longer path
+// under what is kept whole changes nothing.
+func TestFieldsKeep(t *testing.T) {
+	f := Fields{}
+	f.Keep("metadata", "labels", "v")
+	f.Keep("status", "phase")
+	f.Keep("metadata", "name")
+	want := Fields{"metadata": {"labels": {"v": nil}, "name": nil}, "status": {"phase": nil}}
+	if !reflect.DeepEqual(f, want) {
+		t.Fatalf("got %#v, want %#v", f, want)
+	}
+	f.Keep("metadata")
+	f.Keep("metadata", "annotations")
+	if want := (Fields{"metadata": nil, "status": {"phase": nil}}); !reflect.DeepEqual(f, want) {
+		t.Fatalf("got %#v, want %#v", f, want)
+	}
+}
