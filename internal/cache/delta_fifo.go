@@ -184,11 +184,11 @@ func (f *DeltaFIFO) Close() {
 	f.cond.Broadcast()
 }
 
-// Locked runs fn under the queue's lock, as Pop runs its process
+// WithLock runs fn under the queue's lock, as Pop runs its process
 // function: what fn does to data structures kept in step with the queue
 // (knownObjects) is atomic with respect to Pop, Add, Update, Delete and
 // Replace. fn must not call the queue.
-func (f *DeltaFIFO) Locked(fn func()) {
+func (f *DeltaFIFO) WithLock(fn func()) {
 	f.lock.Lock()
 	defer f.lock.Unlock()
 	fn()

@@ -172,9 +172,9 @@ func (f *RealFIFO) IsClosed() bool {
 	return f.closed
 }
 
-// Locked runs fn under the queue's lock, as Pop runs its process
+// WithLock runs fn under the queue's lock, as Pop runs its process
 // function. fn must not call the queue.
-func (f *RealFIFO) Locked(fn func()) {
+func (f *RealFIFO) WithLock(fn func()) {
 	f.lock.Lock()
 	defer f.lock.Unlock()
 	fn()

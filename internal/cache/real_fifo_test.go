@@ -74,7 +74,7 @@ func describeRealDelta(d Delta) string {
 // them.
 func realItems(f *RealFIFO) []string {
 	var out []string
-	f.Locked(func() {
+	f.WithLock(func() {
 		for _, d := range f.items {
 			out = append(out, describeRealDelta(d))
 		}
@@ -939,7 +939,7 @@ func TestRealFIFOPopBrokenItemsInBatch(t *testing.T) {
 			f.batchSize = 999999
 			// Add refuses keyless objects; client-go's test queues them
 			// directly too.
-			f.Locked(func() {
+			f.WithLock(func() {
 				for _, o := range tc.incoming {
 					f.items = append(f.items, Delta{Type: Added, Object: o})
 				}
@@ -1026,7 +1026,7 @@ func TestRealFIFOReplaceAtomicPop(t *testing.T) {
 	relisted := []any{mkObj("foo", 15)}
 	must(t, f.Replace(relisted, "20"))
 	var info ReplacedAllInfo
-	f.Locked(func() {
+	f.WithLock(func() {
 		if len(f.items) == 2 {
 			info, _ = f.items[1].Object.(ReplacedAllInfo)
 		}

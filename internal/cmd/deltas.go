@@ -158,11 +158,6 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 	}
 }
 
-// NewCmdDeltas returns the kubectl deltas command.
-func NewCmdDeltas(streams genericiooptions.IOStreams) *cobra.Command {
-	return newCmdDeltas(NewDeltasOptions(streams))
-}
-
 // newCmdDeltas is the command of o's flags.
 func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	cmd := &cobra.Command{

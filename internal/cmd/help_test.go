@@ -62,7 +62,7 @@ func TestHelpFitsOnAScreen(t *testing.T) {
 // heading of --help or under Global, shows in --help if and only if it is
 // not Global, and its usage is one line of at most 100 characters.
 func TestEveryFlagIsFiled(t *testing.T) {
-	cmd := NewCmdDeltas(genericiooptions.NewTestIOStreamsDiscard())
+	cmd := newCmdDeltas(NewDeltasOptions(genericiooptions.NewTestIOStreamsDiscard()))
 	help := helpOf(t, "--help")
 	headings := map[flaghelp.Heading]bool{flaghelp.Global: true}
 	for _, h := range flaghelp.Headings() {

@@ -297,7 +297,7 @@ type Admission interface {
 // lock, so a relist sees the Store with or without obj, never half.
 func (inf *Informer) Adopt(obj *rawobj.Object) (stored bool, err error) {
 	key := cache.ObjectKey(obj)
-	inf.fifo.Locked(func() {
+	inf.fifo.WithLock(func() {
 		inf.withColumns(obj)
 		var exists bool
 		if _, exists, err = inf.store.GetByKey(key); err != nil || exists {
@@ -414,8 +414,9 @@ type queue interface {
 	Synced() <-chan struct{}
 	// Len is the number of keys (DeltaFIFO) or deltas (RealFIFO) queued.
 	Len() int
-	// Locked runs fn under the lock Pop processes under.
-	Locked(fn func())
+	// WithLock runs fn under the lock Pop processes under (takes it: a
+	// …Locked name, as client-go writes, would say the caller holds it).
+	WithLock(fn func())
 	// KeyOf is the key of an object, a Deltas or a tombstone.
 	KeyOf(obj any) (string, error)
 }
