@@ -1,11 +1,14 @@
-// Package layout holds the test that keeps CONTRIBUTING's import map
-// true: each package imports only the project's packages its entry
-// allows. Test-only.
+// Package layout holds the tests that keep the house in order: the import
+// map of docs/architecture.md true (each package imports only the
+// project's packages its entry allows), internal/cmd small, package docs
+// short, CONTRIBUTING short and true to the Makefile and CI. Test-only.
 package layout
 
 import (
 	"bufio"
 	"bytes"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +20,7 @@ import (
 
 const module = "github.com/kubectl-deltas/kubectl-deltas/"
 
-// entry is what CONTRIBUTING says of one package's imports.
+// entry is what docs/architecture.md says of one package's imports.
 type entry struct {
 	// any: "Imports any package below." (internal/cmd).
 	any bool
@@ -35,19 +38,19 @@ var (
 	quoted = regexp.MustCompile("`([a-z0-9/_-]+)`")
 )
 
-// importMap reads CONTRIBUTING's Layout: for each package, the sentence
+// importMap reads docs/architecture.md's Layout: for each package, the sentence
 // that begins "Imports" (to its period), "Leaf." or "Imports none of the
 // project's." (nothing), or "Test-only." (not checked).
 func importMap(t *testing.T, root string) map[string]entry {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, "CONTRIBUTING.md"))
+	data, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(data)
 	start := strings.Index(text, "\n## Layout")
 	if start < 0 {
-		t.Fatal("CONTRIBUTING.md has no Layout section")
+		t.Fatal("docs/architecture.md has no Layout section")
 	}
 	text = text[start+1:]
 	if end := strings.Index(text[3:], "\n## "); end >= 0 {
@@ -92,7 +95,7 @@ func importMap(t *testing.T, root string) map[string]entry {
 		case !strings.HasPrefix(pkg, "internal/") && !strings.HasPrefix(pkg, "cmd/"):
 			continue // e2e, hack/…: not the plugin's packages
 		default:
-			t.Errorf("CONTRIBUTING's entry of %s says neither what it imports nor that it is a leaf", pkg)
+			t.Errorf("docs/architecture.md's entry of %s says neither what it imports nor that it is a leaf", pkg)
 			continue
 		}
 		out[pkg] = en
@@ -131,7 +134,7 @@ func TestImportMap(t *testing.T) {
 		en, ok := allowed[pkg]
 		if !ok {
 			if !isTestOnly(root, pkg) {
-				t.Errorf("%s has no entry in CONTRIBUTING's Layout: add one saying what it imports", pkg)
+				t.Errorf("%s has no entry in docs/architecture.md's Layout: add one saying what it imports", pkg)
 			}
 			continue
 		}
@@ -144,7 +147,7 @@ func TestImportMap(t *testing.T) {
 				continue
 			}
 			if !slices.Contains(en.allowed, dep) {
-				t.Errorf("%s imports %s, which its entry in CONTRIBUTING's Layout does not allow (allowed: %v): fix the import or the map, with a reason in the commit", pkg, dep, en.allowed)
+				t.Errorf("%s imports %s, which its entry in docs/architecture.md's Layout does not allow (allowed: %v): fix the import or the map, with a reason in the commit", pkg, dep, en.allowed)
 			}
 		}
 	}
@@ -187,6 +190,110 @@ func TestCmdStaysSmall(t *testing.T) {
 		t.Fatal("no Go file in internal/cmd")
 	}
 	if lines > cmdMaxLines {
-		t.Errorf("internal/cmd is %d lines, more than %d: move what acts on a flag into the package of its group (CONTRIBUTING, Layout)", lines, cmdMaxLines)
+		t.Errorf("internal/cmd is %d lines, more than %d: move what acts on a flag into the package of its group (docs/architecture.md, Layout)", lines, cmdMaxLines)
 	}
+}
+
+// packageDocMaxLines bounds a package's doc comment, as client-go writes
+// them: what the package is for and its invariants; longer explanations go
+// to docs/architecture.md.
+const packageDocMaxLines = 20
+
+// TestPackageDocsAreShort holds every package doc of the product to
+// packageDocMaxLines.
+func TestPackageDocsAreShort(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := filepath.Glob(filepath.Join(root, "internal", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs = append(dirs, filepath.Join(root, "cmd", "kubectl-deltas"))
+	docs := 0
+	for _, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if parsed.Doc == nil {
+				continue
+			}
+			docs++
+			if n := len(parsed.Doc.List); n > packageDocMaxLines {
+				rel, _ := filepath.Rel(root, f)
+				t.Errorf("%s: the package doc is %d lines, more than %d: say what the package is for and its invariants; move the rest to docs/architecture.md", rel, n, packageDocMaxLines)
+			}
+		}
+	}
+	if docs < 20 {
+		t.Fatalf("found %d package docs: is the tree where the test looks?", docs)
+	}
+}
+
+// contributingMaxLines bounds CONTRIBUTING.md: the development loop, not
+// the architecture.
+const contributingMaxLines = 300
+
+// TestContributingIsTrue holds CONTRIBUTING.md to contributingMaxLines,
+// every `make TARGET` it names to a target of the Makefile, and what it
+// says CI runs to the make targets .ci/run runs, in order.
+func TestContributingIsTrue(t *testing.T) {
+	read := func(name string) string {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join("../..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	contributing, makefile, ci := read("CONTRIBUTING.md"), read("Makefile"), read(".ci/run")
+	if n := strings.Count(contributing, "\n"); n > contributingMaxLines {
+		t.Errorf("CONTRIBUTING.md is %d lines, more than %d: the architecture goes to docs/architecture.md", n, contributingMaxLines)
+	}
+	targets := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^([a-z][a-z0-9-]*):`).FindAllStringSubmatch(makefile, -1) {
+		targets[m[1]] = true
+	}
+	// In code: `make X`, or a line of a sh block that starts with it.
+	named := regexp.MustCompile("(?m)(?:`|^)make ([a-z][a-z0-9-]*)").FindAllStringSubmatch(strings.ReplaceAll(contributing, "`make\n", "`make "), -1)
+	if len(named) < 5 {
+		t.Fatalf("CONTRIBUTING.md names %d make targets: is it the file the test looks for?", len(named))
+	}
+	for _, m := range named {
+		if !targets[m[1]] {
+			t.Errorf("CONTRIBUTING.md names make %s, which the Makefile does not have", m[1])
+		}
+	}
+	var runs []string
+	for _, m := range regexp.MustCompile(`(?m)^make ([a-z][a-z0-9-]*)`).FindAllStringSubmatch(ci, -1) {
+		runs = append(runs, m[1])
+	}
+	var said []string
+	for _, m := range regexp.MustCompile("`make ([a-z][a-z0-9-]*)`").FindAllStringSubmatch(ciSentence(t, contributing), -1) {
+		said = append(said, m[1])
+	}
+	if len(runs) == 0 || !slices.Equal(runs, said) {
+		t.Errorf("CONTRIBUTING.md says CI runs %v; .ci/run runs %v", said, runs)
+	}
+}
+
+// ciSentence is CONTRIBUTING's sentence that says what CI runs.
+func ciSentence(t *testing.T, contributing string) string {
+	t.Helper()
+	i := strings.Index(contributing, "CI (`.ci/run`")
+	if i < 0 {
+		t.Fatal("CONTRIBUTING.md does not say what CI (`.ci/run`) runs")
+	}
+	end := strings.Index(contributing[i:], ".\n")
+	if end < 0 {
+		end = len(contributing) - i
+	}
+	return strings.ReplaceAll(contributing[i:i+end], "\n", " ")
 }

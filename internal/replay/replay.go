@@ -1,39 +1,17 @@
 // Package replay plays a recording (--replay) through the same informer
-// machinery as a live stream. A ListerWatcher per watched collection
+// machinery as a live stream: a ListerWatcher per watched collection
 // answers the reflector's list with the recording's state and its watch
-// with the recording's changes; the Reflector, DeltaFIFO, Store and the
-// engine's sinks then do what they do live: --diff is computed from the
-// recorded objects, --where, --health, --until and every output format
-// apply as on a live stream. --tree plays every recorded collection as an
-// owned type from the start (Selection.Tree); --events plays the recorded
-// Events to the run's join, whose Admission turns some away: the engine
-// says so (Config.Dropped) and the Player owes them no more.
+// with its changes, and the Reflector, DeltaFIFO, Store and the engine's
+// sinks do what they do live (--diff, --where, --health, --until, every
+// output format). --tree plays every recorded collection as an owned type
+// from the start; --events plays the recorded Events to the run's join.
 //
-// Order. A live stream merges its collections as their deltas arrive; the
-// informers of a replay run concurrently, and the recording's order must
-// survive them. The Player feeds a record's watch event — or, for the
-// records of a relist, ends the watch with 410 Gone so that the reflector
-// lists again, and the list says what changed — and waits until the
-// engine has handed the deltas that made to the sinks (Gate) before it
-// feeds anything of another collection, another change of a key in
-// flight, or a relist; a run of changes of distinct keys of one
-// collection goes without waiting (ready). The collections' initial
-// lists are listed at once, each in the recording's order.
-//
-// Time. A replay's time is the recording's (Clock): the Gate sets it to
-// the time of the record whose delta it hands on, so that records keep
-// their recorded times. Between two records it does not jump: the Player
-// stops it at each timer due before the next record (tickTo) — the
-// engine's checks of a condition, --timeout — and lets the engine's loop
-// run what the timer woke before anything else is fed, so that what
-// changes with time alone (a Pod that cannot be scheduled turns Failed)
-// is judged when it was live; after the last record it runs on to --to,
-// or to the recording's last line (its last Heartbeat). A replay runs as
-// fast as it can.
-//
-// Memory. The Player reads the recording as it plays it, and keeps the
-// objects alive at the point it has reached: a long recording costs no
-// more than its busiest moment.
+// Its invariants, in full in docs/architecture.md ("Replay: order, time,
+// memory"): the recording's order survives the concurrent informers (the
+// Player waits on the Gate before it feeds another collection, another
+// change of a key in flight, or a relist); a replay's time is the
+// recording's (Clock), stopped at each timer due between two records; the
+// Player keeps only the objects alive at the point it has reached.
 package replay
 
 import (

@@ -5,51 +5,16 @@
 //
 // A Tree is an informer.Sink in front of the Sink that prints. It sees the
 // batches of three kinds of informers of one Engine, told apart by their
-// Targets' roles:
+// Targets' roles: roots (the targets the user named: passed through, the
+// roots of the tree), scouts (one per type in scope, metadata only, never
+// printed: the first owned object one finds promotes its type) and owned
+// informers (whole objects of a promoted type: their deltas of objects in
+// the tree are printed with the owner chain, the others held back). Owned
+// objects are found through the Stores' OwnerIndex; every decision is per
+// cluster.
 //
-//   - roots (informer.RoleRoot): the targets the user named. Their batches
-//     pass through unchanged; their objects are the roots of the tree.
-//   - scouts (informer.RoleScout): one per type in scope, metadata only,
-//     never printed. They find owned objects of the types that have no
-//     owned informer yet; the first one found promotes its type.
-//   - owned (informer.RoleOwned): whole objects of a type in which an
-//     owned object was found, started by the promotion (which removes the
-//     scout). Their deltas of objects in the tree are printed, with the
-//     owner chain; the others are held back.
-//
-// Owned objects are found through the Stores' OwnerIndex (Indexers), an
-// index by owner UID, as client-go's users find them. Every decision is
-// per cluster: a member is known by its context and UID, a promoted type
-// by its scout's Target ID (which holds the context), and an owner is
-// looked for in the Stores of its own cluster only.
-//
-// # The initial state
-//
-// An object of the tree is shown first as Replaced and initial when it
-// was in the tree when the stream started, as Added when it came after.
-// A type promoted late lists its objects afresh, possibly long after the
-// stream started, so that list says nothing of when its objects came: the
-// scout does. Roots and scouts remember the UIDs of their initial lists
-// (KeepListed, informer.Informer.Listed), and a member is initial when
-//
-//   - a root: its root informer listed it;
-//   - an owned object: its scout listed it, its owner is initial, and it
-//     was placed from an initial list (a scout's or its owned informer's)
-//     or because its initial owner was placed;
-//
-// and it is shown as initial when, besides, its first delta comes with
-// its owned informer's initial list (or, held back until its owner came,
-// it was handed out with that list: then that version is shown as
-// Replaced, and what changed since as Updated). A scout's type is promoted
-// only once the scout's whole initial list has been popped, so that what
-// it listed is known before the owned informer's objects are judged. Once
-// every root's, scout's and owned informer's initial list is out, no
-// member can be initial any more and the UIDs are forgotten.
-//
-// One case is approximated: an object that existed when the stream
-// started and was adopted by an initial member before its owned informer
-// listed it is shown as initial, with its adoption folded in, as a list
-// folds every change made before it.
+// Which members are shown as initial (Replaced) and which as Added, and
+// the one case approximated: docs/architecture.md, "The initial state".
 package tree
 
 import (
