@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
+	"github.com/kubectl-deltas/kubectl-deltas/test/controlplane"
 )
 
 // completionEnv is the environment of a completion: the plugin on PATH, the

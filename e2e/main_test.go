@@ -1,6 +1,6 @@
 // Package e2e runs the built kubectl-deltas binary the way users do,
 // `kubectl deltas …` with the plugin on PATH, against a real kube-apiserver
-// and etcd started by internal/controlplane.
+// and etcd started by test/controlplane.
 package e2e
 
 import (
@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
+	"github.com/kubectl-deltas/kubectl-deltas/test/controlplane"
 )
 
 // env is the shared test environment: one control plane for the package,

@@ -1,5 +1,5 @@
 // Command harness is `make bench`: it starts the local control plane
-// (internal/controlplane), creates N ConfigMaps in namespace bench, and
+// (test/controlplane), creates N ConfigMaps in namespace bench, and
 // measures side by side, alternating the clients round by round,
 //
 //	(a) a raw unpaginated HTTP list (the wire limit),
@@ -34,7 +34,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
+	"github.com/kubectl-deltas/kubectl-deltas/test/controlplane"
 )
 
 func main() {

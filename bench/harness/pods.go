@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
+	"github.com/kubectl-deltas/kubectl-deltas/test/controlplane"
 )
 
 const (

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
+	"github.com/kubectl-deltas/kubectl-deltas/test/controlplane"
 )
 
 // scaleNodes is the default number of simulated nodes for n Pods: 1,000
@@ -33,7 +33,7 @@ func scaleNodes(n int) int {
 // kwokOptionsYAML raises kwok's parallelism for the Pods' status writes;
 // kwok reads it next to its stages (--config may be given more than once).
 // A configuration read from a file gets no defaults, so it repeats them
-// and the command line's values (internal/controlplane's kwokArgs).
+// and the command line's values (test/controlplane's kwokArgs).
 const kwokOptionsYAML = `apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:

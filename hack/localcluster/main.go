@@ -23,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/controlplane"
+	"github.com/kubectl-deltas/kubectl-deltas/test/controlplane"
 )
 
 func main() {

@@ -116,7 +116,7 @@ func TestImportMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowed := importMap(t, root)
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./cmd/...", "./internal/...")
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./cmd/...", "./internal/...", "./test/...")
 	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -130,6 +130,11 @@ func TestImportMap(t *testing.T) {
 		pkg := strings.TrimPrefix(fields[0], module)
 		if pkg == "internal/layout" {
 			continue
+		}
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, module+"test/") && !strings.HasPrefix(pkg, "test/") {
+				t.Errorf("%s imports %s: the test harness is never part of the plugin", pkg, imp)
+			}
 		}
 		en, ok := allowed[pkg]
 		if !ok {

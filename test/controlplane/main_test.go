@@ -11,7 +11,7 @@ import (
 // rather than a failure per test.
 func TestMain(m *testing.M) {
 	if err := Check(Options{Nodes: 1}); err != nil {
-		fmt.Fprintf(os.Stderr, "internal/controlplane: %v\n", err)
+		fmt.Fprintf(os.Stderr, "test/controlplane: %v\n", err)
 		os.Exit(1)
 	}
 	os.Exit(m.Run())
