@@ -8,23 +8,10 @@ import (
 	"unsafe"
 )
 
-// DecodeValue decodes one JSON value into what
-// k8s.io/apimachinery/pkg/util/json.Unmarshal makes of it into an any —
-// map[string]any, []any, string, int64 for an integer that fits, float64
-// for any other number, bool, nil — in one pass of the scanner. It is the
-// form unstructured content takes.
-//
-// Strings without escapes are not copied: they share data's memory, which
-// must therefore not change while the value is in use. An Object's JSON,
-// and anything cut out of it (Member), never changes.
-func DecodeValue(data []byte) (any, error) {
-	return DecodeFields(data, nil)
-}
-
-// DecodeExact is DecodeValue with every number kept as a json.Number, its
-// text as written, as encoding/json's Decoder.UseNumber keeps it: diffing
-// or encoding the value again changes no digit. Numbers share data's
-// memory, as strings without escapes do.
+// DecodeExact is DecodeFields of everything with every number kept as a
+// json.Number, its text as written, as encoding/json's Decoder.UseNumber
+// keeps it: diffing or encoding the value again changes no digit. Numbers
+// share data's memory, as strings without escapes do.
 func DecodeExact(data []byte) (any, error) {
 	return decodeWhole(valueDecoder{scanner: scanner{data: data}, exact: true}, nil)
 }
@@ -63,8 +50,15 @@ func (f Fields) Keep(path ...string) {
 	}
 }
 
-// DecodeFields is DecodeValue keeping only the fields keep selects (nil
-// keeps everything).
+// DecodeFields decodes what keep selects (nil: everything) of one JSON
+// value into what k8s.io/apimachinery/pkg/util/json.Unmarshal makes of it
+// into an any — map[string]any, []any, string, int64 for an integer that
+// fits, float64 for any other number, bool, nil — in one pass of the
+// scanner. It is the form unstructured content takes.
+//
+// Strings without escapes are not copied: they share data's memory, which
+// must therefore not change while the value is in use. An Object's JSON,
+// and anything cut out of it (Member), never changes.
 func DecodeFields(data []byte, keep Fields) (any, error) {
 	return decodeWhole(valueDecoder{scanner: scanner{data: data}}, keep)
 }

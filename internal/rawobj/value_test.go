@@ -11,6 +11,10 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
+// DecodeValue is DecodeFields of everything, as the tests hold it to
+// apimachinery's util/json.
+func DecodeValue(data []byte) (any, error) { return DecodeFields(data, nil) }
+
 // valueSeeds are JSON values and near misses for DecodeValue.
 func valueSeeds() []string {
 	return append(parseSeeds(),

@@ -76,10 +76,11 @@ type Stage struct {
 
 // NewStage checks o and returns its Stage.
 func NewStage(o Options) (*Stage, error) {
-	d, err := newDiffer(o.Diff)
+	differ, err := NewDiffer(o.Diff)
 	if err != nil {
 		return nil, err
 	}
+	d := differ.d
 	s := &Stage{
 		types:          map[cache.DeltaType]bool{},
 		watchOnly:      o.WatchOnly,
@@ -262,7 +263,7 @@ func (s *Stage) Complete(rec *printer.Record, t informer.Target, it *informer.It
 	if rec.Changes != nil || !s.diff.show || !s.diff.applies(it) {
 		return Changes{}
 	}
-	return Changes{d: s.diff, old: it.Old, obj: it.Object, secret: isSecret(t) && !s.showSecretData}
+	return Differ{d: s.diff}.Changes(it.Old, it.Object, isSecret(t) && !s.showSecretData)
 }
 
 // Changes are the changes of a delta (Stage.Complete), computed when they
@@ -278,9 +279,8 @@ type Changes struct {
 // Stage with those options hands them to its observer.
 type Differ struct{ d *differ }
 
-// NewDiffer returns a Differ diffing with o.
+// NewDiffer returns a Differ diffing with o (a Stage's, NewStage).
 func NewDiffer(o DiffOptions) (Differ, error) {
-	o.Show = true
 	d, err := newDiffer(o)
 	return Differ{d: d}, err
 }

@@ -7,21 +7,15 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
-// appendDocument appends doc as JSON, as encoding/json would write it
-// with the struct tags of its types (omitempty included), in one pass
-// without reflection: a page of 50,000 deltas is written every few
-// seconds while the stream runs.
-func appendDocument(b []byte, doc *document) []byte {
-	b, _ = encodeDocument(b, doc, nil, nil)
-	return b
-}
-
 // flushSize is about how much of a document encodeDocument holds before
 // handing it to be written.
 const flushSize = 64 << 10
 
-// encodeDocument appends doc to b as appendDocument does, the heads of
-// lanes encoded for the first time kept in heads (nil: not kept). flush,
+// encodeDocument appends doc to b as JSON, as encoding/json would write
+// it with the struct tags of its types (omitempty included), in one pass
+// without reflection: a page of 50,000 deltas is written every few seconds
+// while the stream runs. The heads of lanes encoded for the first time are
+// kept in heads (nil: not kept). flush,
 // when not
 // nil, is handed what b holds whenever that passes flushSize between two
 // lanes, and returns the buffer to go on with: a page's document (12 MB

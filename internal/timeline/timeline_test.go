@@ -377,7 +377,10 @@ func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := appendDocument(nil, doc)
+	got, err := encodeDocument(nil, doc, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var a, b any
 	if err := json.Unmarshal(got, &a); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, got)
@@ -386,7 +389,7 @@ func TestAppendDocumentIsWhatEncodingJSONWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(a, b) {
-		t.Fatalf("appendDocument:\n%s\nencoding/json:\n%s", got, want)
+		t.Fatalf("encodeDocument:\n%s\nencoding/json:\n%s", got, want)
 	}
 	if bytes.ContainsAny(got, "<\u2028\u2029") {
 		t.Fatalf("the document holds what could end its script element: %s", got)
