@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
@@ -68,10 +69,10 @@ func blockers(ctx context.Context, client rest.Interface, h *Held, judge *health
 		b := Held{
 			Name: "pod/" + pod.Name, Context: h.Context, Namespace: pod.Namespace, UID: pod.UID, obj: pod,
 			APIVersion: "v1", Kind: "Pod", ObjectName: pod.Name, Verdict: &v, Health: healthText(v),
-			Path: []Owner{{APIVersion: h.APIVersion, Kind: h.Kind, Name: h.ObjectName, UID: h.UID}},
+			Path: []printer.Owner{{APIVersion: h.APIVersion, Kind: h.Kind, Name: h.ObjectName, UID: h.UID}},
 		}
 		if r, err := pod.Controller(); err == nil && r != nil && string(r.UID) != h.UID {
-			b.Path = append(b.Path, Owner{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID)})
+			b.Path = append(b.Path, printer.Owner{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID)})
 		}
 		out = append(out, b)
 	}

@@ -124,9 +124,7 @@ func verdictOf(outcome, status, condition string, held []Held, now time.Time) *p
 			o.Health = &printer.Health{Status: string(hv.Status), Source: string(hv.Source), Reason: hv.Reason, Message: hv.Message}
 			o.Container = hv.Container
 		}
-		for _, p := range h.Path {
-			o.Path = append(o.Path, printer.Owner{APIVersion: p.APIVersion, Kind: p.Kind, Name: p.Name, UID: p.UID})
-		}
+		o.Path = append(o.Path, h.Path...)
 		if w := h.Warning; w != nil {
 			o.Event = &printer.VerdictEvent{Type: "Warning", Reason: w.Reason, Message: w.Message, Count: w.Count, Time: w.Last}
 		}

@@ -6,11 +6,9 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
-
-// Owner is a link of a Held object's owner path.
-type Owner struct{ APIVersion, Kind, Name, UID string }
 
 // Held is an object a condition held, or did not hold, for: what messages
 // say of it.
@@ -35,7 +33,7 @@ type Held struct {
 	// down (Path).
 	APIVersion, Kind, ObjectName string
 	Verdict                      *health.Health
-	Path                         []Owner
+	Path                         []printer.Owner
 	// obj is the object, for looking up what blocks it (blockers).
 	obj *rawobj.Object
 }

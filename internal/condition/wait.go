@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
@@ -530,8 +531,8 @@ func (w *Waiter) held(o watched) Held {
 // pathOf is the chain of controllers of obj, from the first that the
 // waiter sees as a root object down to obj's own, through the objects the
 // stream has shown (--tree's members); nil for a root.
-func (w *Waiter) pathOf(obj *rawobj.Object) []Owner {
-	var path []Owner
+func (w *Waiter) pathOf(obj *rawobj.Object) []printer.Owner {
+	var path []printer.Owner
 	for cur := obj; len(path) < 16; {
 		r, err := cur.Controller()
 		if err != nil || r == nil {
@@ -541,7 +542,7 @@ func (w *Waiter) pathOf(obj *rawobj.Object) []Owner {
 		if !ok {
 			break
 		}
-		path = append([]Owner{{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID)}}, path...)
+		path = append([]printer.Owner{{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID)}}, path...)
 		if e.tv.scope == rootScope {
 			break
 		}
