@@ -265,20 +265,31 @@ func (a *activation) ResolveName(name string) (any, bool) {
 		return a.object, true
 	case "oldObject":
 		return a.oldObject, true
-	case "deltaType":
-		return a.vars.Type, true
-	case "kind":
-		return a.vars.Kind, true
-	case "apiVersion":
-		return a.vars.APIVersion, true
-	case "resource":
-		return a.vars.Resource, true
-	case "namespace":
-		return a.vars.Namespace, true
-	case "name":
-		return a.vars.Name, true
+	}
+	if value, ok := a.vars.Scalar(name); ok {
+		return value, true
 	}
 	return nil, false
+}
+
+// Scalar is the value of the variable name but object and oldObject
+// (scalarVarNames), and whether there is such a variable.
+func (v *Vars) Scalar(name string) (string, bool) {
+	switch name {
+	case "deltaType":
+		return v.Type, true
+	case "kind":
+		return v.Kind, true
+	case "apiVersion":
+		return v.APIVersion, true
+	case "resource":
+		return v.Resource, true
+	case "namespace":
+		return v.Namespace, true
+	case "name":
+		return v.Name, true
+	}
+	return "", false
 }
 
 func (*activation) Parent() interpreter.Activation { return nil }

@@ -200,20 +200,8 @@ func (m *memo) key(obj *rawobj.Object, v celexpr.Vars) (uint64, error) {
 	}
 	for _, name := range m.vars {
 		h.WriteByte(0)
-		switch name {
-		case "deltaType":
-			h.WriteString(v.Type)
-		case "kind":
-			h.WriteString(v.Kind)
-		case "apiVersion":
-			h.WriteString(v.APIVersion)
-		case "resource":
-			h.WriteString(v.Resource)
-		case "namespace":
-			h.WriteString(v.Namespace)
-		case "name":
-			h.WriteString(v.Name)
-		}
+		value, _ := v.Scalar(name)
+		h.WriteString(value)
 	}
 	return h.Sum64(), nil
 }
