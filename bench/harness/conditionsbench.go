@@ -21,7 +21,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -121,21 +120,12 @@ func measureConditions(ctx context.Context, e *env, cl *cluster, o options, root
 // v=2 (a new resourceVersion, 10 ms of recorded time apart). It returns
 // how many objects and updates it wrote.
 func writeRelabelled(src, dst string, n int) (objects, updates int, err error) {
-	lines, err := readLines(src, -1)
+	header, lines, err := initialRecords(src)
 	if err != nil {
 		return 0, 0, err
 	}
-	if len(lines) < 2 {
-		return 0, 0, fmt.Errorf("the recording %s has no records", src)
-	}
 	var initial []map[string]any
-	for _, l := range lines[1:] {
-		if len(initial) == n {
-			break
-		}
-		if bytes.HasPrefix(l, []byte(`{"type":"Heartbeat"`)) || bytes.HasPrefix(l, []byte(`{"type":"Gap"`)) {
-			continue
-		}
+	for _, l := range lines[:min(n, len(lines))] {
 		var rec map[string]any
 		if err := json.Unmarshal(l, &rec); err != nil {
 			return 0, 0, err
@@ -170,7 +160,7 @@ func writeRelabelled(src, dst string, n int) (objects, updates int, err error) {
 		labels["v"] = v
 		return nil
 	}
-	if _, err := w.Write(append(lines[0], '\n')); err != nil {
+	if _, err := w.Write(append(header, '\n')); err != nil {
 		return 0, 0, err
 	}
 	for _, rec := range initial {
@@ -188,11 +178,7 @@ func writeRelabelled(src, dst string, n int) (objects, updates int, err error) {
 			return 0, 0, err
 		}
 		rv++
-		meta := rec["object"].(map[string]any)["metadata"].(map[string]any)
-		meta["resourceVersion"] = strconv.Itoa(rv)
-		rec["type"], rec["initial"], rec["resourceVersion"] = "Updated", false, strconv.Itoa(rv)
-		rec["time"] = start.Add(time.Duration(i) * 10 * time.Millisecond).Format(time.RFC3339Nano)
-		rec["manager"], rec["operation"] = "bench-writer", "Update"
+		asUpdate(rec, rec["object"].(map[string]any)["metadata"].(map[string]any), rv, start.Add(time.Duration(i)*10*time.Millisecond))
 		if err := write(rec); err != nil {
 			return 0, 0, err
 		}

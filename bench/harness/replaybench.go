@@ -142,19 +142,9 @@ func fileSize(name string) (int64, error) {
 // data: to long, and its first fifth to fifth. It returns the number of
 // records of long.
 func writeLongRecording(src, long, fifth string) (int, error) {
-	lines, err := readLines(src, -1)
+	header, initial, err := initialRecords(src)
 	if err != nil {
 		return 0, err
-	}
-	if len(lines) < 2 {
-		return 0, fmt.Errorf("the recording %s has no records", src)
-	}
-	// The records of the initial list: not the recorder's Heartbeats.
-	var initial [][]byte
-	for _, l := range lines[1:] {
-		if !bytes.HasPrefix(l, []byte(`{"type":"Heartbeat"`)) && !bytes.HasPrefix(l, []byte(`{"type":"Gap"`)) {
-			initial = append(initial, l)
-		}
 	}
 	total := len(initial) * (1 + replayUpdates)
 	fl, err := os.Create(long)
@@ -176,7 +166,7 @@ func writeLongRecording(src, long, fifth string) (int, error) {
 		}
 		written++
 	}
-	write(lines[0])
+	write(header)
 	for _, l := range initial {
 		write(l)
 	}
@@ -198,11 +188,8 @@ func writeLongRecording(src, long, fifth string) (int, error) {
 			data = map[string]any{}
 			obj["data"] = data
 		}
-		meta["resourceVersion"] = strconv.Itoa(rv)
 		data["bench"] = strconv.Itoa(rv)
-		rec["type"], rec["initial"], rec["resourceVersion"] = "Updated", false, strconv.Itoa(rv)
-		rec["time"] = start.Add(time.Duration(i) * 10 * time.Millisecond).Format(time.RFC3339Nano)
-		rec["manager"], rec["operation"] = "bench-writer", "Update"
+		asUpdate(rec, meta, rv, start.Add(time.Duration(i)*10*time.Millisecond))
 		line, err := json.Marshal(rec)
 		if err != nil {
 			return 0, err
@@ -213,6 +200,33 @@ func writeLongRecording(src, long, fifth string) (int, error) {
 		return 0, err
 	}
 	return written - 1, wf.Flush()
+}
+
+// initialRecords reads the recording src: its header line and the records
+// of its initial list (not the recorder's Heartbeats and Gaps).
+func initialRecords(src string) (header []byte, initial [][]byte, err error) {
+	lines, err := readLines(src, -1)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(lines) < 2 {
+		return nil, nil, fmt.Errorf("the recording %s has no records", src)
+	}
+	for _, l := range lines[1:] {
+		if !bytes.HasPrefix(l, []byte(`{"type":"Heartbeat"`)) && !bytes.HasPrefix(l, []byte(`{"type":"Gap"`)) {
+			initial = append(initial, l)
+		}
+	}
+	return lines[0], initial, nil
+}
+
+// asUpdate makes rec, a recorded object whose metadata is meta, the
+// record of an update by the benchmark's writer: resourceVersion rv, at.
+func asUpdate(rec, meta map[string]any, rv int, at time.Time) {
+	meta["resourceVersion"] = strconv.Itoa(rv)
+	rec["type"], rec["initial"], rec["resourceVersion"] = "Updated", false, strconv.Itoa(rv)
+	rec["time"] = at.Format(time.RFC3339Nano)
+	rec["manager"], rec["operation"] = "bench-writer", "Update"
 }
 
 // readLines reads the lines of the recording src (plain, .gz or .zst):
