@@ -35,6 +35,9 @@ GORELEASER_VERSION := v2.15.1
 GOLANGCI_LINT_VERSION := v2.15.0
 GORELEASER := $(TOOLS_BIN)/goreleaser-$(GORELEASER_VERSION)
 GOLANGCI_LINT := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+# deadcode lists the functions the binary never reaches: none may be left.
+DEADCODE_VERSION := v0.52.0
+DEADCODE := $(TOOLS_BIN)/deadcode-$(DEADCODE_VERSION)
 # krew's validate-krew-manifest and krew are pinned in the tools module
 # hack/tools (go.mod's tool lines; change the version there with
 # "go get -tool sigs.k8s.io/krew/cmd/krew@vX.Y.Z" in hack/tools).
@@ -146,9 +149,10 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 20s)
 	GO=$(GO) hack/fuzz.sh ./internal/timeline/ FuzzAppendRawText $(FUZZTIME)
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## golangci-lint (.golangci.yml), go vet, gofmt and go mod tidy checks
+lint: $(GOLANGCI_LINT) $(DEADCODE) ## golangci-lint (.golangci.yml), go vet, deadcode, gofmt and go mod tidy checks
 	$(GOLANGCI_LINT) run ./...
 	$(GO) vet ./...
+	@out=$$($(DEADCODE) ./cmd/kubectl-deltas); if [ -n "$$out" ]; then echo "unreachable from the binary (a test-only helper belongs in a _test.go file):"; echo "$$out"; exit 1; fi
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@cp go.mod /tmp/deltas-go.mod.bak && cp go.sum /tmp/deltas-go.sum.bak && $(GO) mod tidy && \
 		if ! git diff --quiet -- go.mod go.sum; then echo "go mod tidy changed go.mod/go.sum"; git --no-pager diff -- go.mod go.sum; \
@@ -202,6 +206,11 @@ $(GOLANGCI_LINT):
 	rm -rf $(TOOLS_BIN)/.golangci-lint && mkdir -p $(TOOLS_BIN)/.golangci-lint
 	GOBIN=$(TOOLS_BIN)/.golangci-lint $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(TOOLS_BIN)/.golangci-lint/golangci-lint $@ && rm -rf $(TOOLS_BIN)/.golangci-lint
+
+$(DEADCODE):
+	rm -rf $(TOOLS_BIN)/.deadcode && mkdir -p $(TOOLS_BIN)/.deadcode
+	GOBIN=$(TOOLS_BIN)/.deadcode $(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
+	mv $(TOOLS_BIN)/.deadcode/deadcode $@ && rm -rf $(TOOLS_BIN)/.deadcode
 
 $(VALIDATE_KREW_MANIFEST): hack/tools/go.mod hack/tools/go.sum
 	rm -rf $(TOOLS_BIN)/.validate-krew-manifest && mkdir -p $(TOOLS_BIN)/.validate-krew-manifest

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Options tune Compute.
+// Options tune a diff (Stepper, and Compute in the tests).
 type Options struct {
 	// Ignore lists paths whose changes are dropped, as JSON pointers
 	// ("/metadata/managedFields") or dotted paths ("metadata.managedFields"),
@@ -33,43 +33,6 @@ type Options struct {
 	// The slice is only valid during the call: Redact must not keep or
 	// modify it.
 	Redact func(path []string) bool
-}
-
-// Compute returns the changes that turn oldObj into newObj, both decoded
-// JSON trees (map[string]any, []any, string, bool, nil, and numbers as
-// float64, int64, json.Number or any other Go integer or float kind;
-// numbers compare by value, so int64(1) equals float64(1)).
-//
-// The result is an RFC 6902 patch (whose operations, in JSON, also carry
-// the replaced or removed value as "old", which patch libraries ignore):
-// applied in order to oldObj it yields newObj, unless Ignore or Redact
-// removed something. The order is deterministic: map keys in sorted order,
-// list elements by index. Rules:
-//
-//   - a key present on one side only is an add or remove of its whole
-//     value; null and a missing key differ;
-//   - a change of JSON type (a map becoming a string, a value becoming
-//     null) is a replace;
-//   - lists whose elements are all maps with a unique string "name" on both
-//     sides (containers, env, volumes…) are matched by name, as strategic
-//     merge patch does: removed elements first (highest index first), then
-//     the new list in order, adding new elements and diffing kept ones at
-//     their new index. Elements whose relative order changed are removed
-//     and added again. Other lists are compared by index, with trailing
-//     adds or removes (removals from the end down).
-//
-// Old and Value of the operations share memory with oldObj and newObj
-// (except where Ignore removed parts); treat them as read-only. The result
-// is empty and non-nil when nothing differs.
-func Compute(oldObj, newObj any, opts Options) []Operation {
-	d := differ{
-		redact: opts.Redact,
-		path:   make([]string, 0, 16),
-		ops:    make([]Operation, 0, 4),
-	}
-	ig := opts.Ignored.trieOr(opts.Ignore)
-	d.diff(oldObj, newObj, ig, false)
-	return d.ops
 }
 
 // Ignored is a list of ignored paths (Options.Ignore) parsed once.

@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/diff/difftest"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
 // FuzzChangeWalker checks the differ's walk over two objects' JSON
-// against diff.Compute of the two decoded: the same operations, in the
+// against difftest.Compute of the two decoded: the same operations, in the
 // same order, with the default ignored paths, with more of them, and for
 // a Secret.
 func FuzzChangeWalker(f *testing.F) {
@@ -41,7 +41,7 @@ func FuzzChangeWalker(f *testing.F) {
 			return // what an API server sends: one object, each key once
 		}
 		old, obj := &rawobj.Object{JSON: []byte(oldJSON)}, &rawobj.Object{JSON: []byte(newJSON)}
-		var before, after any
+		var before, after map[string]any
 		if decodeExact(old.JSON, &before) != nil || decodeExact(obj.JSON, &after) != nil {
 			return
 		}
@@ -59,7 +59,7 @@ func FuzzChangeWalker(f *testing.F) {
 				if secret {
 					opts.Redact = isSecretValuePath
 				}
-				want := diff.Compute(before, after, opts)
+				want := difftest.Compute(before, after, opts)
 				if g, w := opsJSON(t, got), opsJSON(t, want); g != w {
 					t.Fatalf("options %+v, secret %v:\nwalk    %s\nCompute %s", o, secret, g, w)
 				}
@@ -125,14 +125,7 @@ func opsFromRaw(t *testing.T, raw []byte) []diff.Operation {
 	slices.SortFunc(members, func(a, b member) int { return slices.Compare(a.path, b.path) })
 	ops := []diff.Operation{}
 	for _, m := range members {
-		prefix := ""
-		for _, k := range m.path[:len(m.path)-1] {
-			prefix += "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
-		}
-		for _, op := range diff.Compute(m.old, m.next, diff.Options{}) {
-			op.Path = prefix + op.Path
-			ops = append(ops, op)
-		}
+		ops = append(ops, difftest.At(m.path[:len(m.path)-1], m.old, m.next, diff.Options{})...)
 	}
 	return ops
 }

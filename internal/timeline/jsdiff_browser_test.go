@@ -4,7 +4,7 @@ package timeline
 // looked at (changesFromRaw in page.html), in place of the [op, text]
 // pairs Go computed before ("c"). These tests hold the page's script to
 // Go's: for pairs of objects, the pairs the page makes of their raw
-// differing members are exactly changesOf(diff.Compute(old, new)) of the
+// differing members are exactly changesOf(difftest.Compute(old, new)) of the
 // whole objects, in headless Chromium (the page's own engine), as CI runs
 // it (.ci/run installs chromium).
 
@@ -34,6 +34,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/diff"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/diff/difftest"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
@@ -515,7 +516,7 @@ func goChanges(t *testing.T, c jsCase) [][2]string {
 	if err != nil {
 		t.Fatalf("case %s: new: %v", c.name, err)
 	}
-	return changesOf(diff.Compute(a, b, diff.Options{}))
+	return changesOf(difftest.Compute(a.(map[string]any), b.(map[string]any), diff.Options{}))
 }
 
 // rawChanges is the "x" of the pair: ["~", path, old, new], ["+", path,
