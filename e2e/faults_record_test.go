@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 )
 
 // TestFaultRecordGoesOn: a recorder killed with SIGKILL and started again

@@ -19,7 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 )
 
 // readRecording returns a recording's header and record lines (not its

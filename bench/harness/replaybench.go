@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 )
 
 // replayRun is bench/results/replay.json.

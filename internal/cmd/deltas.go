@@ -20,14 +20,15 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cmd/completion"
+	versioncmd "github.com/kubectl-deltas/kubectl-deltas/internal/cmd/version"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/live"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/progress"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/reconcile"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/timeline"
@@ -92,8 +93,9 @@ type DeltasOptions struct {
 	Wait *condition.Flags
 	// Output: the format and what human formats show (-o, --color, …).
 	Output *printer.Flags
-	// Replay: the recording played instead of a cluster (--replay).
-	Replay *replay.Flags
+	// History: the recording written (--record) or played instead of a
+	// cluster (--replay, --at, --from, --to).
+	History *history.Flags
 	// Progress: the progress line of long initial lists and replays.
 	Progress *progress.Flags
 	// Timeline: the page drawn of the stream (--timeline).
@@ -112,32 +114,18 @@ type DeltasOptions struct {
 	// asRecorded: a replay given no type, --tree nor --events plays what was recorded, as it was.
 	asRecorded bool
 
-	// Built by Run before any request: the printer, the record stage and
-	// the waiter; join, with --events, once the engine is.
-	printer printer.Printer
-	stage   *stage.Stage
-	waiter  *condition.Waiter
-	join    *events.Join
-	// player, with --replay, plays the recording; opened by Run.
-	player *replay.Player
-	// recorder, with --record, records what the stream is handed; it is
-	// created with the printer and closed when Run returns.
-	recorder *recording.Recorder
-	// page, with --timeline, draws the stream; created with the printer
-	// (its file written once), written when Run returns. live, with
-	// --live, draws it on the terminal. observer hands them the records
-	// the stream shows, completed by observed.
-	page     *timeline.Timeline
-	live     *live.Run
-	observer stage.Observer
-	observed *stage.Stage
-
 	// clients makes a cluster's clients from its REST config; tests give
 	// client-go's fakes.
 	clients targets.ClientMaker
 
 	genericiooptions.IOStreams
 }
+
+// binaryName is the plugin's executable. Shell completion scripts are
+// generated for the root command's Name(), so that must be this name
+// (cobra's convention for kubectl plugins: Use "kubectl-deltas …" and the
+// display name "kubectl deltas" for help and usage).
+const binaryName = "kubectl-deltas"
 
 // NewDeltasOptions returns the options with every default set.
 func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
@@ -148,7 +136,7 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 		Records:   stage.NewFlags(),
 		Wait:      condition.NewFlags(),
 		Output:    printer.NewFlags(),
-		Replay:    replay.NewFlags(),
+		History:   history.NewFlags(),
 		Progress:  progress.NewFlags(),
 		Timeline:  timeline.NewFlags(),
 		Queue:     reconcile.NewFlags(),
@@ -184,9 +172,8 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 			}
 			return o.Run(cmd.Context())
 		},
-		ValidArgsFunction: o.completeArgs,
 	}
-	cmd.SetVersionTemplate(versionTemplate())
+	cmd.SetVersionTemplate(version.Get().Text()) // the client build, as "version --client" prints it
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withHabitHint(err) })
 
 	flags := cmd.Flags()
@@ -203,7 +190,7 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	o.Wait.AddFlags(flags)
 	o.Records.AddFlags(flags)
 	o.ListWatch.AddFlags(flags)
-	o.Replay.AddFlags(flags)
+	o.History.AddFlags(flags)
 	o.Timeline.AddFlags(flags)
 	o.Queue.AddFlags(flags)
 	setHelp(cmd)
@@ -219,9 +206,9 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	_ = cmd.RegisterFlagCompletionFunc("relist", fixedCompletion("changed", "all"))
 	_ = cmd.RegisterFlagCompletionFunc("fifo", fixedCompletion("real", "delta"))
 	_ = cmd.RegisterFlagCompletionFunc("queue-key", fixedCompletion("object", "owner"))
-	o.registerConfigCompletions(cmd)
+	completion.Register(cmd, o.Clusters, func() bool { return o.Targets.AllNamespaces })
 
-	cmd.AddCommand(NewCmdVersion(o.Clusters, o.IOStreams), newCmdOptions(cmd, o.IOStreams))
+	cmd.AddCommand(versioncmd.NewCmdVersion(o.Clusters, o.IOStreams), newCmdOptions(cmd, o.IOStreams))
 	return cmd
 }
 
@@ -314,7 +301,7 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	if o.Replay.Active() {
+	if o.History.Replaying() {
 		return nil // the contexts are the recording's
 	}
 	var err error
@@ -327,7 +314,7 @@ func (o *DeltasOptions) Complete(cmd *cobra.Command, args []string) error {
 func (o *DeltasOptions) Validate() error {
 	lw := o.ListWatch
 	targetsValidate := func() error { return o.Targets.Validate(o.args, o.resourceArgs, lw.Selected(), lw.MetadataOnly) }
-	if o.Replay.Active() {
+	if o.History.Replaying() {
 		targetsValidate = o.validateReplay
 	}
 	for _, validate := range []func() error{
@@ -335,10 +322,10 @@ func (o *DeltasOptions) Validate() error {
 		lw.Validate,
 		o.Records.Validate,
 		o.Wait.Validate,
-		func() error { return o.Wait.ValidateQuiet(o.Records.Record != "") },
-		o.Replay.Validate,
+		func() error { return o.Wait.ValidateQuiet(o.History.Recording()) },
+		o.History.Validate,
 		o.Timeline.Validate,
-		func() error { return o.Queue.Validate(o.Records.Handler) },
+		func() error { return o.Queue.Validate(o.ListWatch.Handler) },
 		func() error { return o.Live.Validate(o.Output.Output, o.Wait.Quiet, o.Queue.Queue, o.Out) },
 		targetsValidate,
 	} {
@@ -353,7 +340,7 @@ func (o *DeltasOptions) Validate() error {
 		return errors.New("--until-synced cannot be used with --resource-version: a resumed stream has no initial list")
 	case o.Records.FailAfterSet() && !o.Wait.OnHealth():
 		return errors.New("--fail-after says when a transient failure counts as Failed, for status= conditions: add --until=status=… or --fail-when=status=…")
-	case lw.FIFO != "" && !o.Records.Handler:
+	case lw.FIFO != "" && !lw.Handler:
 		return errors.New("--fifo chooses the queue whose handler calls --handler shows: add --handler (the deltas printed without it are the DeltaFIFO's)")
 	case lw.MetadataOnly && (o.Records.AsksHealth() || o.Wait.OnHealth()):
 		return errors.New("--metadata-only objects carry no status to judge their health: drop --metadata-only, or --health and status= conditions")
@@ -361,58 +348,49 @@ func (o *DeltasOptions) Validate() error {
 	return nil
 }
 
-// newRecorder creates the recording of --record (nil without it), before
-// any request: a path that cannot be written is an error here.
-func (o *DeltasOptions) newRecorder() (*recording.Recorder, error) {
-	if o.Records.Record == "" {
-		return nil, nil
-	}
-	fill, err := o.Records.ToRecordStage(o.Records.Judges(true, o.ListWatch.MetadataOnly))
-	if err != nil {
-		return nil, err
-	}
-	return replay.NewRecorder(o.Records.Record, fill, o.ErrOut)
-}
-
 // buildOutput builds what the flags configure for the stream's output —
 // the record stage (--types, --where and --ignore-path compiled), the
 // waiter and the printer (a template file read and parsed) — before any
 // request: their mistakes are errors naming the flag.
-func (o *DeltasOptions) buildOutput() error {
-	judges := o.Records.Judges(o.Output.HealthByDefault(), o.ListWatch.MetadataOnly)
-	if o.live = o.Live.ToRun(o.Out, o.ErrOut, o.Output.Color, strings.Join(os.Args[1:], " "), o.Records.Diff, o.replayClock()); o.live != nil {
-		o.ErrOut = o.live.Stderr() // held while the view is drawn
+func (r *run) buildOutput() error {
+	judges := r.Records.Judges(r.Output.HealthByDefault(), r.ListWatch.MetadataOnly)
+	if r.live = r.Live.ToRun(r.Out, r.ErrOut, r.Output.Color, strings.Join(os.Args[1:], " "), r.Records.Diff, r.replayClock()); r.live != nil {
+		r.ErrOut = r.live.Stderr() // held while the view is drawn
 	}
 	var err error
-	if o.stage, err = o.Records.ToStage(o.Output.TableRows(), judges); err != nil {
+	if r.stage, err = r.Records.ToStage(r.Output.TableRows(), judges, r.ListWatch.Handler); err != nil {
 		return err
 	}
 	// A recording holds what -o json prints: health unless --health=false
 	// (or --metadata-only), whatever -o is.
-	if o.recorder, err = o.newRecorder(); err != nil {
+	fill, err := r.Records.ToRecordStage(r.Records.Judges(true, r.ListWatch.MetadataOnly))
+	if err != nil {
 		return err
 	}
-	if err = o.newObservers(); err != nil {
+	if r.recorder, err = r.History.OpenRecorder(fill, r.ErrOut); err != nil {
 		return err
 	}
-	o.waiter = o.Wait.ToWaiter(o.ErrOut, o.ListWatch.MetadataOnly, o.Records.FailAfter, o.replayClock())
+	if err = r.newObservers(); err != nil {
+		return err
+	}
+	r.waiter = r.Wait.ToWaiter(r.ErrOut, r.ListWatch.MetadataOnly, r.Records.FailAfter, r.replayClock())
 	opts := printer.Options{
-		ContextWidth:  connection.ContextWidth(o.contextNames),
-		AllNamespaces: o.Targets.AllNamespaces,
-		Health:        judges && (o.Records.Health || o.Output.TableRows()),
-		Diff:          o.Records.Diff,
+		ContextWidth:  connection.ContextWidth(r.contextNames),
+		AllNamespaces: r.Targets.AllNamespaces,
+		Health:        judges && (r.Records.Health || r.Output.TableRows()),
+		Diff:          r.Records.Diff,
 	}
-	if o.player != nil {
-		opts.Now = o.replayClock() // AGE in a replay is at the recording's time
+	if r.player != nil {
+		opts.Now = r.replayClock() // AGE in a replay is at the recording's time
 		// As the recorded run showed it: one namespace without its name.
-		opts.AllNamespaces = o.replayNamespace() == "" && o.player.OneNamespace() == ""
+		opts.AllNamespaces = r.replayNamespace() == "" && r.player.OneNamespace() == ""
 	}
-	if o.printer, err = o.Output.ToPrinter(o.Out, opts); err != nil || o.live != nil {
-		o.printer = live.Discard{} // the view draws the records
+	if r.printer, err = r.Output.ToPrinter(r.Out, opts); err != nil || r.live != nil {
+		r.printer = live.Discard{} // the view draws the records
 		return err
 	}
-	if _, ok := o.printer.(printer.QueuePrinter); o.Queue.Queue && !ok {
-		return fmt.Errorf("--queue prints its reconciles as text, JSON or YAML: drop -o %s", o.Output.Output)
+	if _, ok := r.printer.(printer.QueuePrinter); r.Queue.Queue && !ok {
+		return fmt.Errorf("--queue prints its reconciles as text, JSON or YAML: drop -o %s", r.Output.Output)
 	}
 	return nil
 }

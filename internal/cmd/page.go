@@ -10,26 +10,26 @@ import (
 // each record the stream shows beside printing it — the page of
 // --timeline (its file written once now), the view of --live, or both —
 // and the stage that completes those records with health and changes.
-func (o *DeltasOptions) newObservers() error {
+func (r *run) newObservers() error {
 	var tee stage.Tee
-	if o.Timeline.Active() {
-		tl, err := o.Timeline.ToTimeline(os.Args[1:], o.replayClock())
+	if r.Timeline.Active() {
+		tl, err := r.Timeline.ToTimeline(os.Args[1:], r.replayClock())
 		if err != nil {
 			return err
 		}
-		o.page, tee = tl, append(tee, tl)
+		r.page, tee = tl, append(tee, tl)
 	}
-	if o.live != nil {
-		tee = append(tee, o.live.View)
+	if r.live != nil {
+		tee = append(tee, r.live.View)
 	}
 	if len(tee) == 0 {
 		return nil
 	}
-	o.observer = tee
+	r.observer = tee
 	if len(tee) == 1 {
-		o.observer = tee[0]
+		r.observer = tee[0]
 	}
 	var err error
-	o.observed, err = o.Records.ToObserverStage(o.Records.Judges(true, o.ListWatch.MetadataOnly))
+	r.observed, err = r.Records.ToObserverStage(r.Records.Judges(true, r.ListWatch.MetadataOnly))
 	return err
 }

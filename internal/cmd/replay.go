@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 )
 
@@ -20,8 +21,8 @@ func (o *DeltasOptions) validateReplay() error {
 		serverOnly = append(serverOnly, "--all-contexts")
 	}
 	named := len(o.resourceArgs) > 0 && o.resourceArgs[0].Name != ""
-	given := replay.Given{ServerOnly: serverOnly, Record: o.Records.Record != "", Tree: o.Targets.Tree && !named && o.ListWatch.LabelSelector == ""}
-	if err := o.Replay.ValidateWith(given); err != nil {
+	given := history.ReplayGiven{ServerOnly: serverOnly, Tree: o.Targets.Tree && !named && o.ListWatch.LabelSelector == ""}
+	if err := o.History.ValidateReplay(given); err != nil {
 		return err
 	}
 	for _, a := range o.resourceArgs {
@@ -34,18 +35,18 @@ func (o *DeltasOptions) validateReplay() error {
 
 // openReplay opens the recording of --replay: o.player, whose contexts
 // name the records' clusters.
-func (o *DeltasOptions) openReplay() error {
-	p, err := replay.OpenFlags(o.Replay, o.In, o.ErrOut)
+func (r *run) openReplay() error {
+	p, err := r.History.OpenReplay(r.In, r.ErrOut)
 	if err != nil {
 		return err
 	}
-	o.player, o.contextNames = p, p.Contexts()
-	if o.asRecorded {
+	r.player, r.contextNames = p, p.Contexts()
+	if r.asRecorded {
 		// Played as recorded: the objects its trees held, its Events.
-		o.Targets.Tree, o.Targets.Events = p.RecordedTree(), p.RecordedEvents()
+		r.Targets.Tree, r.Targets.Events = p.RecordedTree(), p.RecordedEvents()
 	}
-	if o.Output.TableRows() && !o.Wait.Quiet {
-		fmt.Fprintln(o.ErrOut, "info: a recording keeps no server-side columns: -o wide shows the generic ones")
+	if r.Output.TableRows() && !r.Wait.Quiet {
+		fmt.Fprintln(r.ErrOut, "info: a recording keeps no server-side columns: -o wide shows the generic ones")
 	}
 	return nil
 }
@@ -53,32 +54,32 @@ func (o *DeltasOptions) openReplay() error {
 // replayEngine is the engine of a replay: the recorded collections the
 // arguments, -n, --context and -l pick, each listed and watched from the
 // recording.
-func (o *DeltasOptions) replayEngine() (*informer.Engine, error) {
-	args := make([]replay.Arg, len(o.resourceArgs))
-	for i, a := range o.resourceArgs {
-		args[i] = replay.Arg{Type: a.Type, Name: a.Name}
+func (r *run) replayEngine() (*informer.Engine, error) {
+	args := make([]replay.Asked, len(r.resourceArgs))
+	for i, a := range r.resourceArgs {
+		args[i] = replay.Asked{Type: a.Type, Name: a.Name}
 	}
-	sel := replay.Selection{
-		Args: args, Namespace: o.replayNamespace(), Contexts: o.Clusters.Contexts, Selector: o.ListWatch.LabelSelector,
-		Tree: o.Targets.Tree, Events: o.Targets.Events, FIFO: o.ListWatch.FIFOKind(o.Records.Handler),
+	sel := replay.EngineOptions{
+		Args: args, Namespace: r.replayNamespace(), Contexts: r.Clusters.Contexts, Selector: r.ListWatch.LabelSelector,
+		Tree: r.Targets.Tree, Events: r.Targets.Events, FIFO: r.ListWatch.FIFOKind(),
 	}
-	engine, ts, err := o.player.Engine(sel, o.ErrOut)
+	engine, ts, err := r.player.Engine(sel, r.ErrOut)
 	if err != nil {
 		return nil, err
 	}
-	if left := o.player.LeftOut(sel, ts); left != "" && !o.Wait.Quiet {
-		fmt.Fprintf(o.ErrOut, "info: the replay leaves out what the recording also holds: %s\n", left)
+	if left := r.player.LeftOut(sel, ts); left != "" && !r.Wait.Quiet {
+		fmt.Fprintf(r.ErrOut, "info: the replay leaves out what the recording also holds: %s\n", left)
 	}
-	if o.Targets.Events {
-		o.join = events.NewJoin(engine, o.player.Now)
-		for _, t := range o.player.Events() {
-			if err := o.join.Watch(t); err != nil {
+	if r.Targets.Events {
+		r.join = events.NewJoin(engine, r.player.Now)
+		for _, t := range r.player.Events() {
+			if err := r.join.Watch(t); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if m, ok := o.printer.(interface{ SetMultiType(bool) }); ok {
-		m.SetMultiType(o.Targets.Tree || targets.DistinctResources(ts) > 1)
+	if m, ok := r.printer.(interface{ SetMultiType(bool) }); ok {
+		m.SetMultiType(r.Targets.Tree || targets.DistinctResources(ts) > 1)
 	}
 	return engine, nil
 }
@@ -95,9 +96,9 @@ func (o *DeltasOptions) replayNamespace() string {
 
 // replayClock is a replay's time, the recording's (nil for a live run,
 // whose time is the clock's).
-func (o *DeltasOptions) replayClock() func() time.Time {
-	if o.player == nil {
+func (r *run) replayClock() func() time.Time {
+	if r.player == nil {
 		return nil
 	}
-	return o.player.Now
+	return r.player.Now
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,14 +17,42 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/live"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/timeline"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
 )
+
+// run is what Run builds of the options for one run, before any
+// request: the record stage, the printer, the waiter, the recorder or the
+// player, the page and the live view, and, once the engine is built, the
+// Events' join. The options stay as Complete left them.
+type run struct {
+	*DeltasOptions
+	printer printer.Printer
+	stage   *stage.Stage
+	waiter  *condition.Waiter
+	join    *events.Join
+	// player, with --replay, plays the recordings; recorder, with
+	// --record, records what the stream is handed. Both are closed when
+	// Run returns.
+	player   *replay.Player
+	recorder *recording.Recorder
+	// page, with --timeline, draws the stream (its file written once when
+	// built, again when Run returns); live, with --live, draws it on the
+	// terminal. observer hands them the records the stream shows,
+	// completed by observed.
+	page     *timeline.Timeline
+	live     *live.Run
+	observer stage.Observer
+	observed *stage.Stage
+}
 
 // Run watches what the arguments resolve to until a stop condition, a
 // signal or a fatal error: it prepares the clusters (each resolved and
@@ -39,38 +66,39 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 	sigCtx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 
-	if o.Replay.Active() {
-		if err := o.openReplay(); err != nil {
+	r := &run{DeltasOptions: o}
+	if o.History.Replaying() {
+		if err := r.openReplay(); err != nil {
 			return err
 		}
-		defer func() { _ = o.player.Close() }()
+		defer func() { _ = r.player.Close() }()
 	}
-	if err := o.buildOutput(); err != nil { // a recorder made lets go of its lock and file
-		return errors.Join(err, o.recorder.Close())
+	if err := r.buildOutput(); err != nil { // a recorder made lets go of its lock and file
+		return errors.Join(err, r.recorder.Close())
 	}
-	if o.recorder != nil {
+	if r.recorder != nil {
 		defer func() {
-			if cerr := o.recorder.Close(); err == nil {
+			if cerr := r.recorder.Close(); err == nil {
 				err = cerr
 			}
 		}()
 	}
-	if o.page != nil {
+	if r.page != nil {
 		defer func() {
-			if cerr := o.page.Close(); err == nil {
+			if cerr := r.page.Close(); err == nil {
 				err = cerr
 			}
 		}()
 	}
-	if o.player != nil {
-		if o.page != nil {
-			o.player.OnGap(func(g recording.Gap) { o.page.NoteGap(g.From, g.To) })
+	if r.player != nil {
+		if r.page != nil {
+			r.player.OnGap(func(g recording.Gap) { r.page.NoteGap(g.From, g.To) })
 		}
-		engine, err := o.replayEngine()
+		engine, err := r.replayEngine()
 		if err != nil {
 			return err
 		}
-		return o.exit(nil, engine, o.runStream(sigCtx, engine, nil))
+		return r.exit(nil, engine, r.runStream(sigCtx, engine, nil))
 	}
 	if err := o.Clusters.CheckConfigPresent(); err != nil {
 		return err
@@ -79,43 +107,25 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	o.nameKinds(clusters)
-	engine, follows, err := o.buildEngine(clusters)
+	r.nameKinds(clusters)
+	engine, follows, err := r.buildEngine(clusters)
 	if err != nil {
 		return err
 	}
 	if err := engine.CheckResumeFrom(sigCtx); err != nil {
 		return err
 	}
-	if err := o.beginRecording(engine); err != nil {
-		return err
-	}
-	return o.exit(clusters, engine, o.runStream(sigCtx, engine, follows))
-}
-
-// beginRecording writes the header of --record's recording: what the
-// engine starts watching.
-func (o *DeltasOptions) beginRecording(engine *informer.Engine) error {
-	if o.recorder == nil {
-		return nil
-	}
-	if err := o.recorder.Begin(engine.Targets(), version.Get().Version, o.ListWatch.LabelSelector, o.ListWatch.FieldSelector); err != nil {
-		return err
-	}
-	if g := o.recorder.Gap(); g != nil && o.page != nil {
-		o.page.NoteGap(g.From, g.To) // the page draws what the recording lacks
-	}
-	return nil
+	return r.exit(clusters, engine, r.runStream(sigCtx, engine, follows))
 }
 
 // nameKinds tells the printer whether records of several kinds may share
 // the stream, so that human output names the kind on every line.
-func (o *DeltasOptions) nameKinds(clusters []*targets.Cluster) {
-	m, ok := o.printer.(printer.MultiTyper)
+func (r *run) nameKinds(clusters []*targets.Cluster) {
+	m, ok := r.printer.(printer.MultiTyper)
 	if !ok {
 		return
 	}
-	multi := o.Targets.Tree
+	multi := r.Targets.Tree
 	for _, cl := range clusters {
 		multi = multi || cl.Resolution.Expanded || targets.DistinctResources(cl.Targets) > 1
 	}
@@ -127,14 +137,14 @@ func (o *DeltasOptions) nameKinds(clusters []*targets.Cluster) {
 // --all-types or a category: types appear and go away while the stream
 // runs (not with --until-synced, a snapshot, nor --tree, whose scouts
 // are fixed).
-func (o *DeltasOptions) buildEngine(clusters []*targets.Cluster) (*informer.Engine, []*targets.Follower, error) {
+func (r *run) buildEngine(clusters []*targets.Cluster) (*informer.Engine, []*targets.Follower, error) {
 	byContext := map[string]*targets.Cluster{}
 	for _, cl := range clusters {
 		byContext[cl.Conn.Context] = cl
 	}
 	clientOf := func(context string) rest.Interface { return byContext[context].Client }
-	cfg := o.ListWatch.Config(clientOf, o.Output.TableRows(), o.ErrOut)
-	cfg.FIFO = o.ListWatch.FIFOKind(o.Records.Handler)
+	cfg := r.ListWatch.Config(clientOf, r.Output.TableRows(), r.ErrOut)
+	cfg.FIFO = r.ListWatch.FIFOKind()
 	cfg.DescribeAPIService = func(t informer.Target) string {
 		services := targets.ReadAPIServices(context.Background(), clientOf(t.Context), describeAPIServiceLimit)
 		if s, ok := services.Down(t.Resource.GroupVersion()); ok {
@@ -142,15 +152,15 @@ func (o *DeltasOptions) buildEngine(clusters []*targets.Cluster) (*informer.Engi
 		}
 		return ""
 	}
-	if o.Targets.Tree {
+	if r.Targets.Tree {
 		cfg.Indexers, cfg.KeepListed = tree.Indexers(), tree.KeepListed
 	}
-	if o.recorder != nil {
-		cfg.Resume = o.recorder.Resume // an existing recording goes on
+	if r.recorder != nil {
+		cfg.Resume = r.recorder.Resume // an existing recording goes on
 	}
 	var follows []*targets.Follower
 	for _, cl := range clusters {
-		if !o.preparation().FollowsTypes(cl) {
+		if !r.preparation().FollowsTypes(cl) {
 			continue
 		}
 		f, err := cl.Follower()
@@ -170,7 +180,7 @@ func (o *DeltasOptions) buildEngine(clusters []*targets.Cluster) (*informer.Engi
 			}
 		}
 	}
-	engine := informer.New(cfg, o.ErrOut)
+	engine := informer.New(cfg, r.ErrOut)
 	for _, cl := range clusters {
 		for _, t := range cl.Targets {
 			if _, err := engine.Add(t); err != nil {
@@ -178,11 +188,11 @@ func (o *DeltasOptions) buildEngine(clusters []*targets.Cluster) (*informer.Engi
 			}
 		}
 	}
-	if o.Targets.Events {
-		o.join = events.NewJoin(engine, nil)
+	if r.Targets.Events {
+		r.join = events.NewJoin(engine, nil)
 		for _, cl := range clusters {
 			for _, t := range cl.Events {
-				if err := o.join.Watch(t); err != nil {
+				if err := r.join.Watch(t); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -192,7 +202,7 @@ func (o *DeltasOptions) buildEngine(clusters []*targets.Cluster) (*informer.Engi
 }
 
 // runStream runs the engine and the followers until the engine stops.
-func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, follows []*targets.Follower) error {
+func (r *run) runStream(ctx context.Context, engine *informer.Engine, follows []*targets.Follower) error {
 	followCtx, stopFollowing := context.WithCancel(ctx)
 	var following sync.WaitGroup
 	for _, f := range follows {
@@ -201,84 +211,65 @@ func (o *DeltasOptions) runStream(ctx context.Context, engine *informer.Engine, 
 	defer following.Wait()
 	defer stopFollowing()
 
-	stdoutClosed, stopWatching := printer.WatchClosed(o.Out)
+	stdoutClosed, stopWatching := printer.WatchClosed(r.Out)
 	defer stopWatching()
 	runOpts := informer.RunOptions{
-		Timeout:      o.Wait.Timeout,
-		UntilSynced:  o.Wait.UntilSynced,
+		Timeout:      r.Wait.Timeout,
+		UntilSynced:  r.Wait.UntilSynced,
 		OutputClosed: stdoutClosed,
 	}
-	if !o.Wait.Quiet {
+	if !r.Wait.Quiet {
 		waiting := "waiting for it to be created"
-		if o.player != nil {
+		if r.player != nil {
 			waiting = "waiting for it to appear in the recording"
 		}
-		runOpts.InitialOut = engine.AnnounceMissing(o.ErrOut, waiting)
+		runOpts.InitialOut = engine.AnnounceMissing(r.ErrOut, waiting)
 	}
-	sink, printing := o.sinkChain(engine, &runOpts)
-	defer o.Queue.Start(ctx, printing, o.replayClock())()
-	if o.recorder != nil {
-		o.beatWhileRecording(engine, &runOpts)
+	sink, printing := r.sinkChain(engine, &runOpts)
+	defer r.Queue.Start(ctx, printing, r.replayClock())()
+	if r.recorder != nil {
+		parked := func() bool { return r.join != nil && r.join.Parked() > 0 }
+		run := history.Recorded{Engine: engine, LabelSelector: r.ListWatch.LabelSelector, FieldSelector: r.ListWatch.FieldSelector, Parked: parked}
+		gap, err := history.Attach(r.recorder, run, &runOpts)
+		if err != nil {
+			return err
+		}
+		if gap != nil && r.page != nil {
+			r.page.NoteGap(gap.From, gap.To) // the page draws what the recording lacks
+		}
 	}
-	if o.page != nil {
-		defer o.page.Start(o.ErrOut)()
+	if r.page != nil {
+		defer r.page.Start(r.ErrOut)()
 	}
-	if o.live != nil {
-		defer o.live.Start()() // the last frame stays, the messages below it
+	if r.live != nil {
+		defer r.live.Start()() // the last frame stays, the messages below it
 	}
-	if line := o.Progress.ForStream(o.ErrOut, o.Out, o.Wait.Quiet, !o.Records.WatchOnly, engine.Targets, strings.Join(o.Replay.Files, ","), o.replayClock()); line != nil {
+	if line := r.Progress.ForStream(r.ErrOut, r.Out, r.Wait.Quiet, !r.Records.WatchOnly, engine.Targets, strings.Join(r.History.Replay, ","), r.replayClock()); line != nil {
 		defer line.Stop()
 		sink, runOpts.InitialOut = line.Sink(sink), line.Before(runOpts.InitialOut)
 	}
-	if o.player == nil {
+	if r.player == nil {
 		return engine.Run(ctx, sink, runOpts)
 	}
 	// A replay: the player feeds the recording once the engine runs, and
 	// its gate, first in the chain, keeps the recording's order and time.
-	runOpts.SourceDone, runOpts.Barrier = o.player.Done(), o.player.Barrier()
+	runOpts.SourceDone, runOpts.Barrier = r.player.Done(), r.player.Barrier()
 	playCtx, stopPlaying := context.WithCancel(ctx)
 	var playing sync.WaitGroup
-	playing.Go(func() { o.player.Play(playCtx) })
-	err := engine.Run(ctx, o.player.Gate(sink), runOpts)
+	playing.Go(func() { r.player.Play(playCtx) })
+	err := engine.Run(ctx, r.player.Gate(sink), runOpts)
 	stopPlaying()
 	playing.Wait()
-	if !o.Wait.Quiet && (err == nil || errors.Is(err, informer.ErrSourceEnded)) {
-		for _, t := range o.player.NeverSeen() {
-			fmt.Fprintf(o.ErrOut, "info: %s never appears in the recording %s: is the name right? (kubectl deltas --replay=%s -o name lists what it holds)\n",
-				informer.Describe([]informer.Target{t}), strings.Join(o.Replay.Files, ", "), o.Replay.Files[0])
+	if !r.Wait.Quiet && (err == nil || errors.Is(err, informer.ErrSourceEnded)) {
+		for _, t := range r.player.NeverSeen() {
+			fmt.Fprintf(r.ErrOut, "info: %s never appears in the recording %s: is the name right? (kubectl deltas --replay=%s -o name lists what it holds)\n",
+				informer.Describe([]informer.Target{t}), strings.Join(r.History.Replay, ", "), r.History.Replay[0])
 		}
 	}
-	if perr := o.player.Err(); perr != nil && (err == nil || errors.Is(err, informer.ErrSourceEnded)) {
+	if perr := r.player.Err(); perr != nil && (err == nil || errors.Is(err, informer.ErrSourceEnded)) {
 		return perr
 	}
 	return err
-}
-
-// beatWhileRecording has --record's recorder write a Heartbeat once the
-// initial lists are out, every recording.HeartbeatInterval, and as it
-// ends, each saying where the roots and the Events stand. The Events'
-// position is left out while the join parks an Event (it waits for its
-// subject, and is in no record yet): a recorder that goes on from there
-// relists them.
-func (o *DeltasOptions) beatWhileRecording(engine *informer.Engine, runOpts *informer.RunOptions) {
-	o.recorder.PositionsFrom(func() []informer.Position {
-		parked := o.join != nil && o.join.Parked() > 0
-		// The roots and the Events: what a recorder resumes (--tree's
-		// scouts and owned types list again).
-		return slices.DeleteFunc(engine.Positions(), func(p informer.Position) bool {
-			role := p.Target.Role
-			return !role.IsRoot() && (role != informer.RoleEvents || parked)
-		})
-	})
-	beat := func() error { return o.recorder.Heartbeat(time.Now()) }
-	runOpts.Tick, runOpts.TickEvery = beat, recording.HeartbeatInterval
-	initialOut := runOpts.InitialOut
-	runOpts.InitialOut = func(ending bool) {
-		if initialOut != nil {
-			initialOut(ending)
-		}
-		_ = beat() // a failed write shows at the next
-	}
 }
 
 // sinkChain is what the engine hands its batches to: the tree (with
@@ -286,36 +277,36 @@ func (o *DeltasOptions) beatWhileRecording(engine *informer.Engine, runOpts *inf
 // adds the Events of what is printed; the waiter (with a condition),
 // which sees what is printed and stops the run through runOpts.Check; the
 // record sink, which prints, and which is returned too.
-func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.RunOptions) (sink informer.Sink, printing *stage.Sink) {
-	out := o.Out
-	if o.Wait.Quiet {
+func (r *run) sinkChain(engine *informer.Engine, runOpts *informer.RunOptions) (sink informer.Sink, printing *stage.RecordSink) {
+	out := r.Out
+	if r.Wait.Quiet {
 		out = io.Discard
 	}
-	printing = stage.NewSink(o.stage, o.printer, out, o.Wait.Count, o.replayClock())
-	if o.recorder != nil {
-		printing.RecordTo(o.recorder)
+	printing = stage.NewRecordSink(r.stage, r.printer, out, r.Wait.Count, r.replayClock())
+	if r.recorder != nil {
+		printing.RecordTo(r.recorder)
 	}
-	if o.observer != nil {
-		printing.ObserveWith(o.observed, o.observer)
+	if r.observer != nil {
+		printing.ObserveWith(r.observed, r.observer)
 	}
 	sink = printing
-	if o.waiter.Active() {
-		runOpts.Check, runOpts.CheckEvery = o.waiter.Check, o.waiter.CheckEvery()
-		if o.live != nil {
-			o.waiter.ReportStates(o.live.View.SetConditions)
+	if r.waiter.Active() {
+		runOpts.Check, runOpts.CheckEvery = r.waiter.Check, r.waiter.CheckEvery()
+		if r.live != nil {
+			r.waiter.ReportStates(r.live.View.SetConditions)
 		}
-		sink = o.waiter.Sink(engine, sink)
-		if o.Records.AsksHealth() { // a Pending Verdict record at each change; a failed write shows at the next
-			o.waiter.ReportChanges(func(s health.Status, cause []condition.Held) {
-				_ = printing.PrintVerdict(condition.Pending(o.waiter.Waited(), s, cause, o.waiter.Now()))
+		sink = r.waiter.Sink(engine, sink)
+		if r.Records.AsksHealth() { // a Pending Verdict record at each change; a failed write shows at the next
+			r.waiter.ReportChanges(func(s health.Status, cause []condition.Held) {
+				_ = printing.PrintVerdict(condition.Pending(r.waiter.Waited(), s, cause, r.waiter.Now()))
 			})
 		}
 	}
-	if o.join != nil {
-		sink = o.join.Sink(sink)
+	if r.join != nil {
+		sink = r.join.Sink(sink)
 	}
-	if o.Targets.Tree {
-		sink = tree.New(engine, sink, o.recorder.Members()...)
+	if r.Targets.Tree {
+		sink = tree.New(engine, sink, r.recorder.Members()...)
 	}
 	return sink, printing
 }
@@ -325,43 +316,43 @@ func (o *DeltasOptions) sinkChain(engine *informer.Engine, runOpts *informer.Run
 // end came while waiting for --until/--until-any or, with --until-synced,
 // before every initial list was out or while API groups were down (an
 // incomplete snapshot), 0 for a --timeout otherwise.
-func (o *DeltasOptions) exit(clusters []*targets.Cluster, engine *informer.Engine, err error) error {
+func (r *run) exit(clusters []*targets.Cluster, engine *informer.Engine, err error) error {
 	var failed *condition.FailedError
 	switch {
 	case errors.Is(err, informer.ErrInterrupted):
 		return &ExitError{Code: exitInterrupted}
 	case errors.As(err, &failed):
-		if o.explainsFromStream() {
-			failed.ExplainFrom(o.join.LatestWarning)
+		if r.explainsFromStream() {
+			failed.ExplainFrom(r.join.LatestWarning)
 		} else {
-			failed.Explain(clientsOf(clusters), !o.Targets.Tree)
+			failed.Explain(clientsOf(clusters), !r.Targets.Tree)
 		}
-		o.printVerdict("Failed", "--fail-when="+failed.Condition.String(), failed.All())
+		r.printVerdict("Failed", "--fail-when="+failed.Condition.String(), failed.All())
 		return &ExitError{Code: exitConditionFailed, Err: failed}
-	case (errors.Is(err, informer.ErrTimedOut) || errors.Is(err, informer.ErrSourceEnded)) && o.waiter.Waits():
+	case (errors.Is(err, informer.ErrTimedOut) || errors.Is(err, informer.ErrSourceEnded)) && r.waiter.Waits():
 		ended := errors.Is(err, informer.ErrSourceEnded)
-		err = o.waiter.TimedOut()
+		err = r.waiter.TimedOut()
 		var timedOut *condition.TimeoutError
 		if errors.As(err, &timedOut) {
 			timedOut.SourceEnded = ended
-			if o.explainsFromStream() {
-				timedOut.ExplainFrom(o.join.LatestWarning)
+			if r.explainsFromStream() {
+				timedOut.ExplainFrom(r.join.LatestWarning)
 			} else {
-				timedOut.Explain(clientsOf(clusters), !o.Targets.Tree)
+				timedOut.Explain(clientsOf(clusters), !r.Targets.Tree)
 			}
-			o.printVerdict("TimedOut", o.waiter.Waited(), timedOut.Held)
+			r.printVerdict("TimedOut", r.waiter.Waited(), timedOut.Held)
 		}
 		return err
-	case errors.Is(err, informer.ErrTimedOut) && o.Wait.UntilSynced:
+	case errors.Is(err, informer.ErrTimedOut) && r.Wait.UntilSynced:
 		return engine.SyncTimeout()
 	case errors.Is(err, informer.ErrTimedOut), errors.Is(err, informer.ErrSourceEnded):
 		return nil
-	case err == nil && o.Wait.UntilSynced:
+	case err == nil && r.Wait.UntilSynced:
 		return incompleteSnapshot(clusters)
 	}
-	if _, records := o.printer.(printer.VerdictPrinter); records && err == nil && !o.Wait.Quiet {
-		if met, ok := o.waiter.Met(); ok { // each object described: only for a record
-			o.printVerdict("Met", o.waiter.Waited(), met)
+	if _, records := r.printer.(printer.VerdictPrinter); records && err == nil && !r.Wait.Quiet {
+		if met, ok := r.waiter.Met(); ok { // each object described: only for a record
+			r.printVerdict("Met", r.waiter.Waited(), met)
 		}
 	}
 	return err
@@ -369,13 +360,13 @@ func (o *DeltasOptions) exit(clusters []*targets.Cluster, engine *informer.Engin
 
 // explainsFromStream: what held a wait up is explained by the Events the
 // stream showed (a replay with --events has no cluster to ask).
-func (o *DeltasOptions) explainsFromStream() bool { return o.player != nil && o.join != nil }
+func (r *run) explainsFromStream() bool { return r.player != nil && r.join != nil }
 
 // printVerdict ends a JSON or YAML stream stopped by a condition with its
 // Verdict record (not with -q: stdout then carries nothing).
-func (o *DeltasOptions) printVerdict(outcome, cond string, held []condition.Held) {
-	if p, ok := o.printer.(printer.VerdictPrinter); ok && !o.Wait.Quiet {
-		_ = p.PrintVerdict(o.Out, condition.Verdict(outcome, cond, held, o.waiter.Now()))
+func (r *run) printVerdict(outcome, cond string, held []condition.Held) {
+	if p, ok := r.printer.(printer.VerdictPrinter); ok && !r.Wait.Quiet {
+		_ = p.PrintVerdict(r.Out, condition.Verdict(outcome, cond, held, r.waiter.Now()))
 	}
 }
 

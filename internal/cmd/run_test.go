@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 )
 
 // demo is a cluster with namespace demo: two ConfigMaps, and a Deployment

@@ -27,7 +27,7 @@ import (
 // --stable-for's start.
 type fullPass struct {
 	until, untilAny, failWhen []*Condition
-	stream                    Stream
+	stream                    Engine
 	view                      map[string]map[string]*rawobj.Object
 	judge                     *health.Judge
 	now                       func() time.Time

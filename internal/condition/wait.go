@@ -16,8 +16,8 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
-// Stream is what a Waiter needs of the stream it waits on.
-type Stream interface {
+// Engine is what a Waiter needs of the stream it waits on.
+type Engine interface {
 	// Targets are the targets the stream runs now: the roots
 	// (informer.RoleRoot), which the user named or selected, and those a
 	// view of the stream added to find what they own (--tree's).
@@ -37,7 +37,7 @@ type Stream interface {
 // due, and its tally counts the objects it holds for.
 type Waiter struct {
 	until, untilAny, failWhen []*Condition
-	stream                    Stream
+	stream                    Engine
 	errOut                    io.Writer
 
 	// conds are until, untilAny and failWhen in that order; tallies[i] is
@@ -164,7 +164,7 @@ func onHealth(conditions ...[]*Condition) bool {
 // Sink returns inner with the waiter's view kept up to date from every
 // batch inner is handed: the conditions are evaluated on what the stream
 // has shown. stream is what the waiter asks which objects it waits on.
-func (w *Waiter) Sink(stream Stream, inner informer.Sink) informer.Sink {
+func (w *Waiter) Sink(stream Engine, inner informer.Sink) informer.Sink {
 	w.stream = stream
 	return viewSink{Sink: inner, w: w}
 }

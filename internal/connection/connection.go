@@ -40,9 +40,9 @@ const (
 	clientBurst = 200
 )
 
-// Cluster is the connection to one cluster. A Cluster is used by one
+// Conn is the connection to one cluster. A Conn is used by one
 // goroutine at a time; its REST config is built once, on first use.
-type Cluster struct {
+type Conn struct {
 	// Context is the cluster's kubeconfig context in a run over several
 	// contexts; "" for the one cluster of a plain run.
 	Context string
@@ -64,8 +64,8 @@ type Cluster struct {
 
 // New returns the connection that flags describe; context names it in a
 // run over several contexts.
-func New(flags genericclioptions.RESTClientGetter, context string) *Cluster {
-	return &Cluster{Context: context, Flags: flags}
+func New(flags genericclioptions.RESTClientGetter, context string) *Conn {
+	return &Conn{Context: context, Flags: flags}
 }
 
 // NewConfigFlags returns the connection flags of one cluster. Its client
@@ -95,7 +95,7 @@ func ForContext(f *genericclioptions.ConfigFlags, name string, streams genericio
 
 // RESTConfig is the cluster's REST config, with a rate limit fit for
 // paging and watching.
-func (c *Cluster) RESTConfig() (*rest.Config, error) {
+func (c *Conn) RESTConfig() (*rest.Config, error) {
 	if c.config != nil {
 		return c.config, nil
 	}
@@ -112,7 +112,7 @@ func (c *Cluster) RESTConfig() (*rest.Config, error) {
 // RESTMapper is the cluster's RESTMapper: kubectl's, a deferred discovery
 // mapper with the shortcut expander, over DiscoveryClient. Its warnings
 // (a short name that matches several types) go to Warnings.
-func (c *Cluster) RESTMapper() (meta.RESTMapper, error) {
+func (c *Conn) RESTMapper() (meta.RESTMapper, error) {
 	dc, err := c.DiscoveryClient()
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func (c *Cluster) RESTMapper() (meta.RESTMapper, error) {
 
 // DiscoveryClient is the cluster's discovery client: kubectl's discovery
 // cache, read once until invalidated (onceDiscovery).
-func (c *Cluster) DiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
+func (c *Conn) DiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.discovery == nil {
@@ -142,7 +142,7 @@ func (c *Cluster) DiscoveryClient() (discovery.CachedDiscoveryInterface, error) 
 }
 
 // warnings is where the cluster's warnings go: Warnings, or nowhere.
-func (c *Cluster) warnings() io.Writer {
+func (c *Conn) warnings() io.Writer {
 	if c.Warnings == nil {
 		return io.Discard
 	}
@@ -153,7 +153,7 @@ func (c *Cluster) warnings() io.Writer {
 // cache: with aggregated discovery only such a read reports the group
 // versions whose aggregated API is down (freshness Stale), which the
 // cache leaves out without a word.
-func (c *Cluster) FreshDiscoveryClient() (discovery.DiscoveryInterface, error) {
+func (c *Conn) FreshDiscoveryClient() (discovery.DiscoveryInterface, error) {
 	config, err := c.RESTConfig()
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func (c *Cluster) FreshDiscoveryClient() (discovery.DiscoveryInterface, error) {
 }
 
 // Namespace is the namespace of -n, or else of the kubeconfig context.
-func (c *Cluster) Namespace() (string, error) {
+func (c *Conn) Namespace() (string, error) {
 	ns, _, err := c.Flags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return "", KubeconfigError(err)
@@ -176,7 +176,7 @@ func (c *Cluster) Namespace() (string, error) {
 
 // ServerVersion asks the server for its version, bounded by
 // --request-timeout, or else by timeout.
-func (c *Cluster) ServerVersion(timeout time.Duration) (*version.Info, error) {
+func (c *Conn) ServerVersion(timeout time.Duration) (*version.Info, error) {
 	config, err := c.RESTConfig()
 	if err != nil {
 		return nil, err
@@ -198,7 +198,7 @@ func (c *Cluster) ServerVersion(timeout time.Duration) (*version.Info, error) {
 
 // RequestTimeout is --request-timeout as the REST config has it (0 means
 // none).
-func (c *Cluster) RequestTimeout() time.Duration {
+func (c *Conn) RequestTimeout() time.Duration {
 	config, err := c.RESTConfig()
 	if err != nil {
 		return 0
@@ -208,7 +208,7 @@ func (c *Cluster) RequestTimeout() time.Duration {
 
 // StartupLimit bounds each step of the start-up that waits for the server
 // (discovery, the access checks): --request-timeout, or StartupTimeout.
-func (c *Cluster) StartupLimit() time.Duration {
+func (c *Conn) StartupLimit() time.Duration {
 	if t := c.RequestTimeout(); t > 0 {
 		return t
 	}
@@ -217,11 +217,11 @@ func (c *Cluster) StartupLimit() time.Duration {
 
 // Prefix names the cluster in the messages of a run over several
 // contexts: `context "prod": `; "" for one cluster.
-func (c *Cluster) Prefix() string { return textsafe.ContextPrefix(c.Context) }
+func (c *Conn) Prefix() string { return textsafe.ContextPrefix(c.Context) }
 
 // serverName is the server URL of the cluster, for messages; never
 // credentials.
-func (c *Cluster) serverName() string {
+func (c *Conn) serverName() string {
 	config, err := c.RESTConfig()
 	if err != nil || config.Host == "" {
 		return "(unknown server)"
@@ -230,13 +230,13 @@ func (c *Cluster) serverName() string {
 }
 
 // NoAnswerError is the error of a start-up step that limit ended.
-func (c *Cluster) NoAnswerError(limit time.Duration) error {
+func (c *Conn) NoAnswerError(limit time.Duration) error {
 	return fmt.Errorf("the server %s did not answer within %s; check that it is reachable, or raise --request-timeout", c.serverName(), limit)
 }
 
 // ConnectionError explains a failure to reach the server, naming it and
 // what to check; any other error is returned as it is.
-func (c *Cluster) ConnectionError(err error) error {
+func (c *Conn) ConnectionError(err error) error {
 	switch {
 	case utilnet.IsConnectionRefused(err):
 		return fmt.Errorf("the connection to the server %s was refused - did you specify the right host or port? (%w)", c.serverName(), err)

@@ -74,13 +74,13 @@ func (f *Flags) ContextNames() ([]string, error) {
 // Clusters returns the connections to the contexts names (ContextNames):
 // one through the flags themselves for nil, else one per context, each
 // with that context's connection flags and caches.
-func (f *Flags) Clusters(names []string) []*Cluster {
+func (f *Flags) Clusters(names []string) []*Conn {
 	if len(names) == 0 {
 		c := New(f.RESTClientGetter(), "")
 		c.Warnings = f.streams.ErrOut
-		return []*Cluster{c}
+		return []*Conn{c}
 	}
-	out := make([]*Cluster, 0, len(names))
+	out := make([]*Conn, 0, len(names))
 	for _, name := range names {
 		c := New(ForContext(f.ConfigFlags, name, f.streams), name)
 		c.Warnings = f.streams.ErrOut

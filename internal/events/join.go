@@ -23,8 +23,8 @@ const (
 	LingerFor = time.Minute
 )
 
-// Stream is what a Join needs of the engine it runs in.
-type Stream interface {
+// Engine is what a Join needs of the engine it runs in.
+type Engine interface {
 	Informers() []*informer.Informer
 	AddAdmitted(informer.Target, informer.Admission) (*informer.Informer, error)
 }
@@ -43,8 +43,8 @@ type Stream interface {
 // or count moving). Its deletion — Events expire an hour after their last
 // occurrence — is not a change of its subject and is not shown.
 type Join struct {
-	next   Sink
-	stream Stream
+	next   informer.Sink
+	stream Engine
 	now    func() time.Time
 
 	// informers are the Events informers by target ID; written by Watch
@@ -76,9 +76,6 @@ type Join struct {
 	leaving []leavingSubject
 }
 
-// Sink is informer.Sink (the next Sink of a Join).
-type Sink = informer.Sink
-
 type parkKey struct{ id, key string }
 
 // joinKey is what an Event's subject is found by, in the cluster of
@@ -107,7 +104,7 @@ type leavingSubject struct {
 
 // NewJoin returns a Join of the Events informers it adds to stream
 // (Watch). now is its clock; nil means time.Now.
-func NewJoin(stream Stream, now func() time.Time) *Join {
+func NewJoin(stream Engine, now func() time.Time) *Join {
 	if now == nil {
 		now = time.Now
 	}
@@ -165,7 +162,7 @@ func (j *Join) seedResumed() {
 }
 
 // Sink returns the Join as the Sink in front of next.
-func (j *Join) Sink(next Sink) *Join {
+func (j *Join) Sink(next informer.Sink) *Join {
 	j.next = next
 	return j
 }

@@ -18,9 +18,9 @@ type Subject struct {
 	UID        string `json:"uid"`
 }
 
-// Summary is what a line of text says of an Event: its subject, type,
+// Brief is what a line of text says of an Event: its subject, type,
 // reason, message and how many times it happened.
-type Summary struct {
+type Brief struct {
 	Subject Subject
 	// Type is Normal or Warning (anything the writer chose, in fact).
 	Type   string
@@ -78,12 +78,12 @@ func latest(times []string) time.Time {
 }
 
 // Summarize reads an Event's JSON, of events.k8s.io/v1 or core/v1.
-func Summarize(event []byte) (Summary, error) {
+func Summarize(event []byte) (Brief, error) {
 	var e wireEvent
 	if err := json.Unmarshal(event, &e); err != nil {
-		return Summary{}, fmt.Errorf("reading an event: %w", err)
+		return Brief{}, fmt.Errorf("reading an event: %w", err)
 	}
-	s := Summary{Type: e.Type, Reason: e.Reason, Message: e.Note, Count: max(e.Count, e.DeprecatedCnt, 1), Last: e.last()}
+	s := Brief{Type: e.Type, Reason: e.Reason, Message: e.Note, Count: max(e.Count, e.DeprecatedCnt, 1), Last: e.last()}
 	if s.Message == "" {
 		s.Message = e.Message
 	}

@@ -85,12 +85,12 @@ func (b *syncBuffer) lines() []string {
 // notifySink passes batches to the record Sink and tells the test after
 // each one was handled.
 type notifySink struct {
-	*stage.Sink
+	*stage.RecordSink
 	handled chan informer.Batch
 }
 
 func (s *notifySink) Handle(b informer.Batch) (bool, error) {
-	done, err := s.Sink.Handle(b)
+	done, err := s.RecordSink.Handle(b)
 	s.handled <- b
 	return done, err
 }
@@ -175,8 +175,8 @@ func newHarness(t *testing.T, o harnessOptions, lws map[informer.Target]*cachete
 		t.Fatal(err)
 	}
 	h.sink = &notifySink{
-		Sink:    stage.NewSink(st, p, h.out, o.limit, h.clock.Now),
-		handled: make(chan informer.Batch, 1024),
+		RecordSink: stage.NewRecordSink(st, p, h.out, o.limit, h.clock.Now),
+		handled:    make(chan informer.Batch, 1024),
 	}
 	return h
 }

@@ -36,9 +36,11 @@ type ListWatchFlags struct {
 	Resync            time.Duration
 	MaxUpdatedBacklog int
 	MinWatchTimeout   time.Duration
-	// FIFO is --fifo: "" (the default of the run: FIFOKind), "real" or
-	// "delta".
-	FIFO string
+	// Handler is --handler: the run shows an informer handler's calls,
+	// not the deltas. FIFO is --fifo: "" (the default of the run:
+	// FIFOKind), "real" or "delta".
+	Handler bool
+	FIFO    string
 
 	// flags is the set AddFlags declared on, to tell a --chunk-size given
 	// from the default.
@@ -62,10 +64,12 @@ func (f *ListWatchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.ResourceVersion, "resource-version", f.ResourceVersion, "Resume: watch from `RV` instead of listing")
 	fs.DurationVar(&f.Resync, "resync", f.Resync, "Sync deltas for every known object this often (0: never)")
 	fs.IntVar(&f.MaxUpdatedBacklog, "max-update-backlog", f.MaxUpdatedBacklog, "When output lags, fold over `N` updates of an object")
+	fs.BoolVar(&f.Handler, "handler", f.Handler, "Print an informer handler's calls, not deltas (docs/handler.md)")
 	fs.StringVar(&f.FIFO, "fifo", f.FIFO, "With --handler: real (RealFIFO, the default) or delta (DeltaFIFO)")
 	fs.DurationVar(&f.MinWatchTimeout, "min-watch-timeout", f.MinWatchTimeout, "Shortest server-side watch timeout; each watch lasts a random time between this and twice this (default 5m).")
 	flaghelp.File(fs, flaghelp.Watch, "selector", "field-selector")
 	flaghelp.File(fs, flaghelp.Filter, "show-managed-fields")
+	flaghelp.File(fs, flaghelp.Output, "handler")
 	flaghelp.File(fs, flaghelp.Tuning, "metadata-only", "chunk-size", "watch-list", "resource-version", "resync", "max-update-backlog", "fifo")
 	_ = fs.MarkHidden("min-watch-timeout")
 }
@@ -112,11 +116,11 @@ func isRevision(rv string) bool {
 // FIFOKind is the queue of the run's informers: --fifo when given, else
 // the RealFIFO of client-go v0.36 when the run shows handler calls, the
 // DeltaFIFO when it shows deltas.
-func (f *ListWatchFlags) FIFOKind(handler bool) FIFO {
+func (f *ListWatchFlags) FIFOKind() FIFO {
 	switch {
 	case f.FIFO != "":
 		return FIFO(f.FIFO)
-	case handler:
+	case f.Handler:
 		return FIFOReal
 	}
 	return FIFODelta

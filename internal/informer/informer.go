@@ -210,7 +210,7 @@ type Informer struct {
 	// columns are the column definitions of the last Table the server sent
 	// (watch events after a watch's first carry none); touched under the
 	// FIFO's lock only (process, Adopt).
-	columns []rawobj.Column
+	columns []rawobj.TableColumn
 
 	// errLock guards lastErr, the last error its reflector reported.
 	errLock sync.Mutex

@@ -172,7 +172,7 @@ func isTestOnly(root, pkg string) bool {
 // cmdMaxLines is how large internal/cmd may grow (its non-test Go
 // lines): the command's flags, wiring, concurrency and exit codes. What
 // acts on a flag belongs to the package of its group.
-const cmdMaxLines = 1400
+const cmdMaxLines = 1200
 
 // TestCmdStaysSmall holds internal/cmd to cmdMaxLines.
 func TestCmdStaysSmall(t *testing.T) {
@@ -211,11 +211,7 @@ func TestPackageDocsAreShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs, err := filepath.Glob(filepath.Join(root, "internal", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dirs = append(dirs, filepath.Join(root, "cmd", "kubectl-deltas"))
+	dirs := append(packageDirs(t, filepath.Join(root, "internal")), filepath.Join(root, "cmd", "kubectl-deltas"))
 	docs := 0
 	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))

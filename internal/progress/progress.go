@@ -38,9 +38,9 @@ func width(w io.Writer) int {
 	return 80
 }
 
-// Line is the progress line of one piece of work. Its goroutine draws;
+// Meter is the progress line of one piece of work. Its goroutine draws;
 // Stop ends it.
-type Line struct {
+type Meter struct {
 	out      io.Writer
 	describe func() string
 	width    int
@@ -54,8 +54,8 @@ type Line struct {
 
 // Start draws describe's text on out after delay, then every Interval,
 // until Stop. describe is called from the Line's goroutine.
-func Start(out io.Writer, delay time.Duration, describe func() string) *Line {
-	l := &Line{out: out, describe: describe, width: width(out), stop: make(chan struct{}), done: make(chan struct{})}
+func Start(out io.Writer, delay time.Duration, describe func() string) *Meter {
+	l := &Meter{out: out, describe: describe, width: width(out), stop: make(chan struct{}), done: make(chan struct{})}
 	if delay <= 0 {
 		l.draw()
 	}
@@ -63,7 +63,7 @@ func Start(out io.Writer, delay time.Duration, describe func() string) *Line {
 	return l
 }
 
-func (l *Line) run(delay time.Duration) {
+func (l *Meter) run(delay time.Duration) {
 	defer close(l.done)
 	if delay > 0 {
 		t := time.NewTimer(delay)
@@ -88,7 +88,7 @@ func (l *Line) run(delay time.Duration) {
 }
 
 // draw writes the text over the line, cut to the terminal's width.
-func (l *Line) draw() {
+func (l *Meter) draw() {
 	text := Fit(l.describe(), l.width-1)
 	_, _ = io.WriteString(l.out, clearLine+text)
 	l.drawn = true
@@ -96,7 +96,7 @@ func (l *Line) draw() {
 
 // Stop ends the line and clears it, once; it returns when the line is
 // gone.
-func (l *Line) Stop() {
+func (l *Meter) Stop() {
 	l.once.Do(func() {
 		close(l.stop)
 		<-l.done

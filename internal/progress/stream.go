@@ -38,10 +38,10 @@ func (f *Flags) Wanted(stderr, stdout io.Writer, quiet, initialPrinted bool) boo
 	return f.Show && !quiet && IsTerminal(stderr) && (!initialPrinted || !IsTerminal(stdout))
 }
 
-// Stream is the progress line of a stream: a count of the deltas the
+// StreamMeter is the progress line of a stream: a count of the deltas the
 // engine hands out, shown as an initial list's or a replay's progress.
-type Stream struct {
-	line    *Line
+type StreamMeter struct {
+	line    *Meter
 	objects atomic.Int64
 	start   time.Time
 	// replay: the line goes on after the initial lists.
@@ -52,11 +52,11 @@ type Stream struct {
 // f.After: how many objects the engine handed out, and how fast, while
 // targets are listed; for a replay (now not nil), where in the recording
 // named replay it is.
-func (f *Flags) ForStream(stderr, stdout io.Writer, quiet, initialPrinted bool, targets func() []informer.Target, replay string, now func() time.Time) *Stream {
+func (f *Flags) ForStream(stderr, stdout io.Writer, quiet, initialPrinted bool, targets func() []informer.Target, replay string, now func() time.Time) *StreamMeter {
 	if !f.Wanted(stderr, stdout, quiet, initialPrinted) {
 		return nil
 	}
-	s := &Stream{start: time.Now(), replay: now != nil}
+	s := &StreamMeter{start: time.Now(), replay: now != nil}
 	s.line = Start(stderr, f.After, func() string {
 		n := s.objects.Load()
 		rate := float64(n) / max(time.Since(s.start).Seconds(), 1e-3)
@@ -71,7 +71,7 @@ func (f *Flags) ForStream(stderr, stdout io.Writer, quiet, initialPrinted bool, 
 
 // Before returns initialOut (nil stays nil) with the line cleared first:
 // a stream's line ends with its initial lists; a replay's goes on.
-func (s *Stream) Before(initialOut func(ending bool)) func(ending bool) {
+func (s *StreamMeter) Before(initialOut func(ending bool)) func(ending bool) {
 	if initialOut == nil || s.replay {
 		return initialOut
 	}
@@ -82,13 +82,13 @@ func (s *Stream) Before(initialOut func(ending bool)) func(ending bool) {
 }
 
 // Sink counts what passes to next.
-func (s *Stream) Sink(next informer.Sink) informer.Sink { return &counting{s: s, next: next} }
+func (s *StreamMeter) Sink(next informer.Sink) informer.Sink { return &counting{s: s, next: next} }
 
 // Stop clears the line.
-func (s *Stream) Stop() { s.line.Stop() }
+func (s *StreamMeter) Stop() { s.line.Stop() }
 
 type counting struct {
-	s    *Stream
+	s    *StreamMeter
 	next informer.Sink
 }
 

@@ -31,7 +31,7 @@ type List struct {
 	// Columns are the column definitions of a server-side Table (kind
 	// Table, asked for with includeObject=Object), whose rows' objects are
 	// Items, each with its Cells; nil for other lists.
-	Columns []Column
+	Columns []TableColumn
 }
 
 // Compile-time checks that List is usable by client-go.

@@ -57,7 +57,7 @@ type Object struct {
 	// (ParseList of a Table, a watch event of one), the row; nil
 	// otherwise. A pointer, so that the objects of every other format do
 	// not carry its fields (the Store holds one Object per object).
-	Row *Row
+	Row *TableRow
 
 	// managers summarises metadata.managedFields, also when the field was
 	// removed from JSON: the entries' encoding (appendManager), "" for none.
@@ -112,20 +112,20 @@ var (
 	} = (*Object)(nil)
 )
 
-// Row is an object's row of a server-side Table.
-type Row struct {
+// TableRow is an object's row of a server-side Table.
+type TableRow struct {
 	// Cells are the row's cells as sent: a JSON array, one value per
 	// column of Columns. Read-only, its own allocation.
 	Cells []byte
 	// Columns are the Table's column definitions, shared by the rows of
 	// one list; nil when the Table did not carry them (watch events after
 	// the first). Read-only.
-	Columns []Column
+	Columns []TableColumn
 }
 
-// Column is a column definition of a server-side Table
+// TableColumn is a column definition of a server-side Table
 // (meta.k8s.io/v1 TableColumnDefinition), less its description.
-type Column struct {
+type TableColumn struct {
 	Name   string `json:"name"`
 	Type   string `json:"type"`
 	Format string `json:"format"`
@@ -272,12 +272,12 @@ func (o *Object) DeepCopy() *Object {
 		c.JSON = append([]byte(nil), o.JSON...)
 	}
 	if o.Row != nil {
-		c.Row = &Row{}
+		c.Row = &TableRow{}
 		if o.Row.Cells != nil {
 			c.Row.Cells = append([]byte(nil), o.Row.Cells...)
 		}
 		if o.Row.Columns != nil {
-			c.Row.Columns = append([]Column(nil), o.Row.Columns...)
+			c.Row.Columns = append([]TableColumn(nil), o.Row.Columns...)
 		}
 	}
 	mv := func(s string) string { return rebase(s, o.JSON, c.JSON) }

@@ -29,7 +29,7 @@ func (lp *listParser) tableMember(key string, l *List) (err error) {
 
 // columns parses the columnDefinitions member (an array or null) at s.pos.
 // Definitions are few and small: encoding/json decodes them.
-func (lp *listParser) columns() ([]Column, error) {
+func (lp *listParser) columns() ([]TableColumn, error) {
 	const depth = 1 // of the member's value's container
 	s := &lp.s
 	if _, err := lp.value(); err != nil {
@@ -39,7 +39,7 @@ func (lp *listParser) columns() ([]Column, error) {
 	if err := s.skipValue(depth); err != nil {
 		return nil, err
 	}
-	var cols []Column
+	var cols []TableColumn
 	if err := json.Unmarshal(s.data[start:s.pos], &cols); err != nil {
 		return nil, fmt.Errorf("columnDefinitions at offset %d: %w", s.offset(start), err)
 	}
@@ -49,7 +49,7 @@ func (lp *listParser) columns() ([]Column, error) {
 // rows parses the rows array (or null) at s.pos, the value of a member of
 // the top-level Table, whose first byte is buffered. Each row's object
 // becomes an item, with the row's cells and the Table's columns.
-func (lp *listParser) rows(columns []Column) ([]*Object, error) {
+func (lp *listParser) rows(columns []TableColumn) ([]*Object, error) {
 	return lp.objects("rows", func(i, depth int) (*Object, error) {
 		o, err := lp.row(i, depth)
 		if err == nil {
@@ -119,7 +119,7 @@ func (lp *listParser) row(index, depth int) (*Object, error) {
 	if obj == nil {
 		return nil, fmt.Errorf("a row without its object: ask for the Table with includeObject=Object")
 	}
-	obj.Row = &Row{Cells: cells}
+	obj.Row = &TableRow{Cells: cells}
 	return obj, nil
 }
 
@@ -153,8 +153,8 @@ func (d *Decoder) NextTableEvent(opts ParseOptions) (eventType string, obj *Obje
 	}
 	eventType = objectType(e.Type)
 	var table struct {
-		Kind    string   `json:"kind"`
-		Columns []Column `json:"columnDefinitions"`
+		Kind    string        `json:"kind"`
+		Columns []TableColumn `json:"columnDefinitions"`
 		Rows    []struct {
 			Cells  json.RawMessage `json:"cells"`
 			Object json.RawMessage `json:"object"`
@@ -177,7 +177,7 @@ func (d *Decoder) NextTableEvent(opts ParseOptions) (eventType string, obj *Obje
 	if obj, err = Parse(row.Object, opts); err != nil {
 		return "", nil, nil, &EventError{Type: eventType, Err: err}
 	}
-	obj.Row = &Row{Cells: append([]byte(nil), row.Cells...), Columns: table.Columns}
+	obj.Row = &TableRow{Cells: append([]byte(nil), row.Cells...), Columns: table.Columns}
 	return eventType, obj, nil, nil
 }
 

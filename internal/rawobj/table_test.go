@@ -35,7 +35,7 @@ func tableJSON(n int, rowsFirst bool) string {
 }
 
 func TestParseTable(t *testing.T) {
-	wantCols := []Column{{Name: "Name", Type: "string", Format: "name"}, {Name: "Ready", Type: "string"}, {Name: "Node", Type: "string", Priority: 1}}
+	wantCols := []TableColumn{{Name: "Name", Type: "string", Format: "name"}, {Name: "Ready", Type: "string"}, {Name: "Node", Type: "string", Priority: 1}}
 	for _, n := range []int{0, 1, 3, 200} {
 		data := []byte(tableJSON(n, false))
 		l, err := ParseList(data, ParseOptions{})
@@ -148,9 +148,9 @@ func TestNextTableEvent(t *testing.T) {
 }
 
 // rowOf is obj's row, empty when it came without one.
-func rowOf(obj *Object) Row {
+func rowOf(obj *Object) TableRow {
 	if obj == nil || obj.Row == nil {
-		return Row{}
+		return TableRow{}
 	}
 	return *obj.Row
 }

@@ -28,8 +28,8 @@ type Key struct {
 	Namespace, Name string
 }
 
-// Reconcile is one key taken off the queue by a worker.
-type Reconcile struct {
+// Take is one key taken off the queue by a worker.
+type Take struct {
 	Key Key
 	// Start is when the worker took the key; Waited how long before that
 	// the first of its calls came.
@@ -77,7 +77,7 @@ type Options struct {
 	// Report is told of each reconcile as it starts: on the worker's
 	// goroutine in real time (it must be safe for concurrent use), on the
 	// caller's of CallAt, AdvanceTo or Stop in virtual time.
-	Report func(Reconcile)
+	Report func(Take)
 }
 
 // pending is what is known of a key's calls since it was last taken.
@@ -86,8 +86,8 @@ type pending struct {
 	first time.Time
 }
 
-// Queue feeds handler calls to client-go's workqueue and drains it.
-type Queue struct {
+// Controller feeds handler calls to client-go's workqueue and drains it.
+type Controller struct {
 	opts  Options
 	queue workqueue.TypedRateLimitingInterface[Key]
 
@@ -117,9 +117,9 @@ type slot struct {
 }
 
 // New returns a Queue; Start runs its workers.
-func New(o Options) *Queue {
+func New(o Options) *Controller {
 	o.Workers = max(o.Workers, 1)
-	return &Queue{
+	return &Controller{
 		opts: o,
 		// The rate limiter is a controller's; a handler's Add does not
 		// go through it (only requeues after an error would).
@@ -132,7 +132,7 @@ func New(o Options) *Queue {
 }
 
 // nowLocked is the queue's time. Caller holds lock.
-func (q *Queue) nowLocked() time.Time {
+func (q *Controller) nowLocked() time.Time {
 	if q.opts.Virtual {
 		return q.now
 	}
@@ -145,7 +145,7 @@ func (q *Queue) nowLocked() time.Time {
 // time, at is the call's time: the workers first do what they would have
 // done until then, and a free one takes the key at once; in real time at
 // is not read.
-func (q *Queue) CallAt(k Key, at time.Time) {
+func (q *Controller) CallAt(k Key, at time.Time) {
 	if q.opts.Virtual {
 		q.AdvanceTo(at)
 	}
@@ -171,7 +171,7 @@ func (q *Queue) CallAt(k Key, at time.Time) {
 // AdvanceTo moves virtual time to at (never back), ending on the way each
 // reconcile due, in order, each freed worker taking the next key. It
 // does nothing in real time.
-func (q *Queue) AdvanceTo(at time.Time) {
+func (q *Controller) AdvanceTo(at time.Time) {
 	if !q.opts.Virtual {
 		return
 	}
@@ -190,7 +190,7 @@ func (q *Queue) AdvanceTo(at time.Time) {
 // done with its key (which the workqueue queues again if it was called
 // meanwhile) and free workers take queued keys. It reports whether it
 // ended one.
-func (q *Queue) endNext(at time.Time, bounded bool) bool {
+func (q *Controller) endNext(at time.Time, bounded bool) bool {
 	first := -1
 	for i, s := range q.slots {
 		if s.busy && (first < 0 || s.until.Before(q.slots[first].until)) {
@@ -211,7 +211,7 @@ func (q *Queue) endNext(at time.Time, bounded bool) bool {
 // fill has each free worker of virtual time take a queued key, in worker
 // order: the workqueue's Get does not block, the queue holding keys and
 // this goroutine being its only consumer.
-func (q *Queue) fill() {
+func (q *Controller) fill() {
 	for i := range q.slots {
 		for !q.slots[i].busy && q.queue.Len() > 0 {
 			k, shutdown := q.queue.Get()
@@ -234,7 +234,7 @@ func (q *Queue) fill() {
 
 // Start runs the workers of real time until Stop; in virtual time the
 // workers are played by the calls themselves.
-func (q *Queue) Start(ctx context.Context) {
+func (q *Controller) Start(ctx context.Context) {
 	if q.opts.Virtual {
 		return
 	}
@@ -246,7 +246,7 @@ func (q *Queue) Start(ctx context.Context) {
 // work is one worker of real time: it takes a key, reports it, takes
 // ReconcileTime (cut short by ctx or Stop), and is done with it, until
 // the queue shuts down.
-func (q *Queue) work(ctx context.Context, worker int) {
+func (q *Controller) work(ctx context.Context, worker int) {
 	for {
 		k, shutdown := q.queue.Get()
 		if shutdown {
@@ -278,11 +278,11 @@ func (q *Queue) work(ctx context.Context, worker int) {
 }
 
 // take accounts for a worker taking k.
-func (q *Queue) take(k Key, worker int) Reconcile {
+func (q *Controller) take(k Key, worker int) Take {
 	q.lock.Lock()
 	defer q.lock.Unlock()
 	now := q.nowLocked()
-	r := Reconcile{Key: k, Start: now, Worker: worker}
+	r := Take{Key: k, Start: now, Worker: worker}
 	if p := q.waiting[k]; p != nil {
 		r.Calls, r.Waited = p.calls, now.Sub(p.first)
 		delete(q.waiting, k)
@@ -295,7 +295,7 @@ func (q *Queue) take(k Key, worker int) Reconcile {
 // Stop ends the run and returns the summary. In real time, workers finish
 // the reconcile they are in and take no more: what is still queued is
 // pending. In virtual time they first do, on its time, what is queued.
-func (q *Queue) Stop() Summary {
+func (q *Controller) Stop() Summary {
 	if q.opts.Virtual {
 		for q.endNext(time.Time{}, false) {
 		}

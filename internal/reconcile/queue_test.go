@@ -17,7 +17,7 @@ import (
 type reports struct {
 	mu   sync.Mutex
 	cond *sync.Cond
-	got  []Reconcile
+	got  []Take
 }
 
 func newReports() *reports {
@@ -26,7 +26,7 @@ func newReports() *reports {
 	return r
 }
 
-func (r *reports) report(rec Reconcile) {
+func (r *reports) report(rec Take) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.got = append(r.got, rec)
@@ -34,13 +34,13 @@ func (r *reports) report(rec Reconcile) {
 }
 
 // wait blocks until n reconciles are reported.
-func (r *reports) wait(n int) []Reconcile {
+func (r *reports) wait(n int) []Take {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for len(r.got) < n {
 		r.cond.Wait()
 	}
-	return append([]Reconcile(nil), r.got...)
+	return append([]Take(nil), r.got...)
 }
 
 func TestVirtualQueueFoldsCallsOfAKeyInReconcile(t *testing.T) {
@@ -62,7 +62,7 @@ func TestVirtualQueueFoldsCallsOfAKeyInReconcile(t *testing.T) {
 	q.AdvanceTo(t0.Add(time.Second))
 	s := q.Stop()
 	got := r.wait(3)
-	want := []Reconcile{
+	want := []Take{
 		{Key: web, Start: t0, Calls: 1, Worker: got[0].Worker},
 		{Key: db, Start: t0.Add(100 * time.Millisecond), Calls: 1, Worker: got[1].Worker},
 		{Key: web, Start: t0.Add(time.Second), Waited: 900 * time.Millisecond, Calls: 5, Worker: got[2].Worker},

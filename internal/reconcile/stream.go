@@ -21,7 +21,7 @@ import (
 // returned stop ends the queue — in a replay once what is queued is
 // reconciled — and prints the QueueSummary; call it once the stream has
 // ended, whatever ended it. replayNow is the replay's clock, nil live.
-func (f *Flags) Start(ctx context.Context, printing *stage.Sink, replayNow func() time.Time) (stop func()) {
+func (f *Flags) Start(ctx context.Context, printing *stage.RecordSink, replayNow func() time.Time) (stop func()) {
 	if !f.Queue {
 		return func() {}
 	}
@@ -30,7 +30,7 @@ func (f *Flags) Start(ctx context.Context, printing *stage.Sink, replayNow func(
 	// taken holds, in a replay, the reconciles not printed yet.
 	var takenLock sync.Mutex
 	var taken []printer.Reconcile
-	opts.Report = func(r Reconcile) {
+	opts.Report = func(r Take) {
 		rec := printer.Reconcile{
 			Time: r.Start, Context: r.Key.Context, APIVersion: r.Key.APIVersion, Kind: r.Key.Kind,
 			Namespace: r.Key.Namespace, Name: r.Key.Name, Calls: r.Calls, Waited: r.Waited, Worker: r.Worker,

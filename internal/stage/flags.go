@@ -31,10 +31,6 @@ type Flags struct {
 	// FailAfter is --fail-after: how long a transient failure lasts
 	// before it counts as Failed (health.Judge.SetFailAfter).
 	FailAfter time.Duration
-	// Record is --record: the recording every record also goes to.
-	Record string
-	// Handler is --handler: records are the handler calls of the deltas.
-	Handler bool
 
 	// flags is the set AddFlags declared on, to tell a --health given
 	// from the default.
@@ -58,16 +54,13 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.IgnorePaths, "ignore-path", f.IgnorePaths, "Leave `PATH` (/a/b or a.b) out of diffs")
 	fs.BoolVar(&f.ShowSecretData, "show-secret-data", f.ShowSecretData, "Print the values of Secrets (redacted by default)")
 	fs.BoolVar(&f.Health, "health", f.Health, "Judge each object's health as kstatus does (docs/waiting.md)")
-	fs.BoolVar(&f.Handler, "handler", f.Handler, "Print an informer handler's calls, not deltas (docs/handler.md)")
 	fs.StringVar(&f.Relist, "relist", f.Relist, "After a relist, print the changed or all objects")
 	fs.DurationVar(&f.FailAfter, "fail-after", f.FailAfter, "Grace for a pull error or a stuck Pod before Failed")
-	fs.StringVar(&f.Record, "record", f.Record, "Also write every record to `FILE` (.zst, .gz or JSON Lines)")
 	flaghelp.File(fs, flaghelp.Filter, "types", "watch-only", "where", "changed-only", "diff", "status", "ignore-path")
 	flaghelp.File(fs, flaghelp.Filter, "show-secret-data")
-	flaghelp.File(fs, flaghelp.Output, "health", "handler")
+	flaghelp.File(fs, flaghelp.Output, "health")
 	flaghelp.File(fs, flaghelp.Tuning, "relist")
 	flaghelp.File(fs, flaghelp.Wait, "fail-after")
-	flaghelp.File(fs, flaghelp.History, "record")
 }
 
 // Validate checks the values that ToStage does not: the relist mode, and
@@ -113,10 +106,11 @@ func (f *Flags) FailAfterSet() bool { return f.flags != nil && f.flags.Changed("
 func (f *Flags) AsksHealth() bool { return f.HealthSet() && f.Health }
 
 // ToStage builds the Stage of the flags: rows gives records their Table
-// rows (-o wide), health judges every object. It parses --types and
+// rows (-o wide), health judges every object, handler makes records of
+// handler calls (--handler). It parses --types and
 // compiles --where and --ignore-path: a mistake is an error naming the
 // flag, before any request.
-func (f *Flags) ToStage(rows, health bool) (*Stage, error) {
+func (f *Flags) ToStage(rows, health, handler bool) (*Stage, error) {
 	types, err := ParseTypes(f.Types)
 	if err != nil {
 		return nil, err
@@ -141,7 +135,7 @@ func (f *Flags) ToStage(rows, health bool) (*Stage, error) {
 		Health:         health,
 		FailAfter:      f.FailAfter,
 		Rows:           rows,
-		Handler:        f.Handler,
+		Handler:        handler,
 		Diff: DiffOptions{
 			Show:         f.Diff,
 			ChangedOnly:  f.ChangedOnly,

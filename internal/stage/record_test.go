@@ -299,7 +299,7 @@ func TestSinkPrintsWhatTheEngineDecided(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	sink := NewSink(stage, p, &out, 0, nil)
+	sink := NewRecordSink(stage, p, &out, 0, nil)
 	b := informer.Batch{Informer: inf, Initial: true, Items: []informer.Item{
 		{Delta: cache.Delta{Type: cache.Replaced, Object: listed}, Type: cache.Replaced, Initial: true, Object: listed, Key: "ns/a"},
 		{Delta: cache.Delta{Type: cache.Replaced, Object: listed}, Type: cache.Added, Object: listed, Key: "ns/a"},
@@ -346,7 +346,7 @@ func idleInformer(t *testing.T, resource, kind string) (*informer.Informer, info
 // sinkWithPage is a Sink printing in format, into out, the records of a
 // stage with opts, and handing o those of the deltas it shows completed
 // by a stage with pageOpts (as --timeline's page is).
-func sinkWithPage(t *testing.T, opts Options, format string, pageOpts Options, o Observer) (sink *Sink, out *bytes.Buffer) {
+func sinkWithPage(t *testing.T, opts Options, format string, pageOpts Options, o Observer) (sink *RecordSink, out *bytes.Buffer) {
 	t.Helper()
 	stage, err := NewStage(opts)
 	if err != nil {
@@ -357,7 +357,7 @@ func sinkWithPage(t *testing.T, opts Options, format string, pageOpts Options, o
 		t.Fatal(err)
 	}
 	out = &bytes.Buffer{}
-	sink = NewSink(stage, p, out, 0, nil)
+	sink = NewRecordSink(stage, p, out, 0, nil)
 	page, err := NewStage(pageOpts)
 	if err != nil {
 		t.Fatal(err)

@@ -14,10 +14,10 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache/cachetest"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/replay"
 )
 
 // readRecording returns the lines of a recording.
@@ -51,8 +51,9 @@ func TestRecorderKeepsWhatThePrintedStreamDrops(t *testing.T) {
 
 	flags := NewFlags()
 	flags.Types, flags.WatchOnly, flags.Diff = []string{"Deleted"}, true, true
-	flags.Record = filepath.Join(t.TempDir(), "r.jsonl.gz")
-	stage, err := flags.ToStage(false, false)
+	hist := history.NewFlags()
+	hist.Record = filepath.Join(t.TempDir(), "r.jsonl.gz")
+	stage, err := flags.ToStage(false, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestRecorderKeepsWhatThePrintedStreamDrops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := replay.NewRecorder(flags.Record, fill, io.Discard)
+	rec, err := hist.OpenRecorder(fill, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestRecorderKeepsWhatThePrintedStreamDrops(t *testing.T) {
 	}
 	var out bytes.Buffer
 	at := time.Date(2026, 11, 26, 10, 40, 0, 0, time.UTC)
-	sink := NewSink(stage, p, &out, 0, func() time.Time { return at })
+	sink := NewRecordSink(stage, p, &out, 0, func() time.Time { return at })
 	sink.RecordTo(rec)
 	if err := rec.Begin([]informer.Target{target}, "v9.9.9", "", ""); err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestRecorderKeepsWhatThePrintedStreamDrops(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	lines := readRecording(t, flags.Record)
+	lines := readRecording(t, hist.Record)
 	if len(lines) != 5 || !strings.HasPrefix(lines[4], `{"type":"Heartbeat"`) {
 		t.Fatalf("the recording has %d lines, want a header, 3 records and the Heartbeat of its end:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
@@ -141,18 +142,18 @@ func TestRecorderRefusesAndCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replay.NewRecorder(existing, stage, io.Discard); err == nil || !strings.Contains(err.Error(), "is not a recording to go on with") {
+	if _, err := openRecorder(existing, stage, io.Discard); err == nil || !strings.Contains(err.Error(), "is not a recording to go on with") {
 		t.Errorf("an existing file that is not a recording: %v", err)
 	}
 	// A run that ends before it watches anything leaves no file behind.
 	fresh := filepath.Join(dir, "new.jsonl.zst")
-	rec, err := replay.NewRecorder(fresh, stage, io.Discard)
+	rec, err := openRecorder(fresh, stage, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// One writer per recording: a second recorder is refused while the
 	// first runs, and leaves the file to it.
-	if _, err := replay.NewRecorder(fresh, stage, io.Discard); err == nil || !strings.Contains(err.Error(), "is being recorded by another kubectl deltas") {
+	if _, err := openRecorder(fresh, stage, io.Discard); err == nil || !strings.Contains(err.Error(), "is being recorded by another kubectl deltas") {
 		t.Errorf("a second recorder of one file: got %v, want it refused", err)
 	}
 	if _, err := os.Stat(fresh); err != nil {
@@ -165,7 +166,7 @@ func TestRecorderRefusesAndCleansUp(t *testing.T) {
 		t.Errorf("a recording never begun is still there: %v", err)
 	}
 	// Closed, the recorder let go of its lock.
-	rec, err = replay.NewRecorder(fresh, stage, io.Discard)
+	rec, err = openRecorder(fresh, stage, io.Discard)
 	if err != nil {
 		t.Fatalf("a recorder after the first closed: %v", err)
 	}
@@ -188,7 +189,7 @@ func TestRecorderGoesOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := replay.NewRecorder(path, stage, io.Discard)
+	rec, err := openRecorder(path, stage, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestRecorderGoesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	again, err := replay.NewRecorder(path, stage, io.Discard)
+	again, err := openRecorder(path, stage, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +274,7 @@ func TestRecorderGoesOn(t *testing.T) {
 	if !gap.From.Equal(last.Time) || gap.To.Before(gap.From) || !gap.Time.Equal(gap.To) {
 		t.Errorf("Gap %s; want from the Heartbeat of the first part's end (%s) to the second part's start", lines[8], last.Time)
 	}
-	third, err := replay.NewRecorder(path, stage, io.Discard)
+	third, err := openRecorder(path, stage, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func TestCaughtUpRecordsCarryTheirObjectsTimes(t *testing.T) {
 	if err := os.WriteFile(path, []byte(first), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := replay.NewRecorder(path, stage, io.Discard)
+	rec, err := openRecorder(path, stage, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,4 +371,9 @@ func TestCaughtUpRecordsCarryTheirObjectsTimes(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the records after the gap:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// openRecorder opens the recording name as --record=name does.
+func openRecorder(name string, fill recording.Filler, warn io.Writer) (*recording.Recorder, error) {
+	return (&history.Flags{Record: name}).OpenRecorder(fill, warn)
 }

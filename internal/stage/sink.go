@@ -18,9 +18,9 @@ import (
 // whenever no popped batch is waiting.
 const outputBuffer = 64 << 10
 
-// Sink prints the records of an informer.Engine's batches. It implements
+// RecordSink prints the records of an informer.Engine's batches. It implements
 // informer.Sink and, like it, is used from the Engine's goroutine only.
-type Sink struct {
+type RecordSink struct {
 	// printLock serializes printing: the engine's goroutine prints in
 	// Handle, Flush and PrintVerdict, and PrintAside prints what other
 	// goroutines report (--queue's reconciles). It guards printer and out.
@@ -36,7 +36,7 @@ type Sink struct {
 	printed int
 	// record is reused for every delta.
 	record printer.Record
-	// recorder, if set, records every delta handed to the Sink.
+	// recorder, if set, records every delta handed to the RecordSink.
 	recorder Recorder
 	// discards: the output is io.Discard (-q), so that with a recorder
 	// and no limit there is nothing to print.
@@ -97,7 +97,7 @@ func callFrom(role informer.Role) CallFrom {
 }
 
 // CallsTo has h told of every record the Sink prints.
-func (s *Sink) CallsTo(h *CallHooks) {
+func (s *RecordSink) CallsTo(h *CallHooks) {
 	s.calls = h
 	s.printHere = func(emit func(p printer.Printer, w io.Writer) error) error {
 		return writeError(emit(s.printer, s.out))
@@ -107,7 +107,7 @@ func (s *Sink) CallsTo(h *CallHooks) {
 // PrintAside prints with emit, after the records printed so far, and
 // flushes; it may be called from any goroutine (--queue's workers).
 // Nothing is printed when the output is discarded (-q).
-func (s *Sink) PrintAside(emit func(p printer.Printer, w io.Writer) error) error {
+func (s *RecordSink) PrintAside(emit func(p printer.Printer, w io.Writer) error) error {
 	if s.discards {
 		return nil
 	}
@@ -137,7 +137,7 @@ type Observer interface {
 
 // ObserveWith hands o every record the Sink prints (or would print, with
 // -q): the deltas the run's filters keep, completed by stage (Complete).
-func (s *Sink) ObserveWith(stage *Stage, o Observer) { s.observed, s.observer = stage, o }
+func (s *RecordSink) ObserveWith(stage *Stage, o Observer) { s.observed, s.observer = stage, o }
 
 // Recorder records every delta a Sink is handed (--record:
 // recording.Recorder).
@@ -147,21 +147,21 @@ type Recorder interface {
 
 // RecordTo has every delta handed to the Sink recorded by r, stamped with
 // the time its printed record has.
-func (s *Sink) RecordTo(r Recorder) { s.recorder = r }
+func (s *RecordSink) RecordTo(r Recorder) { s.recorder = r }
 
-// NewSink returns a Sink printing to w with p. limit, if positive, ends the
+// NewRecordSink returns a Sink printing to w with p. limit, if positive, ends the
 // run after that many records. now stamps the records; nil means
 // time.Now.
-func NewSink(stage *Stage, p printer.Printer, w io.Writer, limit int, now func() time.Time) *Sink {
+func NewRecordSink(stage *Stage, p printer.Printer, w io.Writer, limit int, now func() time.Time) *RecordSink {
 	if now == nil {
 		now = time.Now
 	}
-	return &Sink{stage: stage, printer: p, out: bufio.NewWriterSize(w, outputBuffer), now: now, limit: limit, discards: w == io.Discard}
+	return &RecordSink{stage: stage, printer: p, out: bufio.NewWriterSize(w, outputBuffer), now: now, limit: limit, discards: w == io.Discard}
 }
 
 // Handle implements informer.Sink: it prints the deltas of b that pass the
 // filters, and is done once the limit is reached.
-func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
+func (s *RecordSink) Handle(b informer.Batch) (done bool, err error) {
 	now := s.now()
 	t := b.Informer.Target()
 	if s.recorder != nil {
@@ -214,7 +214,7 @@ func (s *Sink) Handle(b informer.Batch) (done bool, err error) {
 // stage with what it lacks (health, changes), so that nothing is computed
 // twice, and not copied (the next Fill makes it anew; what the observer
 // adds is never printed).
-func (s *Sink) observe(t informer.Target, it *informer.Item) {
+func (s *RecordSink) observe(t informer.Target, it *informer.Item) {
 	rec := &s.record
 	if rec.IsCall() {
 		// The page draws deltas, whatever the stream prints (--handler).
@@ -226,7 +226,7 @@ func (s *Sink) observe(t informer.Target, it *informer.Item) {
 // observeHidden hands the observer the record of it, a delta the run's
 // filters keep from the stream: its health only (the observer's stage's
 // HealthOf), nothing else of it is drawn.
-func (s *Sink) observeHidden(t informer.Target, it *informer.Item, now time.Time) {
+func (s *RecordSink) observeHidden(t informer.Target, it *informer.Item, now time.Time) {
 	h := s.observed.HealthOf(t, it, now)
 	if h == nil {
 		return
@@ -238,7 +238,7 @@ func (s *Sink) observeHidden(t informer.Target, it *informer.Item, now time.Time
 // PrintVerdict prints v after the records printed so far, and flushes:
 // a Verdict record on the way (a Pending one). Printers without Verdict
 // records, and a stream printing nothing, print nothing.
-func (s *Sink) PrintVerdict(v *printer.Verdict) error {
+func (s *RecordSink) PrintVerdict(v *printer.Verdict) error {
 	p, ok := s.printer.(printer.VerdictPrinter)
 	if !ok || s.discards {
 		return nil
@@ -256,7 +256,7 @@ func (s *Sink) PrintVerdict(v *printer.Verdict) error {
 
 // Flush implements informer.Sink: what the printer held back is printed
 // (printer.Releaser) and the output flushed.
-func (s *Sink) Flush() error {
+func (s *RecordSink) Flush() error {
 	s.printLock.Lock()
 	defer s.printLock.Unlock()
 	if err := s.releaseLocked(); err != nil {
@@ -267,7 +267,7 @@ func (s *Sink) Flush() error {
 
 // releaseLocked prints what the printer held back, if it holds anything
 // back. Caller holds printLock.
-func (s *Sink) releaseLocked() error {
+func (s *RecordSink) releaseLocked() error {
 	if r, ok := s.printer.(printer.Releaser); ok {
 		return writeError(r.Release(s.out))
 	}
@@ -275,7 +275,7 @@ func (s *Sink) releaseLocked() error {
 }
 
 // Printed is how many records were printed.
-func (s *Sink) Printed() int { return s.printed }
+func (s *RecordSink) Printed() int { return s.printed }
 
 // writeError names a failed write; a reader that went away (EPIPE) is
 // informer.ErrOutputClosed, a normal end.

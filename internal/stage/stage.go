@@ -2,7 +2,7 @@
 // into the records that printers print. It applies the delta filters
 // (--types, --watch-only, --relist, --changed-only), redacts Secrets,
 // computes field-level diffs and names the field manager of each change.
-// Sink feeds the records of a running informer.Engine to a printer.
+// RecordSink feeds the records of a running informer.Engine to a printer.
 package stage
 
 import (
@@ -70,7 +70,7 @@ type Stage struct {
 	// columnsOf and columns are the last Table columns seen and their
 	// printer form: the rows of a list or a watch share one slice of
 	// columns, converted once. Only the sink's goroutine calls Fill.
-	columnsOf []rawobj.Column
+	columnsOf []rawobj.TableColumn
 	columns   []printer.Column
 }
 
@@ -340,7 +340,7 @@ func (s *Stage) HealthOf(t informer.Target, it *informer.Item, now time.Time) *p
 
 // columnsFor is cols in the printer's form, converted once for all the
 // rows that share them.
-func (s *Stage) columnsFor(cols []rawobj.Column) []printer.Column {
+func (s *Stage) columnsFor(cols []rawobj.TableColumn) []printer.Column {
 	if len(cols) > 0 && len(cols) == len(s.columnsOf) && &cols[0] == &s.columnsOf[0] {
 		return s.columns
 	}

@@ -72,12 +72,12 @@ func (f *Flags) Validate(raw []string, args []Arg, selected, metadataOnly bool) 
 
 // Request is what to watch in a cluster whose namespace (of -n, or its
 // context's) is namespace.
-func (f *Flags) Request(args []Arg, namespace string) Request {
+func (f *Flags) Request(args []Arg, namespace string) Query {
 	var exclude []string
 	if f.flags != nil && f.flags.Changed("exclude") {
 		exclude = append([]string{}, f.Exclude...)
 	}
-	return Request{
+	return Query{
 		Args: args, AllTypes: f.AllTypes, Tree: f.Tree,
 		Namespace: namespace, AllNamespaces: f.AllNamespaces, Exclude: exclude,
 	}

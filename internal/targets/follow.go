@@ -50,9 +50,9 @@ func servedTypeTargets() []informer.Target {
 	}
 }
 
-// Stream is what the follower needs of the engine of the stream: add a
+// Engine is what the follower needs of the engine of the stream: add a
 // target, retire one, and the targets it runs (*informer.Engine).
-type Stream interface {
+type Engine interface {
 	Add(informer.Target) (*informer.Informer, error)
 	Retire(id string) bool
 	Informers() []*informer.Informer
@@ -64,7 +64,7 @@ type FollowerConfig struct {
 	// (namespace, -A, --exclude) and Categories the arguments that were
 	// categories, expanded again on every change (none with --all-types).
 	Cluster    Discovery
-	Request    Request
+	Request    Query
 	Categories []string
 	// Context is the cluster's context in a run over several ("" for one):
 	// the targets the follower adds carry it, its messages name it.
@@ -121,7 +121,7 @@ func (f *Follower) Poke() {
 // Run follows discovery into stream until ctx ends: with a watch of CRDs
 // and APIServices when the user may watch them, else by reading discovery
 // every followPoll.
-func (f *Follower) Run(ctx context.Context, stream Stream) {
+func (f *Follower) Run(ctx context.Context, stream Engine) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
@@ -197,7 +197,7 @@ func (f *Follower) servedTypesConfig() informer.Config {
 // sync reads discovery and brings the stream's optional targets in line;
 // it says whether a group version is down (or discovery could not be
 // read), to be read again soon.
-func (f *Follower) sync(ctx context.Context, stream Stream) (down bool) {
+func (f *Follower) sync(ctx context.Context, stream Engine) (down bool) {
 	e, err := newExpansion(f.cfg.Cluster, f.mapper, f.cfg.Request, true)
 	if err != nil {
 		// The next change, poll or retry tries again; the stream goes on.

@@ -39,12 +39,12 @@ func RealClients(config *rest.Config) (rest.Interface, authorizationv1client.Sel
 // and, once prepared (Preparation.Prepare), what to watch there. Only
 // Prepare writes the fields after Conn and ErrOut.
 type Cluster struct {
-	Conn   *connection.Cluster
+	Conn   *connection.Conn
 	ErrOut io.Writer
 
 	Client  rest.Interface
 	Reviews authorizationv1client.SelfSubjectAccessReviewInterface
-	Request Request
+	Request Query
 	// Resolution is what the arguments resolved to through discovery.
 	Resolution *Resolution
 	// Targets are what to watch there, tagged with the cluster's context:
@@ -249,7 +249,7 @@ func (cl *Cluster) checkAccess(ctx context.Context, ts []informer.Target) ([]inf
 
 // startupError explains an error of the start-up: a server that cannot be
 // reached, or one the engine would stop at (informer.IsFatal).
-func startupError(conn *connection.Cluster, err error) error {
+func startupError(conn *connection.Conn, err error) error {
 	if connection.IsNetworkError(err) {
 		return conn.ConnectionError(err)
 	}

@@ -17,21 +17,21 @@ import (
 
 // Discovery is the discovery of one cluster: kubectl's cached RESTMapper and
 // discovery client, with configuration errors explained
-// (connection.Cluster).
+// (connection.Conn).
 type Discovery interface {
 	RESTMapper() (meta.RESTMapper, error)
 	DiscoveryClient() (discovery.CachedDiscoveryInterface, error)
 }
 
 // freshDiscovery is a Discovery that reads discovery without a cache
-// (connection.Cluster): with aggregated discovery, only such a read
+// (connection.Conn): with aggregated discovery, only such a read
 // reports the group versions whose aggregated API is down.
 type freshDiscovery interface {
 	FreshDiscoveryClient() (discovery.DiscoveryInterface, error)
 }
 
-// Request is what to resolve in one cluster.
-type Request struct {
+// Query is what to resolve in one cluster.
+type Query struct {
 	// Args are the parsed arguments; AllTypes asks for every type instead.
 	Args     []Arg
 	AllTypes bool
@@ -85,7 +85,7 @@ func (r *Resolution) NeedsAPIServices() bool {
 // through the cluster's discovery. --all-types and categories read
 // discovery afresh; named types use kubectl's discovery cache as kubectl
 // get does.
-func Resolve(c Discovery, req Request) (*Resolution, error) {
+func Resolve(c Discovery, req Query) (*Resolution, error) {
 	mapper, err := c.RESTMapper()
 	if err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func Resolve(c Discovery, req Request) (*Resolution, error) {
 // the same resource ("cm,configmaps") into one. A type argument that is no
 // resource may be a category ("all"), which expand expands; categories are
 // the arguments that were.
-func resolveArgs(mapper meta.RESTMapper, req Request, expand func() (*expansion, error)) (targets []informer.Target, categories []string, err error) {
+func resolveArgs(mapper meta.RESTMapper, req Query, expand func() (*expansion, error)) (targets []informer.Target, categories []string, err error) {
 	seen := map[string]bool{}
 	add := func(t informer.Target) {
 		if !seen[t.ID()] {
@@ -182,7 +182,7 @@ func expandCategory(expand func() (*expansion, error), a Arg) (targets []informe
 
 // newExpansion reads discovery for --all-types and categories; fresh skips
 // kubectl's discovery cache.
-func newExpansion(c Discovery, mapper meta.RESTMapper, req Request, fresh bool) (*expansion, error) {
+func newExpansion(c Discovery, mapper meta.RESTMapper, req Query, fresh bool) (*expansion, error) {
 	dc, err := c.DiscoveryClient()
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 )
 
 // A run that went on with a recording after a gap (recording.Gap) dates

@@ -1,4 +1,8 @@
-package cmd
+// Package completion completes the command's arguments as kubectl get
+// does — types from discovery, names from the server — and the values of
+// --namespace, --context, --cluster and --user, each request bounded so
+// that a shell never hangs on <TAB>.
+package completion
 
 import (
 	"context"
@@ -14,25 +18,33 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 )
 
-const (
-	// binaryName is the plugin's executable. Shell completion scripts are
-	// generated for the root command's Name(), so that must be this name
-	// (cobra's convention for kubectl plugins: Use "kubectl-deltas …" and
-	// the display name "kubectl deltas" for help and usage).
-	binaryName = "kubectl-deltas"
+// requestTimeout bounds each request made to complete a word when
+// --request-timeout is not given: a shell must never hang on <TAB>
+// because the server is slow or unreachable.
+const requestTimeout = 5 * time.Second
 
-	// completionTimeout bounds each request made to complete a word when
-	// --request-timeout is not given: a shell must never hang on <TAB>
-	// because the server is slow or unreachable.
-	completionTimeout = 5 * time.Second
-)
+// completer completes from the cluster the connection flags reach.
+type completer struct {
+	clusters *connection.Flags
+	// allNamespaces reports -A: no name is completed across namespaces.
+	allNamespaces func() bool
+}
 
-// completeArgs completes the positional arguments the way kubectl get
+// Register completes root's arguments and its connection flags' values.
+// clusters are its connection flags; allNamespaces reports whether -A was
+// given (asked as a word is completed).
+func Register(root *cobra.Command, clusters *connection.Flags, allNamespaces func() bool) {
+	c := &completer{clusters: clusters, allNamespaces: allNamespaces}
+	root.ValidArgsFunction = c.args
+	c.registerFlags(root)
+}
+
+// args completes the positional arguments the way kubectl get
 // does: resource types from discovery ("kubectl deltas con<TAB>"), names
 // of objects of the given type in the namespace ("kubectl deltas cm
 // <TAB>"), and TYPE/NAME ("kubectl deltas cm/<TAB>").
-func (o *DeltasOptions) completeArgs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	o.boundCompletionRequests()
+func (c *completer) args(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	c.boundCompletionRequests()
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
@@ -41,8 +53,8 @@ func (o *DeltasOptions) completeArgs(cmd *cobra.Command, args []string, toComple
 	case strings.Contains(toComplete, "/") && (len(args) == 0 || strings.Contains(args[0], "/")):
 		typ, prefix, _ := strings.Cut(toComplete, "/")
 		var names []string
-		if !o.Targets.AllNamespaces {
-			names = o.completions().Names(ctx, typ, prefix)
+		if !c.allNamespaces() {
+			names = c.completions().Names(ctx, typ, prefix)
 		}
 		out := make([]string, 0, len(names))
 		for _, name := range names {
@@ -50,11 +62,11 @@ func (o *DeltasOptions) completeArgs(cmd *cobra.Command, args []string, toComple
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	case len(args) == 0:
-		return o.completions().Types(toComplete), cobra.ShellCompDirectiveNoFileComp
+		return c.completions().Types(toComplete), cobra.ShellCompDirectiveNoFileComp
 	case strings.Contains(args[0], "/"):
 		// More TYPE/NAME arguments: offer the types; the name follows the
 		// slash.
-		return o.completions().Types(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+		return c.completions().Types(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	case strings.Contains(args[0], ","):
 		// Names of several types at once are ambiguous; kubectl get does
 		// not complete them either.
@@ -64,12 +76,12 @@ func (o *DeltasOptions) completeArgs(cmd *cobra.Command, args []string, toComple
 	for _, a := range args[1:] {
 		given[a] = true
 	}
-	if o.Targets.AllNamespaces {
+	if c.allNamespaces() {
 		// A name cannot be watched across all namespaces.
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
-	for _, name := range o.completions().Names(ctx, args[0], toComplete) {
+	for _, name := range c.completions().Names(ctx, args[0], toComplete) {
 		if !given[name] {
 			out = append(out, name)
 		}
@@ -79,32 +91,32 @@ func (o *DeltasOptions) completeArgs(cmd *cobra.Command, args []string, toComple
 
 // boundCompletionRequests sets the request timeout of completion requests
 // when the user gave none. It must run before the first client is built.
-func (o *DeltasOptions) boundCompletionRequests() {
-	if connection.New(o.Clusters.RESTClientGetter(), "").RequestTimeout() > 0 {
+func (c *completer) boundCompletionRequests() {
+	if connection.New(c.clusters.RESTClientGetter(), "").RequestTimeout() > 0 {
 		return
 	}
-	t := completionTimeout.String()
-	o.Clusters.ConfigFlags.Timeout = &t
+	t := requestTimeout.String()
+	c.clusters.ConfigFlags.Timeout = &t
 }
 
 // completions completes from the cluster of the flags.
-func (o *DeltasOptions) completions() targets.Completions {
-	return targets.Completions{Getter: o.Clusters.RESTClientGetter(), Timeout: completionTimeout}
+func (c *completer) completions() targets.Completions {
+	return targets.Completions{Getter: c.clusters.RESTClientGetter(), Timeout: requestTimeout}
 }
 
-// registerConfigCompletions completes --namespace from the server, and
+// registerFlags completes --namespace from the server, and
 // --context, --cluster and --user from the kubeconfig.
-func (o *DeltasOptions) registerConfigCompletions(cmd *cobra.Command) {
+func (c *completer) registerFlags(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("namespace", func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		o.boundCompletionRequests()
+		c.boundCompletionRequests()
 		ctx := cmd.Context()
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		return o.completions().ObjectNames(ctx, schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", toComplete), cobra.ShellCompDirectiveNoFileComp
+		return c.completions().ObjectNames(ctx, schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", toComplete), cobra.ShellCompDirectiveNoFileComp
 	})
 	// --context takes a comma-separated list: complete its last item.
-	contexts := o.kubeconfigCompletion(func(c *kubeconfigNames) []string { return c.contexts })
+	contexts := c.kubeconfigCompletion(func(n *kubeconfigNames) []string { return n.contexts })
 	_ = cmd.RegisterFlagCompletionFunc("context", func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		head := ""
 		if i := strings.LastIndex(toComplete, ","); i >= 0 {
@@ -120,8 +132,8 @@ func (o *DeltasOptions) registerConfigCompletions(cmd *cobra.Command) {
 		}
 		return out, directive
 	})
-	_ = cmd.RegisterFlagCompletionFunc("cluster", o.kubeconfigCompletion(func(c *kubeconfigNames) []string { return c.clusters }))
-	_ = cmd.RegisterFlagCompletionFunc("user", o.kubeconfigCompletion(func(c *kubeconfigNames) []string { return c.users }))
+	_ = cmd.RegisterFlagCompletionFunc("cluster", c.kubeconfigCompletion(func(n *kubeconfigNames) []string { return n.clusters }))
+	_ = cmd.RegisterFlagCompletionFunc("user", c.kubeconfigCompletion(func(n *kubeconfigNames) []string { return n.users }))
 }
 
 // kubeconfigNames are the names defined in the merged kubeconfig.
@@ -130,9 +142,9 @@ type kubeconfigNames struct {
 }
 
 // kubeconfigCompletion completes a flag with the names pick returns.
-func (o *DeltasOptions) kubeconfigCompletion(pick func(*kubeconfigNames) []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+func (c *completer) kubeconfigCompletion(pick func(*kubeconfigNames) []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		config, err := o.Clusters.RESTClientGetter().ToRawKubeConfigLoader().RawConfig()
+		config, err := c.clusters.RESTClientGetter().ToRawKubeConfigLoader().RawConfig()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

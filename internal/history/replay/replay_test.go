@@ -11,8 +11,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
 
 var t0 = time.Date(2026, 11, 26, 10, 40, 0, 0, time.UTC)
@@ -272,12 +272,12 @@ func TestParseTime(t *testing.T) {
 			t.Errorf("ParseTime(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
-	f := &Flags{Files: []string{"r"}, At: "09:00"}
-	if _, _, err := f.Window(span, true); err == nil || !strings.Contains(err.Error(), "before the recording's start: it spans 2026-11-26T10:40:00Z to 2026-11-26T10:50:00Z") {
+	f := Window{At: "09:00"}
+	if _, _, err := f.Times(span, true); err == nil || !strings.Contains(err.Error(), "before the recording's start: it spans 2026-11-26T10:40:00Z to 2026-11-26T10:50:00Z") {
 		t.Errorf("--at before the start: %v", err)
 	}
-	f = &Flags{Files: []string{"r"}, From: "+5m", To: "+1m"}
-	if _, _, err := f.Window(span, true); err == nil || !strings.Contains(err.Error(), "--to 2026-11-26T10:41:00Z is before --from") {
+	f = Window{From: "+5m", To: "+1m"}
+	if _, _, err := f.Times(span, true); err == nil || !strings.Contains(err.Error(), "--to 2026-11-26T10:41:00Z is before --from") {
 		t.Errorf("--to before --from: %v", err)
 	}
 }

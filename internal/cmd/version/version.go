@@ -1,4 +1,6 @@
-package cmd
+// Package version is the version subcommand, as kubectl version: the
+// client build, and the version of the server the connection flags reach.
+package version
 
 import (
 	"context"
@@ -12,15 +14,15 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/version"
+	build "github.com/kubectl-deltas/kubectl-deltas/internal/version"
 )
 
 // serverVersionTimeout bounds the server version request when
 // --request-timeout is not given.
 const serverVersionTimeout = 10 * time.Second
 
-// VersionOptions are the flags of kubectl deltas version.
-type VersionOptions struct {
+// Options are the flags of kubectl deltas version.
+type Options struct {
 	clusters   *connection.Flags
 	clientOnly bool
 	output     string
@@ -29,13 +31,13 @@ type VersionOptions struct {
 
 // versionOutput is the JSON/YAML form, shaped like kubectl version's.
 type versionOutput struct {
-	ClientVersion version.Info              `json:"clientVersion"`
+	ClientVersion build.Info                `json:"clientVersion"`
 	ServerVersion *apimachineryversion.Info `json:"serverVersion,omitempty"`
 }
 
 // NewCmdVersion returns the version subcommand.
 func NewCmdVersion(clusters *connection.Flags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &VersionOptions{clusters: clusters, IOStreams: streams}
+	o := &Options{clusters: clusters, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the client and server version information",
@@ -62,12 +64,14 @@ printing the client version; --client prints the client version only.`,
 	clusters.ConfigFlags.AddFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&o.clientOnly, "client", o.clientOnly, "If true, shows client version only (no server required).")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "One of 'yaml' or 'json'.")
-	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletion("json", "yaml"))
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
 }
 
 // Validate checks --output.
-func (o *VersionOptions) Validate() error {
+func (o *Options) Validate() error {
 	if o.output != "" && o.output != "json" && o.output != "yaml" {
 		return fmt.Errorf("invalid --output %q for version: must be json or yaml", o.output)
 	}
@@ -76,8 +80,8 @@ func (o *VersionOptions) Validate() error {
 
 // Run prints the versions. As with kubectl version, an unreachable server
 // is an error (exit 1) reported after the client version was printed.
-func (o *VersionOptions) Run(context.Context) error {
-	out := versionOutput{ClientVersion: version.Get()}
+func (o *Options) Run(context.Context) error {
+	out := versionOutput{ClientVersion: build.Get()}
 	var serverErr error
 	if !o.clientOnly {
 		out.ServerVersion, serverErr = o.serverVersion()
@@ -104,13 +108,9 @@ func (o *VersionOptions) Run(context.Context) error {
 	return serverErr
 }
 
-// versionTemplate is the cobra template of --version: the client build,
-// as "version --client" prints it.
-func versionTemplate() string { return version.Get().Text() }
-
 // serverVersion asks the server for its version, bounded by
 // --request-timeout or serverVersionTimeout.
-func (o *VersionOptions) serverVersion() (*apimachineryversion.Info, error) {
+func (o *Options) serverVersion() (*apimachineryversion.Info, error) {
 	info, err := connection.New(o.clusters.RESTClientGetter(), "").ServerVersion(serverVersionTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("%w; check --server, --context and --kubeconfig, or use --client for the client version only", err)

@@ -8,13 +8,13 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 )
 
-// Arg is a type argument, as kubectl get takes it, and a name or "".
-type Arg struct{ Type, Name string }
+// Asked is a type argument, as kubectl get takes it, and a name or "".
+type Asked struct{ Type, Name string }
 
 // Pick picks, among the recorded collections, those of the arguments (all
 // without), narrowed to namespace and to the names given, in the contexts
 // given (all without). file names the recording in errors.
-func Pick(recorded []informer.Target, args []Arg, namespace string, contexts []string, file string) ([]informer.Target, error) {
+func Pick(recorded []informer.Target, args []Asked, namespace string, contexts []string, file string) ([]informer.Target, error) {
 	var candidates []informer.Target
 	for _, t := range recorded {
 		if len(contexts) > 0 && !slices.Contains(contexts, t.Context) {

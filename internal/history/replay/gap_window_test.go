@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 )
 
 // gapRecording is a recording that went on after a gap, as a recorder
@@ -314,7 +314,7 @@ func TestReplayOfALiveRecordingSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	var warn bytes.Buffer
-	p, err := OpenFlags(&Flags{Files: []string{path}}, nil, &warn)
+	p, err := OpenFiles([]string{path}, Window{}, nil, &warn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestReplayOfALiveRecordingSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	warn.Reset()
-	if p, err = OpenFlags(&Flags{Files: []string{path}}, nil, &warn); err != nil {
+	if p, err = OpenFiles([]string{path}, Window{}, nil, &warn); err != nil {
 		t.Fatal(err)
 	}
 	_ = p.Close()

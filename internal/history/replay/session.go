@@ -10,42 +10,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/tree"
 )
 
-// Given are the flags of other groups that a replay must refuse: each
-// asks a server, or writes a recording.
-type Given struct {
-	// ServerOnly are the names of the given flags that only mean
-	// something to a server (--resource-version, --chunk-size, …).
-	ServerOnly []string
-	// Record: --record given. Tree: --tree given with nothing named or
-	// selected to follow.
-	Record, Tree bool
-}
-
-// ValidateWith checks what a replay cannot do with the other flags given.
-func (f *Flags) ValidateWith(g Given) error {
-	if !f.Active() {
-		return nil
-	}
-	switch {
-	case len(g.ServerOnly) > 0:
-		return fmt.Errorf("%s asks a server, and --replay plays a recording: drop one of them (--context picks contexts of the recording)", g.ServerOnly[0])
-	case g.Record:
-		return errors.New("--record cannot be used with --replay: the recording is already one")
-	case g.Tree:
-		return errors.New("--tree follows what given objects own: name them (TYPE/NAME) or select them with -l/--selector")
-	}
-	return nil
-}
-
-// OpenFlags opens the recordings of the flags (stdin for "-") and reads
-// their headers and initial lists, and their span for --at, --from and
-// --to. warn receives the replay's warnings. Close the Player when done.
-func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
+// OpenFiles opens the recordings files (stdin for "-") and reads their
+// headers and initial lists, and their span to look in them through
+// look. warn receives the replay's warnings. Close the Player when done.
+func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*Player, error) {
 	var readers []*recording.Reader
 	closeAll := func() {
 		for _, r := range readers {
@@ -54,7 +27,7 @@ func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
 	}
 	inferred := map[*recording.Reader]*recording.Header{}
 	live := map[*recording.Reader]bool{}
-	for _, name := range f.Files {
+	for _, name := range files {
 		r, err := recording.Open(name, stdin)
 		if err != nil {
 			closeAll()
@@ -80,7 +53,7 @@ func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
 	}
 	p, err := open(warn, inferred, live, readers...)
 	if err == nil {
-		for i, name := range f.Files {
+		for i, name := range files {
 			if name != "-" {
 				// A file is read again to look ahead (caughtUpBefore);
 				// standard input queues what it reads ahead.
@@ -88,8 +61,8 @@ func OpenFlags(f *Flags, stdin io.Reader, warn io.Writer) (*Player, error) {
 			}
 		}
 	}
-	if err == nil && f.Looking() {
-		err = p.window(f)
+	if err == nil && look.Looking() {
+		err = p.window(files, look)
 	}
 	if err != nil {
 		closeAll()
@@ -168,10 +141,10 @@ func describeHeader(h *recording.Header) string {
 // window reads --at, --from and --to against the recordings' span: each
 // file is read through once more for its end; standard input's end is
 // not known.
-func (p *Player) window(f *Flags) error {
+func (p *Player) window(files []string, look Window) error {
 	span := recording.Span{Start: p.clock.Now(), End: p.clock.Now()}
-	hasEnd := !slices.Contains(f.Files, "-")
-	for i, name := range f.Files {
+	hasEnd := !slices.Contains(files, "-")
+	for i, name := range files {
 		if !hasEnd {
 			break
 		}
@@ -194,7 +167,7 @@ func (p *Player) window(f *Flags) error {
 	if !hasEnd {
 		span.Start = p.began
 	}
-	from, to, err := f.Window(span, hasEnd)
+	from, to, err := look.Times(span, hasEnd)
 	if err != nil {
 		return err
 	}
@@ -234,12 +207,12 @@ func (p *Player) Contexts() []string {
 	return out
 }
 
-// Selection is what a replay plays of its recordings.
-type Selection struct {
+// EngineOptions is what a replay plays of its recordings.
+type EngineOptions struct {
 	// Args are the types and names given; Namespace ("": all) and
 	// Contexts (none: all) narrow them; Selector keeps the roots' objects
 	// it selects ("": all).
-	Args      []Arg
+	Args      []Asked
 	Namespace string
 	Contexts  []string
 	Selector  string
@@ -259,7 +232,7 @@ type Selection struct {
 
 // Engine picks the recorded collections of sel and returns the engine that
 // plays them, its informers added, and its targets.
-func (p *Player) Engine(sel Selection, warn io.Writer) (*informer.Engine, []informer.Target, error) {
+func (p *Player) Engine(sel EngineOptions, warn io.Writer) (*informer.Engine, []informer.Target, error) {
 	ts, err := Pick(p.recorded, sel.Args, sel.Namespace, sel.Contexts, p.names())
 	if err != nil {
 		return nil, nil, err
@@ -335,7 +308,7 @@ func (p *Player) RecordedEvents() bool { return len(p.eventCollections) > 0 }
 // play (picked, the roots it plays): other recorded roots, what the trees
 // held without --tree, the Events without --events; "" when it plays it
 // all.
-func (p *Player) LeftOut(sel Selection, picked []informer.Target) string {
+func (p *Player) LeftOut(sel EngineOptions, picked []informer.Target) string {
 	var roots []informer.Target
 	for _, t := range p.recorded {
 		if len(sel.Contexts) > 0 && !slices.Contains(sel.Contexts, t.Context) {
@@ -363,26 +336,6 @@ func (p *Player) LeftOut(sel Selection, picked []informer.Target) string {
 // it, as asked).
 func coversTarget(picked, t informer.Target) bool {
 	return picked.Context == t.Context && picked.Resource == t.Resource
-}
-
-// NewRecorder opens the recording name for --record: a new one, or, when
-// name holds one (recording.GoesOn), the same going on from where it
-// ended (ReadEnd). Its lock is taken first: a recording another process
-// records is refused untouched. fill fills its records; warn receives its
-// warnings.
-func NewRecorder(name string, fill recording.Filler, warn io.Writer) (*recording.Recorder, error) {
-	lock, err := recording.LockRecording(name)
-	if err != nil {
-		return nil, fmt.Errorf("--record: %w", err)
-	}
-	var end *recording.End
-	if recording.GoesOn(name) {
-		if end, err = ReadEnd(name, io.Discard); err != nil {
-			_ = lock.Unlock()
-			return nil, fmt.Errorf("--record: %s is not a recording to go on with: %w; give a new file", name, err)
-		}
-	}
-	return recording.NewRecorder(name, lock, end, fill, warn)
 }
 
 // ReadEnd reads the recording name through for where it ends. warn

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-deltas/kubectl-deltas/internal/recording"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 )
 
 // ParseTime reads the TIME of --at, --from and --to: RFC 3339
@@ -114,4 +114,56 @@ func (p *Player) peek() *recording.Line {
 		return first.ahead
 	}
 	return nil
+}
+
+// Window is where a replay looks in its recordings: the state at At, or
+// the part From to To, each as ParseTime reads it; all empty for the
+// whole recording.
+type Window struct{ At, From, To string }
+
+// Looking reports whether a window of the recording is asked for.
+func (f Window) Looking() bool { return f.At != "" || f.From != "" || f.To != "" }
+
+// Times reads --at, --from and --to against the recording's span
+// (hasEnd: its end is known): the times the replay starts and stops at,
+// zero for as recorded. A time outside the span is an error saying it.
+func (f Window) Times(span recording.Span, hasEnd bool) (from, to time.Time, err error) {
+	parse := func(flag, s string) (time.Time, error) {
+		if s == "" {
+			return time.Time{}, nil
+		}
+		t, err := ParseTime(flag, s, span, hasEnd)
+		if err != nil {
+			return t, err
+		}
+		switch {
+		case t.Before(span.Start):
+			return t, fmt.Errorf("%s %s is before the recording's start: it spans %s", flag, t.UTC().Format(time.RFC3339Nano), spanText(span, hasEnd))
+		case hasEnd && t.After(span.End):
+			return t, fmt.Errorf("%s %s is after the recording's end: it spans %s", flag, t.UTC().Format(time.RFC3339Nano), spanText(span, hasEnd))
+		}
+		return t, nil
+	}
+	if f.At != "" {
+		at, err := parse("--at", f.At)
+		return at, at, err
+	}
+	if from, err = parse("--from", f.From); err != nil {
+		return from, to, err
+	}
+	if to, err = parse("--to", f.To); err != nil {
+		return from, to, err
+	}
+	if !from.IsZero() && !to.IsZero() && to.Before(from) {
+		return from, to, fmt.Errorf("--to %s is before --from %s", to.UTC().Format(time.RFC3339Nano), from.UTC().Format(time.RFC3339Nano))
+	}
+	return from, to, nil
+}
+
+// spanText is a span as errors say it.
+func spanText(span recording.Span, hasEnd bool) string {
+	if !hasEnd {
+		return "from " + span.Start.UTC().Format(time.RFC3339Nano) + " (its end is not known on standard input)"
+	}
+	return span.String()
 }
