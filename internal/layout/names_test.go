@@ -32,6 +32,28 @@ func packageDirs(t *testing.T, dir string) []string {
 	return dirs
 }
 
+// productFiles are the Go files of the package in dir, parsed, less its
+// tests.
+func productFiles(t *testing.T, dir string) []*ast.File {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parsed []*ast.File
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		p, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed = append(parsed, p)
+	}
+	return parsed
+}
+
 // sharedNamesMax is how many exported type names may be defined in more
 // than one package, beside each flag group's Flags and Options.
 const sharedNamesMax = 6
@@ -52,16 +74,8 @@ func TestOneMeaningPerName(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		rel, _ := filepath.Rel(root, dir)
-		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		names := map[string]bool{}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, parsed := range productFiles(t, dir) {
 			for _, decl := range parsed.Decls {
 				gen, ok := decl.(*ast.GenDecl)
 				if !ok || gen.Tok != token.TYPE {
@@ -118,19 +132,8 @@ const optionsMaxFields = 20
 // TestOptionsAreOptions holds internal/cmd's DeltasOptions to
 // optionsMaxFields fields.
 func TestOptionsAreOptions(t *testing.T) {
-	files, err := filepath.Glob("../cmd/*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	fields := -1
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, parsed := range productFiles(t, "../cmd") {
 		ast.Inspect(parsed, func(n ast.Node) bool {
 			spec, ok := n.(*ast.TypeSpec)
 			if !ok || spec.Name.Name != "DeltasOptions" {
