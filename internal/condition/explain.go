@@ -23,13 +23,13 @@ const (
 // no --tree), what blocks each workload among them (blockers), with its
 // own Warning, after it.
 func (e *TimeoutError) Explain(clientOf func(context string) rest.Interface, findBlockers bool) {
-	e.Held = explain(e.Held, clientOf, findBlockers, e.judge)
+	e.Held = explain(e.Held, clientOf, findBlockers, e.judge, e.logs)
 }
 
 // Explain adds to the object --fail-when held for its latest Warning
 // event and, with findBlockers, what blocks it (see TimeoutError.Explain).
 func (e *FailedError) Explain(clientOf func(context string) rest.Interface, findBlockers bool) {
-	all := explain([]Held{e.Held}, clientOf, findBlockers, e.judge)
+	all := explain([]Held{e.Held}, clientOf, findBlockers, e.judge, e.logs)
 	e.Held, e.Blockers = all[0], all[1:]
 }
 
@@ -57,12 +57,13 @@ func warnFrom(shown func(context, uid string) (events.Warning, bool), h *Held) {
 
 // explain looks up, each asked once of its object's cluster (clientOf its
 // context; nil: none to ask, as in a replay), the latest Warning event
-// of the objects held (events.LatestWarning) and, with findBlockers, what
+// of the objects held (events.LatestWarning), the last lines of their
+// failing containers' logs (logs), and, with findBlockers, what
 // blocks the workloads among them: at most ExplainLimit objects in all,
 // within ExplainTimeout. What a look-up cannot find, or fails to, is left
 // as it is: the failure is what the user needs to read, not a look-up's
 // error.
-func explain(held []Held, clientOf func(context string) rest.Interface, findBlockers bool, judge *health.Judge) []Held {
+func explain(held []Held, clientOf func(context string) rest.Interface, findBlockers bool, judge *health.Judge, logs logFetch) []Held {
 	ctx, cancel := context.WithTimeout(context.Background(), ExplainTimeout)
 	defer cancel()
 	if judge == nil {
@@ -76,6 +77,7 @@ func explain(held []Held, clientOf func(context string) rest.Interface, findBloc
 			continue
 		}
 		warn(ctx, client, &h)
+		logs.fetchLogs(ctx, client, &h)
 		out = append(out, h)
 		if !findBlockers {
 			continue
@@ -86,6 +88,7 @@ func explain(held []Held, clientOf func(context string) rest.Interface, findBloc
 		}
 		for i := range found {
 			warn(ctx, client, &found[i])
+			logs.fetchLogs(ctx, client, &found[i])
 		}
 		out = append(out, found...)
 	}
@@ -128,6 +131,7 @@ func verdictOf(outcome, status, condition string, held []Held, now time.Time) *p
 		if w := h.Warning; w != nil {
 			o.Event = &printer.VerdictEvent{Type: "Warning", Reason: w.Reason, Message: w.Message, Count: w.Count, Time: w.Last}
 		}
+		o.Logs = h.Logs
 		v.Objects = append(v.Objects, o)
 	}
 	return v

@@ -25,13 +25,19 @@ type Flags struct {
 	// StableFor is --stable-for: --until holds only once it has held
 	// that long without a break.
 	StableFor time.Duration
+	// Logs is --logs: how many lines of a failing container's log a
+	// failure or a timeout is explained with (0: none).
+	Logs int
 
 	// until, untilAny and failWhen are the conditions parsed by Validate.
 	until, untilAny, failWhen []*Condition
 }
 
+// maxLogLines bounds --logs: a verdict explains, it does not page a log.
+const maxLogLines = 1000
+
 // NewFlags returns the flags with their defaults: run until interrupted.
-func NewFlags() *Flags { return &Flags{} }
+func NewFlags() *Flags { return &Flags{Logs: DefaultLogLines} }
 
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
@@ -43,7 +49,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.Count, "count", f.Count, "Exit after printing `N` deltas")
 	fs.BoolVar(&f.UntilSynced, "until-synced", f.UntilSynced, "Print the initial list, then exit")
 	fs.BoolVarP(&f.Quiet, "quiet", "q", f.Quiet, "Print no deltas: only the outcome on stderr, and the exit code")
-	flaghelp.File(fs, flaghelp.Wait, "until", "until-any", "fail-when", "stable-for", "timeout", "count", "until-synced", "quiet")
+	fs.IntVar(&f.Logs, "logs", f.Logs, "A failing container's last `N` log lines in the verdict (0: none)")
+	flaghelp.File(fs, flaghelp.Wait, "until", "until-any", "fail-when", "stable-for", "timeout", "count", "until-synced", "quiet", "logs")
 	flaghelp.Pair(fs, "until", "until-any", "Exit 0 once every / one watched object meets COND (repeatable)")
 	flaghelp.Pair(fs, "timeout", "count", "Exit after a duration (1 if --until is unmet), or N deltas")
 }
@@ -58,6 +65,8 @@ func (f *Flags) Validate() error {
 		return fmt.Errorf("invalid --timeout %s: must be 0 (no limit) or more", f.Timeout)
 	case f.UntilSynced && f.Waits():
 		return errors.New("--until-synced cannot be used with --until, --until-any or --fail-when: use one way to stop")
+	case f.Logs < 0 || f.Logs > maxLogLines:
+		return fmt.Errorf("invalid --logs %d: must be 0 (no logs) to %d lines", f.Logs, maxLogLines)
 	case f.StableFor < 0:
 		return fmt.Errorf("invalid --stable-for %s: must be 0 (as soon as it holds) or more", f.StableFor)
 	case f.StableFor > 0 && len(f.Until) == 0:
@@ -97,6 +106,7 @@ func (f *Flags) ToWaiter(errOut io.Writer, metadataOnly bool, failAfter time.Dur
 	}
 	w.SetFailAfter(failAfter)
 	w.stableFor = f.StableFor
+	w.SetLogLines(f.Logs)
 	return w
 }
 

@@ -1,6 +1,7 @@
 package condition
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 // Held is an object a condition held, or did not hold, for: what messages
@@ -27,6 +29,9 @@ type Held struct {
 	// event.
 	Explained string
 	Warning   *events.Warning
+	// Logs are the last lines of its failing container's log, when it is
+	// a Pod whose container failed after it ran (logFetch).
+	Logs *printer.VerdictLogs
 
 	// For the Verdict record: its apiVersion, kind and name; its health
 	// (nil when not judged); its controllers from the waited-on object
@@ -48,6 +53,24 @@ func (h Held) lines(b *strings.Builder, indent string) {
 	if h.Explained != "" {
 		b.WriteString("\n" + indent + h.Explained)
 	}
+	h.logLines(b, indent)
+}
+
+// logLines appends the lines of h's log, if any, under a line that says
+// whose they are, each on a line indented by indent and two more spaces,
+// control characters escaped.
+func (h Held) logLines(b *strings.Builder, indent string) {
+	if h.Logs == nil || len(h.Logs.Lines) == 0 {
+		return
+	}
+	whose := "its current instance"
+	if h.Logs.Previous {
+		whose = "its previous instance"
+	}
+	fmt.Fprintf(b, "\n%slast %d lines of the log of container %s (%s):", indent, len(h.Logs.Lines), textsafe.String(h.Logs.Container), whose)
+	for _, line := range h.Logs.Lines {
+		b.WriteString("\n" + indent + "  " + textsafe.String(line))
+	}
 }
 
 // allDelete reports whether every --until is delete: then no object at all
@@ -59,8 +82,10 @@ type FailedError struct {
 	// looked up (Explain).
 	Held     Held
 	Blockers []Held
-	// judge judges the blockers.
+	// judge judges the blockers; logs reads their failing containers'
+	// logs.
 	judge *health.Judge
+	logs  logFetch
 }
 
 // All is the object the condition held for, then what blocks it.
@@ -75,6 +100,7 @@ func (e *FailedError) Error() string {
 	if e.Held.Explained != "" {
 		b.WriteString("\n  " + e.Held.Explained)
 	}
+	e.Held.logLines(&b, "  ")
 	for _, h := range e.Blockers {
 		b.WriteString("\n  ")
 		h.lines(&b, "    ")
@@ -90,8 +116,10 @@ type TimeoutError struct {
 	Held   []Held
 	// SourceEnded: not a --timeout, the end of a replayed recording.
 	SourceEnded bool
-	// judge judges the blockers (Explain).
+	// judge judges the blockers (Explain); logs reads their failing
+	// containers' logs.
 	judge *health.Judge
+	logs  logFetch
 }
 
 func (e *TimeoutError) Error() string {
@@ -120,8 +148,10 @@ func sameExplanation(held []Held) [][]Held {
 	var groups [][]Held
 	for _, h := range held {
 		i := -1
-		if h.Explained != "" {
-			i = slices.IndexFunc(groups, func(g []Held) bool { return g[0].Health == h.Health && g[0].Explained == h.Explained })
+		if h.Explained != "" && h.Logs == nil { // logs are each container's own
+			i = slices.IndexFunc(groups, func(g []Held) bool {
+				return g[0].Health == h.Health && g[0].Explained == h.Explained && g[0].Logs == nil
+			})
 		}
 		if i < 0 {
 			groups = append(groups, []Held{h})

@@ -39,6 +39,9 @@ type Waiter struct {
 	until, untilAny, failWhen []*Condition
 	stream                    Engine
 	errOut                    io.Writer
+	// logLines is how many lines of a failing container's log a failure
+	// or a timeout explains with (SetLogLines; 0: none).
+	logLines int
 
 	// conds are until, untilAny and failWhen in that order; tallies[i] is
 	// what conds[i] says of the objects in scope.
@@ -95,7 +98,7 @@ func NewWaiter(until, untilAny, failWhen []*Condition, errOut io.Writer) *Waiter
 		until: until, untilAny: untilAny, failWhen: failWhen, errOut: errOut,
 		view: map[string]*targetView{}, byUID: map[string]*entry{},
 		healths: healthTally{count: map[health.Status]int{}, with: map[health.Status]map[*entry]struct{}{}},
-		judge:   true, healthJudge: health.NewJudge(), now: time.Now,
+		judge:   true, healthJudge: health.NewJudge(), now: time.Now, logLines: DefaultLogLines,
 	}
 	for _, c := range until {
 		w.conds, w.tallies = append(w.conds, c), append(w.tallies, newTally(len(w.conds), c, true, false))
@@ -125,6 +128,13 @@ func (w *Waiter) Now() time.Time { return w.now() }
 
 // SetNow sets the clock the waiter reads (time.Now by default).
 func (w *Waiter) SetNow(now func() time.Time) { w.now = now }
+
+// SetLogLines says how many lines of a failing container's log explain
+// a failure or a timeout (--logs; 0: none).
+func (w *Waiter) SetLogLines(n int) { w.logLines = n }
+
+// logFetch is how the explanation of a failure reads logs.
+func (w *Waiter) logFetch() logFetch { return logFetch{lines: w.logLines, warn: w.errOut} }
 
 // SetMetadataOnly says that the objects carry no status to judge: errors
 // name what held a condition up without its health.
@@ -503,7 +513,7 @@ func (w *Waiter) failed() (bool, error) {
 	for i, c := range w.failWhen {
 		t := w.tallies[len(w.until)+len(w.untilAny)+i]
 		if e := t.anyHolding(false); e != nil {
-			return true, &FailedError{Condition: c, Held: w.held(e.watched()), judge: w.healthJudge}
+			return true, &FailedError{Condition: c, Held: w.held(e.watched()), judge: w.healthJudge, logs: w.logFetch()}
 		}
 		if err := t.anyErr(false); err != nil {
 			return true, err
@@ -588,7 +598,7 @@ func (w *Waiter) TimedOut() error {
 			blamed[contextKey(o.context)] = true
 		}
 	}
-	e := &TimeoutError{Waited: w.waited(blamed), judge: w.healthJudge}
+	e := &TimeoutError{Waited: w.waited(blamed), judge: w.healthJudge, logs: w.logFetch()}
 	for _, o := range held {
 		e.Held = append(e.Held, w.held(o))
 	}

@@ -40,6 +40,20 @@ type VerdictObject struct {
 	Container string
 	// Event is its latest Warning Event, when one was found.
 	Event *VerdictEvent
+	// Logs are the last lines of the log of its failing container, when
+	// it is a Pod whose container failed after it ran (--logs).
+	Logs *VerdictLogs
+}
+
+// VerdictLogs are the last lines of a failing container's log: of its
+// previous instance when it restarted (Previous), else of the current
+// one. Unavailable says why there are none when they could not be read
+// (forbidden, the node unreachable): Lines is then empty.
+type VerdictLogs struct {
+	Container   string
+	Previous    bool
+	Lines       []string
+	Unavailable string
 }
 
 // VerdictEvent is a Warning Event of a Verdict's object.
@@ -57,7 +71,7 @@ type VerdictPrinter interface {
 
 // AppendVerdictJSON appends v's JSON form: type, time, outcome,
 // [status], condition, objects (each: [context], apiVersion, kind, namespace, name,
-// uid, [health], [path], [container], [event]).
+// uid, [health], [path], [container], [event], [logs]).
 func AppendVerdictJSON(dst []byte, v *Verdict) []byte {
 	dst = append(dst, `{"type":"Verdict","time":"`...)
 	dst = v.Time.UTC().AppendFormat(dst, time.RFC3339Nano)
@@ -123,7 +137,30 @@ func appendVerdictObject(dst []byte, o *VerdictObject) []byte {
 		}
 		dst = append(dst, '}')
 	}
+	if l := o.Logs; l != nil {
+		dst = appendVerdictLogs(append(dst, `,"logs":`...), l)
+	}
 	return append(dst, '}')
+}
+
+// appendVerdictLogs appends l's JSON form: container, previous, lines
+// (or unavailable).
+func appendVerdictLogs(dst []byte, l *VerdictLogs) []byte {
+	dst = append(dst, `{"container":`...)
+	dst = rawobj.AppendString(dst, l.Container)
+	dst = fmt.Appendf(dst, `,"previous":%t`, l.Previous)
+	if l.Unavailable != "" {
+		dst = append(dst, `,"unavailable":`...)
+		return append(rawobj.AppendString(dst, l.Unavailable), '}')
+	}
+	dst = append(dst, `,"lines":[`...)
+	for i, line := range l.Lines {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = rawobj.AppendString(dst, line)
+	}
+	return append(dst, "]}"...)
 }
 
 // PrintVerdict implements VerdictPrinter: one more JSON line.

@@ -61,6 +61,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	flaghelp.File(fs, flaghelp.Output, "health")
 	flaghelp.File(fs, flaghelp.Tuning, "relist")
 	flaghelp.File(fs, flaghelp.Wait, "fail-after")
+	// --logs (the waiter's) is read beside it: both are about a failing container.
+	flaghelp.Pair(fs, "logs", "fail-after", "Failing container: N log lines (10), grace before Failed (30s)")
 }
 
 // Validate checks the values that ToStage does not: the relist mode, and
