@@ -66,7 +66,7 @@ func failingContainer(h *Held) (name string, previous, ok bool) {
 			switch {
 			case h.Verdict.Container != "" && name != h.Verdict.Container:
 				continue
-			case h.Verdict.Container == "" && !(terminated && exit != 0):
+			case h.Verdict.Container == "" && (!terminated || exit == 0):
 				continue // no container named: one that ended with an error
 			case restarts > 0 || ran:
 				return name, true, true
