@@ -56,7 +56,7 @@ build: ## Build bin/kubectl-deltas as releases are built (static, no cgo)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-deltas ./cmd/kubectl-deltas
 
 .PHONY: controlplane
-controlplane: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/etcdutl $(BIN)/kubectl $(BIN)/kube-controller-manager $(BIN)/kube-scheduler $(BIN)/kwok $(BIN)/kwok-stages.yaml ## Build the local control plane (kube-apiserver, etcd and etcdutl, kubectl, kube-controller-manager, kube-scheduler, kwok) from the Go module proxy into bin/ (once)
+controlplane: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/etcdutl $(BIN)/kubectl $(BIN)/kube-controller-manager $(BIN)/kube-scheduler $(BIN)/kwok $(BIN)/kwok-stages.yaml $(BIN)/kwok-clusterlogs-crd.yaml ## Build the local control plane (kube-apiserver, etcd and etcdutl, kubectl, kube-controller-manager, kube-scheduler, kwok) from the Go module proxy into bin/ (once)
 
 # Kubernetes' binaries come from k8s.io/kubernetes, pinned in
 # hack/controlplane/go.mod; kwok from sigs.k8s.io/kwok, pinned in its own
@@ -100,6 +100,15 @@ $(BIN)/kwok-stages.yaml: hack/kwok/go.mod hack/kwok/go.sum hack/kwok/pod-crashlo
 		{ for f in $(KWOK_STAGES); do echo '---'; cat "$$dir/kustomize/stage/$$f" || exit 1; echo; done; \
 		  echo '---'; cat pod-crashloop.yaml; } > $@.tmp
 	mv $@.tmp $@
+
+# kwok's ClusterLogs CRD, from its module: busy clusters install it, and
+# kwok's kubelet server answers container logs as ClusterLogs objects say.
+$(BIN)/kwok-clusterlogs-crd.yaml: hack/kwok/go.mod hack/kwok/go.sum
+	@mkdir -p $(BIN)
+	cd hack/kwok && $(GO) mod download sigs.k8s.io/kwok && \
+		dir=$$($(GO) list -m -f '{{.Dir}}' sigs.k8s.io/kwok) && test -n "$$dir" && \
+		cp "$$dir/kustomize/crd/bases/kwok.x-k8s.io_clusterlogs.yaml" $@.tmp
+	chmod 644 $@.tmp && mv $@.tmp $@
 
 .PHONY: demo
 demo: build controlplane ## A Deployment rolls out, scales and goes on a busy local cluster while kubectl deltas watches (under a minute)

@@ -28,6 +28,10 @@ const (
 	// kwokStagesFile holds the node and pod stages that ship in kwok's
 	// module, joined into one YAML stream by "make controlplane".
 	kwokStagesFile = "kwok-stages.yaml"
+	// kwokClusterLogsCRD is kwok's ClusterLogs CRD, from its module, by
+	// "make controlplane": a test points the containers of its Pods at
+	// log files with it, and kwok's kubelet server answers their logs.
+	kwokClusterLogsCRD = "kwok-clusterlogs-crd.yaml"
 
 	controllerManagerLog = "kube-controller-manager.log"
 	schedulerLog         = "kube-scheduler.log"
@@ -81,7 +85,10 @@ func (cp *ControlPlane) schedulerArgs() []string {
 
 // kwokArgs is kwok's command line: it manages only the nodes annotated
 // KwokNodeAnnotation=KwokNodeValue and plays the shipped fast node and pod
-// stages, except on Pods annotated CustomStatusAnnotation=custom. Without --server-address or --node-port it serves nothing.
+// stages, except on Pods annotated CustomStatusAnnotation=custom. Its
+// kubelet server listens on 127.0.0.1:cp.kwokPort (TLS, a certificate of
+// its own the kube-apiserver does not verify), every node's address and
+// port, and answers container logs as the ClusterLogs objects say.
 func (cp *ControlPlane) kwokArgs() []string {
 	return slices.Concat([]string{
 		"--kubeconfig=" + cp.adminKubeconfig,
@@ -92,7 +99,12 @@ func (cp *ControlPlane) kwokArgs() []string {
 		// A Pod annotated so keeps the status a test writes.
 		"--disregard-status-with-annotation-selector=" + CustomStatusAnnotation + "=custom",
 		"--cidr=10.64.0.1/10",
-		"--node-ip=10.0.0.1",
+		"--node-ip=127.0.0.1",
+		fmt.Sprintf("--node-port=%d", cp.kwokPort),
+		fmt.Sprintf("--server-address=127.0.0.1:%d", cp.kwokPort),
+		"--tls-cert-file=" + cp.path(kwokCertFile),
+		"--tls-private-key-file=" + cp.path(kwokKeyFile),
+		"--enable-crds=ClusterLogs",
 		"--node-lease-duration-seconds=40",
 	}, cp.kwokFlags)
 }
@@ -144,6 +156,9 @@ func probePodOnNode(node string) string {
 // probe Pod was scheduled, ran and is gone again. The admin kubeconfig
 // must exist.
 func (cp *ControlPlane) startBusy(ctx context.Context) error {
+	if err := cp.prepareKwokServer(ctx); err != nil {
+		return err
+	}
 	specs := []struct {
 		name, log string
 		args      []string

@@ -32,6 +32,7 @@ func TestBusyArgs(t *testing.T) {
 		controllerManagerFlags: []string{"--kube-api-qps=500"},
 		schedulerFlags:         []string{"--kube-api-qps=400"},
 		kwokFlags:              []string{"--cidr=10.200.0.1/16"},
+		kwokPort:               10250,
 	}
 	tests := []struct {
 		name string
@@ -50,7 +51,10 @@ func TestBusyArgs(t *testing.T) {
 		{"kwok", cp.kwokArgs(), []string{
 			"--kubeconfig=/work/admin.kubeconfig", "--config=/bin-dir/kwok-stages.yaml", "--manage-all-nodes=false",
 			"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake", "--manage-nodes-with-label-selector=",
-			"--disregard-status-with-annotation-selector=kwok.x-k8s.io/status=custom", "--cidr=10.64.0.1/10", "--node-ip=10.0.0.1", "--node-lease-duration-seconds=40",
+			"--disregard-status-with-annotation-selector=kwok.x-k8s.io/status=custom", "--cidr=10.64.0.1/10",
+			"--node-ip=127.0.0.1", "--node-port=10250", "--server-address=127.0.0.1:10250",
+			"--tls-cert-file=/work/kwok-server.crt", "--tls-private-key-file=/work/kwok-server.key", "--enable-crds=ClusterLogs",
+			"--node-lease-duration-seconds=40",
 			// The caller's flags come last, so they win over the defaults.
 			"--cidr=10.200.0.1/16",
 		}},
@@ -60,8 +64,11 @@ func TestBusyArgs(t *testing.T) {
 			if !slices.Equal(tt.args, tt.want) {
 				t.Fatalf("got %q,\nwant %q", tt.args, tt.want)
 			}
+			// kwok serves on --server-address, or on every address at
+			// --node-port without one.
+			loopback := slices.ContainsFunc(tt.args, func(a string) bool { return strings.HasPrefix(a, "--server-address=127.0.0.1:") })
 			for _, a := range tt.args {
-				if strings.Contains(a, "0.0.0.0") || strings.HasPrefix(a, "--server-address") || strings.HasPrefix(a, "--node-port") {
+				if strings.Contains(a, "0.0.0.0") || strings.HasPrefix(a, "--server-address") && !loopback || strings.HasPrefix(a, "--node-port") && !loopback {
 					t.Errorf("flag %q would serve beyond loopback", a)
 				}
 			}
@@ -163,7 +170,8 @@ func TestCheck(t *testing.T) {
 		{"busy without kwok", "kube-scheduler", 0o755, 2, missing("kwok")},
 		{"kwok not executable", "kwok", 0o644, 2, fmt.Sprintf(`kwok in %s is not executable: run "make controlplane" first`, dir)},
 		{"busy without stages", "kwok", 0o755, 2, missing("kwok-stages.yaml")},
-		{"busy", "kwok-stages.yaml", 0o644, 2, ""},
+		{"busy without the ClusterLogs CRD", "kwok-stages.yaml", 0o644, 2, missing("kwok-clusterlogs-crd.yaml")},
+		{"busy", "kwok-clusterlogs-crd.yaml", 0o644, 2, ""},
 		{"negative nodes", "", 0, -1, "options: -1 nodes: want 0 (no simulated nodes) or more"},
 	}
 	for _, s := range steps {

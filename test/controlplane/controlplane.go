@@ -121,8 +121,10 @@ func Check(opts Options) error {
 		}
 	}
 	if opts.Nodes > 0 {
-		if err := checkFile(binDir, kwokStagesFile); err != nil {
-			return err
+		for _, name := range []string{kwokStagesFile, kwokClusterLogsCRD} {
+			if err := checkFile(binDir, name); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -153,6 +155,9 @@ type ControlPlane struct {
 	userKubeconfig  string
 
 	failed chan error
+	// kwokPort is where kwok's kubelet server listens, and every node's
+	// kubelet port: chosen once, when the busy cluster starts.
+	kwokPort int
 
 	mu        sync.Mutex // guards the processes (replicas too) and stopped
 	etcd      *process
@@ -410,6 +415,9 @@ func (cp *ControlPlane) apiserverArgsOn(port int) []string {
 		// endpoint of the "kubernetes" service, which validation rejects as a
 		// loopback address (an error line every 10s in the log).
 		"--endpoint-reconciler-type=none",
+		// kwok's nodes also have a Hostname address that resolves to
+		// nothing: logs and exec go to their InternalIP, kwok's server.
+		"--kubelet-preferred-address-types=InternalIP",
 	}, cp.apiserverFlags)
 }
 
