@@ -23,8 +23,8 @@ import (
 type logsVerdict struct {
 	Type, Outcome string
 	Objects       []struct {
-		Kind, Name string
-		Logs       *struct {
+		Kind, Name, UID string
+		Logs            *struct {
 			Container   string
 			Previous    bool
 			Lines       []string
@@ -71,7 +71,8 @@ func serveLogs(t *testing.T, c *cluster, ns string, prev, current []string) {
 // TestBusyBlockerLogs: a rollout that fails on a crash-looping container
 // ends with the last lines of that container's previous log, as kwok's
 // kubelet server serves them: in the Verdict record and, escaped, under
-// the error on stderr. --logs=0 asks nothing; a user who may not read
+// the error on stderr, and in its recording, whose replay says them as
+// the live run did. --logs=0 asks nothing; a user who may not read
 // pods/log gets the verdict, one line saying why, and the reason in the
 // record.
 func TestBusyBlockerLogs(t *testing.T) {
@@ -98,6 +99,7 @@ func TestBusyBlockerLogs(t *testing.T) {
 		}
 		return res, v
 	}
+	var uid string // of the Pod whose logs the last verdict read
 	logsOf := func(v logsVerdict) (name string, logs *struct {
 		Container   string
 		Previous    bool
@@ -106,13 +108,16 @@ func TestBusyBlockerLogs(t *testing.T) {
 	}) {
 		for _, o := range v.Objects {
 			if o.Kind == "Pod" && o.Logs != nil {
+				uid = o.UID
 				return o.Name, o.Logs
 			}
 		}
 		return "", nil
 	}
 
-	res, v := run(c.cp.AdminKubeconfig(), "deploy/web", "-n", r.ns, "--tree")
+	dir := t.TempDir()
+	recorded, page := filepath.Join(dir, "web.jsonl.zst"), filepath.Join(dir, "web.html")
+	res, v := run(c.cp.AdminKubeconfig(), "deploy/web", "-n", r.ns, "--tree", "--record="+recorded, "--timeline="+page)
 	name, logs := logsOf(v)
 	if logs == nil || logs.Container != "web" || !logs.Previous || strings.Join(logs.Lines, "\n") != strings.Join(prev[2:], "\n") {
 		t.Fatalf("the Verdict's logs %+v of %s, want the last 10 lines of web's previous instance", logs, name)
@@ -121,6 +126,28 @@ func TestBusyBlockerLogs(t *testing.T) {
 	if !strings.Contains(res.stderr, wantStderr) || !strings.Contains(res.stderr, `    \x1b[31mpanic: DATABASE_URL is not set\x1b[0m`) ||
 		!strings.Contains(res.stderr, `    \x1b]0;owned\x07exit status 2`) || strings.ContainsAny(res.stderr, "\x1b\x07") {
 		t.Errorf("stderr does not end with the escaped log lines under the error:\n%s", res.stderr)
+	}
+
+	// The page shows them on the blocker's lane, on a click, as text.
+	b := openBrowser(t)
+	b.open(page)
+	b.click(fmt.Sprintf(`[data-delta][data-uid=%q]`, uid))
+	shown := eval[string](b, `(function(){var s=document.querySelector('[data-details] [data-logs="web"]');return s?s.textContent:''})()`)
+	if !strings.Contains(shown, "Log of container web (its previous instance)") || !strings.Contains(shown, "panic: DATABASE_URL is not set") ||
+		eval[int](b, `document.querySelectorAll('[data-details] [data-logs] *:not(h3):not(pre)').length`) != 0 {
+		t.Errorf("a click on the crash-looping Pod's lane shows %q, want its log's last lines as text", shown)
+	}
+	b.noConsoleErrors()
+
+	// The recording holds them: its replay, with no cluster to ask, says
+	// them too (as many as --logs asks, of those recorded).
+	res, v = run(c.cp.AdminKubeconfig(), "--replay="+recorded)
+	if _, replayed := logsOf(v); replayed == nil || strings.Join(replayed.Lines, "\n") != strings.Join(logs.Lines, "\n") || !strings.Contains(res.stderr, wantStderr) {
+		t.Errorf("the replay's logs %+v, stderr %q; want the recorded run's", replayed, res.stderr)
+	}
+	_, v = run(c.cp.AdminKubeconfig(), "--replay="+recorded, "--logs=2")
+	if _, replayed := logsOf(v); replayed == nil || strings.Join(replayed.Lines, "\n") != strings.Join(prev[10:], "\n") {
+		t.Errorf("the replay with --logs=2 has logs %+v, want the last 2 lines", replayed)
 	}
 
 	res, v = run(c.cp.AdminKubeconfig(), "deploy/web", "-n", r.ns, "--tree", "--logs=0")

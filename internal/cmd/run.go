@@ -322,8 +322,8 @@ func (r *run) exit(clusters []*targets.Cluster, engine *informer.Engine, err err
 	case errors.Is(err, informer.ErrInterrupted):
 		return &ExitError{Code: exitInterrupted}
 	case errors.As(err, &failed):
-		if r.explainsFromStream() {
-			failed.ExplainFrom(r.join.LatestWarning)
+		if r.player != nil {
+			failed.ExplainFrom(r.shownWarnings(), r.player.LogsOf)
 		} else {
 			failed.Explain(clientsOf(clusters), !r.Targets.Tree)
 		}
@@ -335,8 +335,8 @@ func (r *run) exit(clusters []*targets.Cluster, engine *informer.Engine, err err
 		var timedOut *condition.TimeoutError
 		if errors.As(err, &timedOut) {
 			timedOut.SourceEnded = ended
-			if r.explainsFromStream() {
-				timedOut.ExplainFrom(r.join.LatestWarning)
+			if r.player != nil {
+				timedOut.ExplainFrom(r.shownWarnings(), r.player.LogsOf)
 			} else {
 				timedOut.Explain(clientsOf(clusters), !r.Targets.Tree)
 			}
@@ -350,7 +350,7 @@ func (r *run) exit(clusters []*targets.Cluster, engine *informer.Engine, err err
 	case err == nil && r.Wait.UntilSynced:
 		return incompleteSnapshot(clusters)
 	}
-	if _, records := r.printer.(printer.VerdictPrinter); records && err == nil && !r.Wait.Quiet {
+	if _, records := r.printer.(printer.VerdictPrinter); (records && !r.Wait.Quiet || r.recorder != nil) && err == nil {
 		if met, ok := r.waiter.Met(); ok { // each object described: only for a record
 			r.printVerdict("Met", r.waiter.Waited(), met)
 		}
@@ -358,15 +358,38 @@ func (r *run) exit(clusters []*targets.Cluster, engine *informer.Engine, err err
 	return err
 }
 
-// explainsFromStream: what held a wait up is explained by the Events the
-// stream showed (a replay with --events has no cluster to ask).
-func (r *run) explainsFromStream() bool { return r.player != nil && r.join != nil }
+// shownWarnings is, in a replay, where the latest Warning about an object
+// comes from: the Events the stream showed (--events), nil without them.
+func (r *run) shownWarnings() func(context, uid string) (events.Warning, bool) {
+	if r.join == nil {
+		return nil
+	}
+	return r.join.LatestWarning
+}
 
 // printVerdict ends a JSON or YAML stream stopped by a condition with its
-// Verdict record (not with -q: stdout then carries nothing).
+// Verdict record (not with -q: stdout then carries nothing), writes it to
+// --record's recording, whose replays have no cluster to ask for the logs
+// it holds, and hands those logs to the page.
 func (r *run) printVerdict(outcome, cond string, held []condition.Held) {
-	if p, ok := r.printer.(printer.VerdictPrinter); ok && !r.Wait.Quiet {
-		_ = p.PrintVerdict(r.Out, condition.Verdict(outcome, cond, held, r.waiter.Now()))
+	if r.page != nil {
+		for _, h := range held {
+			if h.Logs != nil { // the page shows them on the blocker's lane
+				r.page.NoteLogs(h.Context, h.UID, *h.Logs)
+			}
+		}
+	}
+	p, prints := r.printer.(printer.VerdictPrinter)
+	prints = prints && !r.Wait.Quiet
+	if !prints && r.recorder == nil {
+		return
+	}
+	v := condition.Verdict(outcome, cond, held, r.waiter.Now())
+	if r.recorder != nil {
+		_ = r.recorder.Verdict(v) // a failed write shows when the recorder closes
+	}
+	if prints {
+		_ = p.PrintVerdict(r.Out, v)
 	}
 }
 

@@ -2,6 +2,7 @@ package condition
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -9,6 +10,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/events"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/health"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 // ExplainLimit bounds the look-ups that explain a failure or a timeout:
@@ -33,25 +35,45 @@ func (e *FailedError) Explain(clientOf func(context string) rest.Interface, find
 	e.Held, e.Blockers = all[0], all[1:]
 }
 
-// ExplainFrom adds to the objects that held the wait up their latest
-// Warning as shown tells it — the Events the stream showed, where there is
-// no cluster to ask (a replay; Join.LatestWarning).
-func (e *TimeoutError) ExplainFrom(shown func(context, uid string) (events.Warning, bool)) {
+// ExplainFrom adds to the objects that held the wait up what the stream
+// showed of them, where there is no cluster to ask (a replay): their
+// latest Warning as shown tells it (Join.LatestWarning; nil without
+// Events), and their failing containers' last log lines as logs tells
+// them (the Verdicts the recording holds; nil for none).
+func (e *TimeoutError) ExplainFrom(shown func(context, uid string) (events.Warning, bool), logs func(context, uid string) (printer.VerdictLogs, bool)) {
 	for i := range e.Held {
-		warnFrom(shown, &e.Held[i])
+		e.logs.fromStream(&e.Held[i], shown, logs)
 	}
 }
 
-// ExplainFrom adds to the object --fail-when held for its latest Warning
-// as shown tells it (see TimeoutError.ExplainFrom).
-func (e *FailedError) ExplainFrom(shown func(context, uid string) (events.Warning, bool)) {
-	warnFrom(shown, &e.Held)
+// ExplainFrom adds to the object --fail-when held for what the stream
+// showed of it (see TimeoutError.ExplainFrom).
+func (e *FailedError) ExplainFrom(shown func(context, uid string) (events.Warning, bool), logs func(context, uid string) (printer.VerdictLogs, bool)) {
+	e.logs.fromStream(&e.Held, shown, logs)
 }
 
-// warnFrom adds to h its latest Warning as shown tells it.
-func warnFrom(shown func(context, uid string) (events.Warning, bool), h *Held) {
-	if w, found := shown(h.Context, h.UID); found {
-		h.Explained, h.Warning = w.String(), &w
+// fromStream adds to h its latest Warning as shown tells it and the last
+// f.lines of its logs as logs tells them (either nil: nothing), saying
+// on f.warn why logs the recorded run could not read are missing.
+func (f logFetch) fromStream(h *Held, shown func(context, uid string) (events.Warning, bool), logs func(context, uid string) (printer.VerdictLogs, bool)) {
+	if shown != nil {
+		if w, found := shown(h.Context, h.UID); found {
+			h.Explained, h.Warning = w.String(), &w
+		}
+	}
+	if logs == nil || f.lines <= 0 || h.UID == "" {
+		return
+	}
+	l, found := logs(h.Context, h.UID)
+	if !found {
+		return
+	}
+	if len(l.Lines) > f.lines {
+		l.Lines = l.Lines[len(l.Lines)-f.lines:]
+	}
+	h.Logs = &l
+	if l.Unavailable != "" && f.warn != nil {
+		fmt.Fprintf(f.warn, "info: no logs for %s: %s\n", h.Name, textsafe.OneLine(l.Unavailable))
 	}
 }
 

@@ -50,10 +50,10 @@ type VerdictObject struct {
 // one. Unavailable says why there are none when they could not be read
 // (forbidden, the node unreachable): Lines is then empty.
 type VerdictLogs struct {
-	Container   string
-	Previous    bool
-	Lines       []string
-	Unavailable string
+	Container   string   `json:"container"`
+	Previous    bool     `json:"previous"`
+	Lines       []string `json:"lines"`
+	Unavailable string   `json:"unavailable,omitempty"`
 }
 
 // VerdictEvent is a Warning Event of a Verdict's object.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
@@ -128,6 +129,9 @@ func appendLane(b []byte, l *lane, log, heads *chunkLog) []byte {
 		b = append(b, '}')
 	}
 	b = append(b, ']')
+	if l.logs != nil {
+		b = appendLogs(appendKey(b, "logs"), l.logs)
+	}
 	if len(l.Health) > 0 {
 		b = appendKey(b, "health")
 		b = append(b, '[')
@@ -247,3 +251,27 @@ func appendRawText(b []byte, raw []byte) []byte { return rawobj.AppendScriptStri
 // appendText appends s as a JSON string that cannot end the script
 // element the document sits in (rawobj.AppendScriptString).
 func appendText(b []byte, s string) []byte { return rawobj.AppendScriptString(b, s) }
+
+// appendLogs appends the logs of a lane as the page reads them:
+// container, previous, lines, and unavailable when they could not be
+// read.
+func appendLogs(b []byte, logs *printer.VerdictLogs) []byte {
+	b = append(b, `{"container":`...)
+	b = appendText(b, logs.Container)
+	b = appendKey(b, "previous")
+	b = strconv.AppendBool(b, logs.Previous)
+	b = appendKey(b, "lines")
+	b = append(b, '[')
+	for i, line := range logs.Lines {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendText(b, line)
+	}
+	b = append(b, ']')
+	if logs.Unavailable != "" {
+		b = appendKey(b, "unavailable")
+		b = appendText(b, logs.Unavailable)
+	}
+	return append(b, '}')
+}

@@ -204,6 +204,9 @@ type lane struct {
 	// verdict changes at recheckAt unless another delta comes first.
 	recheck   *rawobj.Object
 	recheckAt time.Time
+	// logs, when not nil, are the last lines of its failing container's
+	// log that the verdict read (NoteLogs).
+	logs *printer.VerdictLogs
 }
 
 // mark is one delta of a lane (see page.html for the keys).
@@ -296,6 +299,19 @@ func (t *Timeline) NoteGap(from, to time.Time) {
 	g := [2]int64{from.UnixMilli(), to.UnixMilli()}
 	if !slices.Contains(t.gaps, g) {
 		t.gaps = append(t.gaps, g)
+		t.dirty = true
+	}
+}
+
+// NoteLogs gives the lane of the object uid in the cluster of context the
+// last lines of its failing container's log, as the verdict that ended
+// the run read them; an object the page has no lane of is passed over.
+// Safe from any goroutine.
+func (t *Timeline) NoteLogs(context, uid string, logs printer.VerdictLogs) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i, ok := t.byUID.get(context, uid); ok {
+		t.lanes[i].logs = &logs
 		t.dirty = true
 	}
 }

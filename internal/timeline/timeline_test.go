@@ -55,6 +55,8 @@ type readLane struct {
 	Name       string `json:"name"`
 	UID        string `json:"uid"`
 	Marks      []mark `json:"marks"`
+	// Logs is the lane's "logs" (NoteLogs).
+	Logs *printer.VerdictLogs `json:"logs,omitempty"`
 }
 
 // newLane is a lane so named, outside any Timeline.
@@ -698,5 +700,27 @@ func TestChangesArePatched(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestNoteLogsOnTheBlockersLane: the logs the verdict read go on the lane
+// of their object, in the data as the page reads them, never able to end
+// the script element; logs of an object without a lane change nothing.
+func TestNoteLogsOnTheBlockersLane(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.html")
+	tl := New(path, "", nil)
+	tl.Observe(recordOf("Added", "Pod", "web-1", "pod-uid", time.Second), object(t, "Pod", "web-1", "pod-uid", ""), stage.Changes{})
+	logs := printer.VerdictLogs{Container: "app", Previous: true, Lines: []string{"starting", "panic: </script><b>no</b> \x1b[31m"}}
+	tl.NoteLogs("", "pod-uid", logs)
+	tl.NoteLogs("", "other-uid", printer.VerdictLogs{Container: "x", Unavailable: "forbidden"})
+	if err := tl.Write(false); err != nil {
+		t.Fatal(err)
+	}
+	doc, data := readDocument(t, path)
+	if len(doc.Lanes) != 1 || doc.Lanes[0].Logs == nil || !reflect.DeepEqual(*doc.Lanes[0].Logs, logs) {
+		t.Fatalf("lanes %+v, want the Pod's with logs %+v", doc.Lanes, logs)
+	}
+	if strings.Contains(data, "</script") {
+		t.Errorf("a log line ends the script element: %s", data)
 	}
 }

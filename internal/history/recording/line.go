@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
@@ -32,9 +33,18 @@ type Line struct {
 	Header    *Header
 	Heartbeat *Heartbeat
 	Gap       *Gap
-	// Verdict is set for a "Verdict" line (-o json output): nothing to
-	// play.
+	// Verdict is set for a "Verdict" line (-o json output, or the end of
+	// a recorded run that waited): nothing to play. Logs are the logs of
+	// failing containers it holds.
 	Verdict bool
+	Logs    []ObjectLogs
+}
+
+// ObjectLogs are the logs a Verdict line holds of one object (its
+// "logs"): its failing container's last lines, as the run read them.
+type ObjectLogs struct {
+	Context, UID string
+	Logs         printer.VerdictLogs
 }
 
 // Mark reports whether l is a Heartbeat, a Gap or a Verdict: a line that
@@ -111,6 +121,20 @@ func ParseLine(name string, number int, data []byte) (*Line, error) {
 		return &l, nil
 	case VerdictType:
 		l.Verdict = true
+		var v struct {
+			Objects []struct {
+				Context, UID string
+				Logs         *printer.VerdictLogs
+			}
+		}
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, fmt.Errorf("%s:%d: a %q line that does not read: %w", name, number, l.Type, err)
+		}
+		for _, o := range v.Objects {
+			if o.Logs != nil {
+				l.Logs = append(l.Logs, ObjectLogs{Context: o.Context, UID: o.UID, Logs: *o.Logs})
+			}
+		}
 		return &l, nil
 	case GapType:
 		var g Gap

@@ -199,6 +199,16 @@ func (r *Recorder) writeLine(v any) error {
 	return err
 }
 
+// Verdict writes v, the Verdict that ends the run (with the logs it
+// read of failing containers, which a replay has no cluster to ask for).
+func (r *Recorder) Verdict(v *printer.Verdict) error {
+	if !r.begun {
+		return nil
+	}
+	_, err := r.w.Write(append(printer.AppendVerdictJSON(nil, v), '\n'))
+	return err
+}
+
 // PositionsFrom has every Heartbeat say where the collections stand, as
 // positions tells (the engine's Positions).
 func (r *Recorder) PositionsFrom(positions func() []informer.Position) { r.positions = positions }

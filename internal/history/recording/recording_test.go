@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 )
 
 // lines are records of a few sizes, one longer than the reader's buffer.
@@ -332,5 +335,29 @@ func TestReadSpanIsTheLatestLine(t *testing.T) {
 	}
 	if got, want := span.String(), "2026-11-26T10:40:00Z to 2026-11-26T10:41:00.1Z"; got != want {
 		t.Errorf("span %s, want %s", got, want)
+	}
+}
+
+// TestVerdictLineKeepsLogs: a Verdict line is nothing to play, and the
+// logs of failing containers it holds are read with it, by context and
+// UID; objects without logs add none.
+func TestVerdictLineKeepsLogs(t *testing.T) {
+	v := &printer.Verdict{Outcome: "Failed", Condition: "--fail-when=status=Failed", Objects: []printer.VerdictObject{
+		{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web", UID: "d1"},
+		{Context: "prod", APIVersion: "v1", Kind: "Pod", Namespace: "demo", Name: "web-1", UID: "p1",
+			Logs: &printer.VerdictLogs{Container: "app", Previous: true, Lines: []string{"panic: \x1b[31mno\x1b[0m"}}},
+		{APIVersion: "v1", Kind: "Pod", Namespace: "demo", Name: "web-2", UID: "p2",
+			Logs: &printer.VerdictLogs{Container: "app", Unavailable: "forbidden"}},
+	}}
+	l, err := ParseLine("r", 7, printer.AppendVerdictJSON(nil, v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ObjectLogs{
+		{Context: "prod", UID: "p1", Logs: printer.VerdictLogs{Container: "app", Previous: true, Lines: []string{"panic: \x1b[31mno\x1b[0m"}}},
+		{UID: "p2", Logs: printer.VerdictLogs{Container: "app", Unavailable: "forbidden"}},
+	}
+	if !l.Verdict || !l.Mark() || !reflect.DeepEqual(l.Logs, want) {
+		t.Errorf("ParseLine = verdict %v, mark %v, logs %+v; want %+v", l.Verdict, l.Mark(), l.Logs, want)
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/rawobj"
 )
 
@@ -91,12 +92,41 @@ type Player struct {
 	recordedBy []func(informer.Target, *rawobj.Object) (bool, bool)
 
 	// mu guards every feed's expected, inflight and watcher, the clock's
-	// moves, and err; cond (on mu) is broadcast when any of them changes.
+	// moves, err and logs; cond (on mu) is broadcast when any of them
+	// changes.
 	mu   sync.Mutex
 	cond *sync.Cond
 	err  error
+	// logs are the logs of failing containers the recorded runs' Verdicts
+	// hold, by context and UID: the latest read so far.
+	logs map[string]printer.VerdictLogs
 	// done is closed when the whole recording has been handed out.
 	done chan struct{}
+}
+
+// noteLogs keeps the logs the Verdict line l holds.
+func (p *Player) noteLogs(l *recording.Line) {
+	if len(l.Logs) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.logs == nil {
+		p.logs = map[string]printer.VerdictLogs{}
+	}
+	for _, o := range l.Logs {
+		p.logs[o.Context+"|"+o.UID] = o.Logs
+	}
+}
+
+// LogsOf are the logs of the failing container of the object uid in the
+// cluster of context that the recording holds, as a recorded run read
+// them when it ended; false when it holds none. Safe from any goroutine.
+func (p *Player) LogsOf(context, uid string) (printer.VerdictLogs, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l, ok := p.logs[context+"|"+uid]
+	return l, ok
 }
 
 // feed is one collection the run watches: its state as far as the
@@ -734,6 +764,7 @@ func (p *Player) feed(ctx context.Context, batch []*recording.Line) {
 		return
 	}
 	if l.Verdict {
+		p.noteLogs(l)
 		return
 	}
 	if l.Type == recording.SyncType {

@@ -74,6 +74,7 @@ func (p *Player) fastForward() error {
 		case l.Heartbeat != nil:
 			p.sawHeartbeat(l)
 		case l.Verdict:
+			p.noteLogs(l)
 		default:
 			p.applyBefore(l)
 		}
