@@ -121,19 +121,8 @@ func ParseLine(name string, number int, data []byte) (*Line, error) {
 		return &l, nil
 	case VerdictType:
 		l.Verdict = true
-		var v struct {
-			Objects []struct {
-				Context, UID string
-				Logs         *printer.VerdictLogs
-			}
-		}
-		if err := json.Unmarshal(data, &v); err != nil {
+		if l.Logs, err = verdictLogs(data); err != nil {
 			return nil, fmt.Errorf("%s:%d: a %q line that does not read: %w", name, number, l.Type, err)
-		}
-		for _, o := range v.Objects {
-			if o.Logs != nil {
-				l.Logs = append(l.Logs, ObjectLogs{Context: o.Context, UID: o.UID, Logs: *o.Logs})
-			}
 		}
 		return &l, nil
 	case GapType:
@@ -174,6 +163,26 @@ func ParseLine(name string, number int, data []byte) (*Line, error) {
 		return nil, fmt.Errorf("%s:%d: a %s record without its object", name, number, l.Type)
 	}
 	return &l, nil
+}
+
+// verdictLogs are the logs of the objects of the Verdict line data.
+func verdictLogs(data []byte) ([]ObjectLogs, error) {
+	var v struct {
+		Objects []struct {
+			Context, UID string
+			Logs         *printer.VerdictLogs
+		}
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	var out []ObjectLogs
+	for _, o := range v.Objects {
+		if o.Logs != nil {
+			out = append(out, ObjectLogs{Context: o.Context, UID: o.UID, Logs: *o.Logs})
+		}
+	}
+	return out, nil
 }
 
 // jsonString is the JSON string value raw, unescaped; "" for null.
