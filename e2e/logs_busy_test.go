@@ -139,6 +139,19 @@ func TestBusyBlockerLogs(t *testing.T) {
 	}
 	b.noConsoleErrors()
 
+	// --live's last frame has them under the blocking Pod, escaped: the
+	// only blocker, its last five lines.
+	live := startLive(t, c.cp.AdminKubeconfig(), 160, 40, "deploy/web", "-n", r.ns, "--live", "--tree",
+		"--until=status=Current", "--fail-when=status=Failed", "--timeout=2m")
+	if code := live.waitExit(3 * time.Minute); code != 2 {
+		t.Fatalf("--live: exit %d, want 2; stderr: %s", code, live.stderr.String())
+	}
+	checkStream(t, live.out.String())
+	final := strings.Join(lastFrame(live.out.String()), "\n")
+	if !strings.Contains(final, "│ line 8") || !strings.Contains(final, `│ \x1b[31mpanic: DATABASE_URL is not set\x1b[0m`) || strings.Contains(final, "│ line 7") {
+		t.Errorf("--live's last frame lacks the blocker's last five log lines:\n%s", final)
+	}
+
 	// The recording holds them: its replay, with no cluster to ask, says
 	// them too (as many as --logs asks, of those recorded).
 	res, v = run(c.cp.AdminKubeconfig(), "--replay="+recorded)

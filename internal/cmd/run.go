@@ -52,6 +52,9 @@ type run struct {
 	live     *live.Run
 	observer stage.Observer
 	observed *stage.Stage
+	// stopLive, once the live view draws, draws its last frame and
+	// writes the messages held below it.
+	stopLive func()
 }
 
 // Run watches what the arguments resolve to until a stop condition, a
@@ -90,6 +93,11 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 			}
 		}()
 	}
+	defer func() {
+		if r.stopLive != nil {
+			r.stopLive()
+		}
+	}()
 	if r.player != nil {
 		if r.page != nil {
 			r.player.OnGap(func(g recording.Gap) { r.page.NoteGap(g.From, g.To) })
@@ -242,7 +250,9 @@ func (r *run) runStream(ctx context.Context, engine *informer.Engine, follows []
 		defer r.page.Start(r.ErrOut)()
 	}
 	if r.live != nil {
-		defer r.live.Start()() // the last frame stays, the messages below it
+		// Stopped when Run returns, the verdict explained: the last frame
+		// stays, with the blocker's log lines, the messages below it.
+		r.stopLive = r.live.Start()
 	}
 	if line := r.Progress.ForStream(r.ErrOut, r.Out, r.Wait.Quiet, !r.Records.WatchOnly, engine.Targets, strings.Join(r.History.Replay, ","), r.replayClock()); line != nil {
 		defer line.Stop()
@@ -370,13 +380,17 @@ func (r *run) shownWarnings() func(context, uid string) (events.Warning, bool) {
 // printVerdict ends a JSON or YAML stream stopped by a condition with its
 // Verdict record (not with -q: stdout then carries nothing), writes it to
 // --record's recording, whose replays have no cluster to ask for the logs
-// it holds, and hands those logs to the page.
+// it holds, and hands those logs to the page and the live view.
 func (r *run) printVerdict(outcome, cond string, held []condition.Held) {
-	if r.page != nil {
-		for _, h := range held {
-			if h.Logs != nil { // the page shows them on the blocker's lane
-				r.page.NoteLogs(h.Context, h.UID, *h.Logs)
-			}
+	for _, h := range held {
+		if h.Logs == nil {
+			continue
+		}
+		if r.page != nil {
+			r.page.NoteLogs(h.Context, h.UID, *h.Logs) // on the blocker's lane
+		}
+		if r.live != nil {
+			r.live.View.SetLogs(h.Context, h.UID, *h.Logs) // under it in the last frame
 		}
 	}
 	p, prints := r.printer.(printer.VerdictPrinter)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
 
 // quietFor is how long a Current subtree must have been still before it
@@ -16,9 +18,35 @@ const quietFor = 3 * time.Second
 // under it, or a fold.
 type row struct {
 	name, health, last, message string
-	// status colours health; warning marks a Warning line.
-	status  string
-	warning bool
+	// status colours health; warning marks a Warning line, log a line of
+	// a failing container's log.
+	status       string
+	warning, log bool
+}
+
+// Log lines under a blocker: the last one under each, more when it is
+// the only one.
+const (
+	logLinesEach = 1
+	logLinesOnly = 5
+)
+
+// showLogs sets how many of its log lines each object shows: the last
+// logLinesEach, or logLinesOnly when one object alone has logs.
+func (v *View) showLogs() {
+	var with []*object
+	for _, o := range v.objects {
+		if len(o.logs) > 0 {
+			with = append(with, o)
+		}
+	}
+	each := logLinesEach
+	if len(with) == 1 {
+		each = logLinesOnly
+	}
+	for _, o := range with {
+		o.logsShown = min(len(o.logs), each)
+	}
 }
 
 // Frame lays the view out for a terminal of width × height at now: the
@@ -53,6 +81,7 @@ func (v *View) Frame(width, height int, now time.Time, color bool) []string {
 	}
 	lines = append(lines, v.notes.lines(now, width, color)...)
 	room := height - len(lines) - 1 // the column heads
+	v.showLogs()
 	return append(lines, v.table(foldToFit(v.rows(now), room), width, color, now)...)
 }
 
@@ -170,6 +199,9 @@ func linesOf(rows []shown) int {
 		if r.fold == 0 && r.n.o.warning != "" {
 			n++
 		}
+		if r.fold == 0 {
+			n += r.n.o.logsShown
+		}
 	}
 	return n
 }
@@ -274,10 +306,13 @@ func (v *View) table(rows []shown, width int, color bool, now time.Time) []strin
 		if o.warning != "" {
 			cells = append(cells, row{name: indent + "  ⚠ Warning " + o.warning, warning: true})
 		}
+		for _, line := range o.logs[len(o.logs)-o.logsShown:] {
+			cells = append(cells, row{name: indent + "  │ " + textsafe.String(line), log: true})
+		}
 	}
 	nameW := utf8.RuneCountInString("OBJECT")
 	for _, c := range cells {
-		if c.warning || c.health == "" && c.last == "" {
+		if c.warning || c.log || c.health == "" && c.last == "" {
 			continue
 		}
 		nameW = max(nameW, utf8.RuneCountInString(c.name))
@@ -286,7 +321,7 @@ func (v *View) table(rows []shown, width int, color bool, now time.Time) []strin
 	const healthW, lastW = 11, 14
 	out := []string{fit(pad("OBJECT", nameW)+" "+pad("HEALTH", healthW)+" "+pad("LAST", lastW)+" MESSAGE", width)}
 	for _, c := range cells {
-		if c.warning || c.health == "" && c.last == "" && c.message == "" {
+		if c.warning || c.log || c.health == "" && c.last == "" && c.message == "" {
 			line := fit(c.name, width)
 			if c.warning {
 				line = paint(color, "Failed", line)

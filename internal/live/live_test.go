@@ -357,3 +357,39 @@ info: the server does not render configmaps as a table: generic columns for it
 		t.Errorf("stderr after the view:\n%s", got)
 	}
 }
+
+// TestFrameShowsTheBlockersLog: the last lines of a failing container's
+// log go under its Pod, escaped — the last five when it is the only
+// blocker with logs, the last one each when there are more; logs of an
+// object not shown change nothing.
+func TestFrameShowsTheBlockersLog(t *testing.T) {
+	v := NewView("deploy/web --tree", false)
+	v.begin(t0)
+	observe(t, v, "Deployment", "web", "d1", "", "InProgress", t0)
+	observe(t, v, "Pod", "web-1", "p1", "d1", "Failed", t0.Add(time.Second))
+	observe(t, v, "Pod", "web-2", "p2", "d1", "Failed", t0.Add(time.Second))
+	lines := make([]string, 0, 7)
+	for i := range 7 {
+		lines = append(lines, fmt.Sprintf("line %d", i+1))
+	}
+	lines[6] = "\x1b[31mpanic: DATABASE_URL is not set"
+	v.SetLogs("", "p1", printer.VerdictLogs{Container: "app", Previous: true, Lines: lines})
+	v.SetLogs("", "nowhere", printer.VerdictLogs{Container: "app", Lines: []string{"x"}})
+
+	table := v.Frame(100, 30, t0.Add(10*time.Second), false)[2:]
+	want := []string{"deployment/web", "  pod/web-1", "    │ line 3", "    │ line 4", "    │ line 5", "    │ line 6", `    │ \x1b[31mpanic: DATABASE_URL is not set`, "  pod/web-2"}
+	if len(table) != len(want) {
+		t.Fatalf("rows:\n%s\nwant %d", strings.Join(table, "\n"), len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(table[i], w) {
+			t.Errorf("row %d: %q, want it to begin %q", i, table[i], w)
+		}
+	}
+
+	v.SetLogs("", "p2", printer.VerdictLogs{Container: "app", Lines: []string{"one", "two"}})
+	table = v.Frame(100, 30, t0.Add(10*time.Second), false)[2:]
+	if got := strings.Join(table, "\n"); strings.Count(got, "│") != 2 || !strings.Contains(got, `│ \x1b[31mpanic`) || !strings.Contains(got, "│ two") {
+		t.Errorf("two blockers: want the last line under each:\n%s", got)
+	}
+}

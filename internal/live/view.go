@@ -49,6 +49,10 @@ type object struct {
 	// are available…"), at warningAt.
 	warning   string
 	warningAt time.Time
+	// logs are the last lines of its failing container's log the verdict
+	// read (SetLogs); logsShown how many of the last the frame shows.
+	logs      []string
+	logsShown int
 }
 
 // View is the model of the live view. Observe and ObserveHidden are
@@ -189,6 +193,21 @@ func (v *View) observeEvent(rec *printer.Record) {
 		return
 	}
 	o.warning, o.warningAt = textsafe.String(e.Reason+": "+textsafe.OneLine(e.Message)), at
+}
+
+// SetLogs gives the object uid in the cluster of context the last lines
+// of its failing container's log, as the verdict that ended the run read
+// them: the last frame shows them under it. An object not shown, or logs
+// that could not be read, change nothing.
+func (v *View) SetLogs(context, uid string, logs printer.VerdictLogs) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	o := v.byUID[context+"\x00"+uid]
+	if o == nil || len(logs.Lines) == 0 {
+		return
+	}
+	o.logs = logs.Lines
+	v.changed = true
 }
 
 // SetConditions sets the conditions' states (the waiter's, after each
