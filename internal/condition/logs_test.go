@@ -185,3 +185,30 @@ func TestLastLines(t *testing.T) {
 		}
 	}
 }
+
+// TestLogsFromEachBlockersCluster: with several clusters, each held Pod's
+// log is asked of its own cluster's server.
+func TestLogsFromEachBlockersCluster(t *testing.T) {
+	servers := map[string]*logServer{
+		"staging": {status: http.StatusOK, log: "staging says\n"},
+		"prod":    {status: http.StatusOK, log: "prod says\n"},
+	}
+	clients := map[string]rest.Interface{}
+	for name, srv := range servers {
+		clients[name] = srv.client(t)
+	}
+	held := []Held{crashLooping(t), crashLooping(t)}
+	held[0].Context, held[1].Context = "staging", "prod"
+	e := &TimeoutError{Waited: "deployments/web", Held: held, logs: logFetch{lines: 5}}
+	e.Explain(func(context string) rest.Interface { return clients[context] }, false)
+	for i, want := range []string{"staging says", "prod says"} {
+		if l := e.Held[i].Logs; l == nil || len(l.Lines) != 1 || l.Lines[0] != want {
+			t.Errorf("%s: logs %+v, want %q", e.Held[i].Context, l, want)
+		}
+	}
+	for name, srv := range servers {
+		if srv.requests != 1 {
+			t.Errorf("%s was asked %d times, want once", name, srv.requests)
+		}
+	}
+}
