@@ -36,15 +36,7 @@ func encodeDocument(b []byte, doc *document, heads *chunkLog, flush func([]byte)
 	b = strconv.AppendInt(b, doc.Start, 10)
 	b = appendKey(b, "end")
 	b = strconv.AppendInt(b, doc.End, 10)
-	b = appendKey(b, "contexts")
-	b = append(b, '[')
-	for i, c := range doc.Contexts {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendText(b, c)
-	}
-	b = append(b, ']')
+	b = appendTexts(appendKey(b, "contexts"), doc.Contexts)
 	b = appendKey(b, "lanes")
 	b = append(b, '[')
 	for i, l := range doc.Lanes {
@@ -252,6 +244,18 @@ func appendRawText(b []byte, raw []byte) []byte { return rawobj.AppendScriptStri
 // element the document sits in (rawobj.AppendScriptString).
 func appendText(b []byte, s string) []byte { return rawobj.AppendScriptString(b, s) }
 
+// appendTexts appends texts as a JSON array of strings (appendText).
+func appendTexts(b []byte, texts []string) []byte {
+	b = append(b, '[')
+	for i, s := range texts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendText(b, s)
+	}
+	return append(b, ']')
+}
+
 // appendLogs appends the logs of a lane as the page reads them:
 // container, previous, lines, and unavailable when they could not be
 // read.
@@ -260,15 +264,7 @@ func appendLogs(b []byte, logs *printer.VerdictLogs) []byte {
 	b = appendText(b, logs.Container)
 	b = appendKey(b, "previous")
 	b = strconv.AppendBool(b, logs.Previous)
-	b = appendKey(b, "lines")
-	b = append(b, '[')
-	for i, line := range logs.Lines {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendText(b, line)
-	}
-	b = append(b, ']')
+	b = appendTexts(appendKey(b, "lines"), logs.Lines)
 	if logs.Unavailable != "" {
 		b = appendKey(b, "unavailable")
 		b = appendText(b, logs.Unavailable)
