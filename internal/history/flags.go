@@ -4,6 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/spf13/pflag"
 
@@ -22,6 +27,12 @@ type Flags struct {
 	Replay []string
 	// At, From and To look back in the recordings (replay.Window).
 	At, From, To string
+	// Segment and Keep are --record-segment and --record-keep: when a
+	// recording directory starts a new segment, and how much of it is
+	// kept (a size or a duration each).
+	Segment, Keep string
+	// policy is what Validate read of Segment and Keep.
+	policy recording.DirPolicy
 }
 
 // NewFlags returns the flags with their defaults: no recording, no replay.
@@ -29,13 +40,16 @@ func NewFlags() *Flags { return &Flags{Replay: []string{}} }
 
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Record, "record", f.Record, "Also write every record to `FILE` (.zst, .gz or JSON Lines)")
-	fs.StringArrayVar(&f.Replay, "replay", f.Replay, "Play the recording `FILE` instead of watching a cluster (- for stdin)")
-	fs.StringVar(&f.At, "at", f.At, "With --replay: print the state at `TIME` (10:40, +5m, -5m), then exit")
+	fs.StringVar(&f.Record, "record", f.Record, "Also write every record to `FILE` (.zst, .gz) or DIR/")
+	fs.StringArrayVar(&f.Replay, "replay", f.Replay, "Play the recording `FILE` or DIR/ (- for stdin)")
+	fs.StringVar(&f.At, "at", f.At, "With --replay: print the state at `TIME` (10:40, -5m)")
 	fs.StringVar(&f.From, "from", f.From, "With --replay: start at `TIME`, its state as the initial list")
 	fs.StringVar(&f.To, "to", f.To, "With --replay: stop at `TIME`")
-	flaghelp.File(fs, flaghelp.History, "record", "replay", "at", "from", "to")
-	flaghelp.Pair(fs, "from", "to", "With --replay: play from / stop at TIME (as --at takes it)")
+	fs.StringVar(&f.Segment, "record-segment", f.Segment, "With --record=DIR/: start a new segment past `LIMIT`, a size or a duration (default 1h)")
+	fs.StringVar(&f.Keep, "record-keep", f.Keep, "With --record=DIR/: delete the oldest segments past `LIMIT`, a size or a duration")
+	flaghelp.File(fs, flaghelp.History, "record", "record-segment", "record-keep", "replay", "at", "from", "to")
+	flaghelp.Pair(fs, "record-segment", "record-keep", "With DIR/: max segment / total kept, a size or age")
+	flaghelp.Pair(fs, "from", "to", "With --replay: play from / stop at TIME")
 }
 
 // Recording reports whether the run records (--record).
@@ -53,6 +67,9 @@ func (f *Flags) Validate() error {
 		if given.value != "" && !f.Replaying() {
 			return fmt.Errorf("%s looks back in a recording: give it --replay=FILE (recorded with --record)", given.flag)
 		}
+	}
+	if err := f.validatePolicy(); err != nil {
+		return err
 	}
 	if f.At != "" && (f.From != "" || f.To != "") {
 		return errors.New("--at is the state at one time: drop --from and --to, or --at")
@@ -115,6 +132,9 @@ func (f *Flags) OpenRecorder(fill recording.Filler, warn io.Writer) (*recording.
 	if !f.Recording() {
 		return nil, nil
 	}
+	if recording.IsDir(f.Record) {
+		return f.openDirRecorder(fill, warn)
+	}
 	lock, err := recording.LockRecording(f.Record)
 	if err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
@@ -127,4 +147,101 @@ func (f *Flags) OpenRecorder(fill recording.Filler, warn io.Writer) (*recording.
 		}
 	}
 	return recording.NewRecorder(f.Record, lock, end, fill, warn)
+}
+
+// openDirRecorder opens the recording directory of --record=DIR/: made
+// when missing, locked, its index checked (and rebuilt from the segments
+// where it must be), and, when it holds segments, going on from where
+// its newest ended.
+func (f *Flags) openDirRecorder(fill recording.Filler, warn io.Writer) (*recording.Recorder, error) {
+	dir := f.Record
+	if err := recording.PrepareDir(dir); err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	if _, err := recording.ListSegments(dir); err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	lock, err := recording.LockDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	fail := func(err error) (*recording.Recorder, error) {
+		_ = lock.Unlock()
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	recording.CleanDir(dir)
+	ix, err := recording.LoadIndex(dir, warn, true)
+	if err != nil {
+		return fail(err)
+	}
+	if err := ix.Save(); err != nil {
+		return fail(err)
+	}
+	var end *recording.End
+	if len(ix.Segments) > 0 {
+		if end, err = replay.ReadDirEnd(ix, io.Discard); err != nil {
+			return fail(fmt.Errorf("%s is not a recording to go on with: %w; give a new directory", dir, err))
+		}
+	}
+	return recording.NewDirRecorder(dir, lock, ix, end, f.policy, fill, warn)
+}
+
+// validatePolicy reads --record-segment and --record-keep.
+func (f *Flags) validatePolicy() error {
+	if (f.Segment != "" || f.Keep != "") && !recording.IsDir(f.Record) {
+		flag := "--record-segment"
+		if f.Segment == "" {
+			flag = "--record-keep"
+		}
+		return fmt.Errorf("%s is for a recording directory: give --record=DIR/ (a path ending in /)", flag)
+	}
+	f.policy = recording.DirPolicy{SegmentAge: recording.DefaultSegmentAge}
+	if f.Segment != "" {
+		size, age, err := ParseSizeOrDuration(f.Segment)
+		if err != nil || (size <= 0 && age <= 0) {
+			return fmt.Errorf("invalid --record-segment %q: give a size (64Mi, 1Gi) or a duration (30m, 1h) above 0", f.Segment)
+		}
+		f.policy.SegmentBytes, f.policy.SegmentAge = size, age
+	}
+	if f.Keep != "" {
+		size, age, err := ParseSizeOrDuration(f.Keep)
+		if err != nil || (size <= 0 && age <= 0) {
+			return fmt.Errorf("invalid --record-keep %q: give a size (10Gi) or a duration (7d, 24h) above 0", f.Keep)
+		}
+		f.policy.KeepBytes, f.policy.KeepAge = size, age
+		switch {
+		case size > 0 && f.policy.SegmentBytes > 0 && size < f.policy.SegmentBytes,
+			age > 0 && f.policy.SegmentAge > 0 && age < f.policy.SegmentAge:
+			return fmt.Errorf("--record-keep=%s is less than one segment (--record-segment=%s): the newest segment is always kept; keep more, or give smaller segments", f.Keep, segmentText(f.Segment))
+		}
+	}
+	return nil
+}
+
+// segmentText is --record-segment as given, or its default.
+func segmentText(s string) string {
+	if s == "" {
+		return recording.DefaultSegmentAge.String() + ", the default"
+	}
+	return s
+}
+
+// ParseSizeOrDuration reads a size (a quantity: 64Mi, 1G, 500000) or a
+// duration (90s, 30m, 1h, 7d): one of size and age is set.
+func ParseSizeOrDuration(s string) (size int64, age time.Duration, err error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(days, 64)
+		if err != nil {
+			return 0, 0, err
+		}
+		return 0, time.Duration(n * float64(24*time.Hour)), nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return 0, d, nil
+	}
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return 0, 0, err
+	}
+	return q.Value(), 0, nil
 }

@@ -46,7 +46,8 @@ func Attach(rec *recording.Recorder, run Recorded, runOpts *informer.RunOptions)
 			return !role.IsRoot() && (role != informer.RoleEvents || parked)
 		})
 	})
-	beat := func() error { return rec.Heartbeat(time.Now()) }
+	rec.TargetsFrom(run.Engine.Targets)
+	beat := func() error { return rec.Tick(time.Now()) }
 	runOpts.Tick, runOpts.TickEvery = beat, recording.HeartbeatInterval
 	initialOut := runOpts.InitialOut
 	runOpts.InitialOut = func(ending bool) {

@@ -51,6 +51,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.Workers, "workers", f.Workers, "With --queue: `N` workers reconcile at once")
 	fs.DurationVar(&f.ReconcileTime, "reconcile-time", f.ReconcileTime, "With --queue: how long each reconcile takes")
 	flaghelp.File(fs, flaghelp.Output, "queue", "queue-key", "workers", "reconcile-time")
+	flaghelp.Pair(fs, "queue-key", "workers", "With --queue: queue the object or owner / N workers (1)")
 }
 
 // Validate checks the values, and that they go with --queue, and --queue

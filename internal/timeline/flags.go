@@ -22,7 +22,7 @@ func NewFlags() *Flags { return &Flags{} }
 
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.File, "timeline", f.File, "Also draw the stream as an HTML page in `FILE` (docs/timeline.md)")
+	fs.StringVar(&f.File, "timeline", f.File, "Also draw the stream as an HTML page in `FILE`")
 	flaghelp.File(fs, flaghelp.History, "timeline")
 }
 

@@ -56,9 +56,12 @@ const HeartbeatInterval = 5 * time.Second
 // the recording is left out. A recorder that goes on with the recording
 // resumes each collection from its newest position.
 type Heartbeat struct {
-	Type      string     `json:"type"`
-	Time      time.Time  `json:"time"`
-	Positions []Position `json:"positions,omitempty"`
+	Type string    `json:"type"`
+	Time time.Time `json:"time"`
+	// Checkpoint, on the Heartbeat that begins a checkpoint, is how many
+	// objects' records follow it: the state of everything recorded.
+	Checkpoint int        `json:"checkpoint,omitempty"`
+	Positions  []Position `json:"positions,omitempty"`
 }
 
 // Position is where the record of one collection stands.

@@ -19,7 +19,10 @@ type Line struct {
 	Type, Context, APIVersion, Kind, Resource, Namespace, Name string
 	Time                                                       time.Time
 	Initial, FinalStateUnknown                                 bool
-	Manager, Operation                                         string
+	// Checkpoint marks the record of an object in a checkpoint: the
+	// state of the recording at that point, not a change.
+	Checkpoint         bool
+	Manager, Operation string
 	// CaughtUp is the record's "caughtUp": where the time of a change
 	// made while nothing recorded comes from; "" for one recorded as it
 	// came.
@@ -64,7 +67,7 @@ const (
 
 // recordMembers are the members of a record a replay reads, in the order
 // of parseLine's values.
-var recordMembers = []string{"type", "time", "initial", "context", "apiVersion", "kind", "resource", "namespace", "name", "finalStateUnknown", "manager", "operation", "object", "caughtUp"}
+var recordMembers = []string{"type", "time", "initial", "context", "apiVersion", "kind", "resource", "namespace", "name", "finalStateUnknown", "manager", "operation", "object", "caughtUp", "checkpoint"}
 
 // ParseLine reads data, line number of the recording name: a record,
 // whose object, if any, is parsed, or a line that is not one (a header, a
@@ -140,6 +143,9 @@ func ParseLine(name string, number int, data []byte) (*Line, error) {
 		return nil, fmt.Errorf("%s:%d: not a record of kubectl deltas: no \"type\"", name, number)
 	default:
 		return nil, fmt.Errorf("%s:%d: a record of type %q, which this build does not replay (Added, Updated, Deleted, Replaced, Sync)", name, number, l.Type)
+	}
+	if l.Checkpoint, err = jsonBool(v[14]); err != nil {
+		return nil, fmt.Errorf("%s:%d: \"checkpoint\": %w", name, number, err)
 	}
 	if l.Resource == "" || l.APIVersion == "" || l.Name == "" {
 		return nil, fmt.Errorf("%s:%d: a %s record without its apiVersion, resource or name", name, number, l.Type)

@@ -53,6 +53,9 @@ type Reader struct {
 	// end is what ends the reading once the lines are out: io.EOF or a
 	// *TornError.
 	end error
+	// dir, for a recording directory, reads its segments as one
+	// recording (br is then unused).
+	dir *dirCursor
 }
 
 // Open opens the recording name ("-" reads stdin), plain, gzip or zstd
@@ -121,6 +124,19 @@ func (r *Reader) Next() ([]byte, int, error) {
 	if r.end != nil {
 		return nil, r.line, r.end
 	}
+	if r.dir != nil {
+		line, err := r.dir.next()
+		if err == nil {
+			r.line++
+			return line, r.line, nil
+		}
+		var torn *TornError
+		if errors.As(err, &torn) {
+			torn.Line = r.line + 1
+		}
+		r.end = err
+		return nil, r.line, r.end
+	}
 	line, err := r.readLine()
 	switch {
 	case err == nil:
@@ -166,6 +182,9 @@ func isTruncated(err error) bool {
 // Close releases the decompressor and the file.
 func (r *Reader) Close() error {
 	var first error
+	if r.dir != nil {
+		first = r.dir.close()
+	}
 	for _, c := range r.closers {
 		if err := c(); err != nil && first == nil {
 			first = err

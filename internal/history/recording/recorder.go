@@ -59,6 +59,13 @@ type Recorder struct {
 	// caught-up records in the order of their times.
 	gap           *Gap
 	caughtUpUntil map[string]time.Time
+	// dir is set when the recording is a directory (--record=DIR/): its
+	// segments, index and state (for checkpoints). nil for one file.
+	dir *dirRecording
+	// header is the run's header (Begin); targets, if set, are what the
+	// engine watches now (a segment's header says them).
+	header  Header
+	targets func() []informer.Target
 }
 
 // Filler fills the record of a delta of an informer watching t popped
@@ -76,6 +83,8 @@ type End struct {
 	// state (the roots, the Events) ends in, and its position.
 	Recorded []informer.Target
 	Resumes  map[string]informer.Resumed
+	// Targets are, by their IDs, the collections of Resumes.
+	Targets map[string]informer.Target
 	// Members are, for a recording made with --tree, the objects its
 	// roots owned as it ended (not the roots), each with the collection
 	// it was recorded in (of role owned): a run that goes on finds them
@@ -169,6 +178,10 @@ func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fiel
 	if err := r.writeLine(h); err != nil {
 		return err
 	}
+	r.header = h
+	if err := r.dir.begin(h); err != nil {
+		return err
+	}
 	r.begun = true
 	if r.end == nil || r.end.Last.IsZero() {
 		return nil
@@ -182,7 +195,10 @@ func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fiel
 	}
 	r.gap = &Gap{Type: GapType, Time: h.Time, From: from, To: h.Time}
 	r.caughtUpUntil = map[string]time.Time{}
-	return r.writeLine(r.gap)
+	if err := r.writeLine(r.gap); err != nil {
+		return err
+	}
+	return r.dir.gapped(*r.gap)
 }
 
 // Gap is the time the recording does not cover before this run's part,
@@ -266,9 +282,11 @@ func (r *Recorder) Record(t informer.Target, items []informer.Item, now time.Tim
 		}
 		if keep && items[i].CaughtUp && r.gap != nil {
 			r.rec.Time, r.rec.CaughtUp = r.caughtUpTime(t.ID()+"|"+items[i].Key, &items[i])
+			r.dir.caughtUp(now)
 		}
 		if keep {
 			r.buf = append(printer.AppendJSON(r.buf, &r.rec), '\n')
+			r.dir.recorded(&r.rec)
 		}
 	}
 	if len(r.buf) == 0 {
@@ -359,7 +377,12 @@ func (r *Recorder) Close() error {
 	if r.begun {
 		_ = r.Heartbeat(time.Now())
 	}
-	err := r.w.Close()
+	err := r.dir.close(r.w)
+	if err == nil {
+		err = r.w.Close()
+	} else {
+		_ = r.w.Close()
+	}
 	if r.created && !r.begun {
 		_ = os.Remove(r.name)
 	}

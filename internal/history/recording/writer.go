@@ -83,6 +83,9 @@ type Writer struct {
 	dirty bool
 	// err is the first write error: every later call returns it.
 	err error
+	// size counts the bytes in the file: where the next frame begins
+	// once the current one is cut (Offset).
+	size *countingFile
 	// stop ends the ticker goroutine; done is closed when it has.
 	stop, done chan struct{}
 }
@@ -114,13 +117,30 @@ func startWriter(f *os.File, name string) (*Writer, error) {
 	return w, nil
 }
 
+// countingFile counts the bytes written to a file, from its size when
+// opened.
+type countingFile struct {
+	f *os.File
+	n int64
+}
+
+func (c *countingFile) Write(p []byte) (int, error) {
+	n, err := c.f.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // newWriter is a Writer onto f that nothing cuts but its caller. A
 // compressed one begins its first frame with its first Write.
 func newWriter(f *os.File, c Compression) (*Writer, error) {
-	w := &Writer{file: f}
+	out := &countingFile{f: f}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		out.n = st.Size()
+	}
+	w := &Writer{file: f, size: out}
 	switch c {
 	case Gzip:
-		gz, err := gzip.NewWriterLevel(f, gzip.BestSpeed)
+		gz, err := gzip.NewWriterLevel(out, gzip.BestSpeed)
 		if err != nil {
 			return nil, fmt.Errorf("starting gzip: %w", err)
 		}
@@ -131,13 +151,13 @@ func newWriter(f *os.File, c Compression) (*Writer, error) {
 		// A 64 KiB window: faster than the default 8 MiB and, on records,
 		// smaller (the same kinds repeat within a few records; 4.8% of
 		// 10,000 ConfigMaps' JSON against 5.4%), and a reader needs less.
-		zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(64<<10))
+		zw, err := zstd.NewWriter(out, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(64<<10))
 		if err != nil {
 			return nil, fmt.Errorf("starting zstd: %w", err)
 		}
 		w.frame = zw
 	}
-	var under io.Writer = f
+	var under io.Writer = out
 	if w.frame != nil {
 		under = w.frame
 	}
@@ -169,7 +189,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	if w.frame != nil && !w.open {
-		w.frame.Reset(w.file)
+		w.frame.Reset(w.size)
 		w.open = true
 	}
 	n, err := w.buf.Write(p)
@@ -208,6 +228,28 @@ func (w *Writer) cutLocked() error {
 	}
 	w.dirty = false
 	return nil
+}
+
+// CutAt cuts the recording (Cut) and returns its size: where the next
+// Write begins a frame.
+func (w *Writer) CutAt() (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.cutLocked()
+	return w.size.n, err
+}
+
+// Sync cuts the recording and has the system write it to the disk.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.cutLocked(); err != nil {
+		return err
+	}
+	if err := w.file.Sync(); err != nil {
+		w.err = w.fail(err)
+	}
+	return w.err
 }
 
 // fail names a write error of the recording.

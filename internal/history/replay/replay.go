@@ -81,6 +81,10 @@ type Player struct {
 	torn bool
 	// from and to bound what is played (SetWindow); zero: as recorded.
 	from, to time.Time
+	// checkpointed are, while Play passes the records of a checkpoint it
+	// plays (after a segment missing from a recording directory), the
+	// feeds they relisted; nil otherwise.
+	checkpointed map[*feed]bool
 
 	// Set by Select, read-only afterwards.
 	feeds    []*feed
@@ -456,6 +460,19 @@ func (p *Player) Select(targets []informer.Target, selector labels.Selector) err
 	for _, l := range p.heartbeats {
 		p.sawHeartbeat(l)
 	}
+	// A checkpoint's objects are recorded: a recorder that goes on from
+	// its position drops what its watch brings of them again (a
+	// checkpoint is written only where no position is behind them).
+	for _, l := range p.initial {
+		if !l.Checkpoint {
+			continue
+		}
+		for _, f := range p.feedsOf(l) {
+			if f.pos != "" && f.seen != nil {
+				f.seen[l.Key()] = l.Object.ResourceVersion
+			}
+		}
+	}
 	p.initial, p.heartbeats = nil, nil
 	if p.from.IsZero() {
 		return nil
@@ -744,6 +761,9 @@ func (p *Player) fail(err error) {
 // engine has handed out what they made (or ctx ends).
 func (p *Player) feed(ctx context.Context, batch []*recording.Line) {
 	l := batch[0]
+	if p.checkpointed != nil && !l.Checkpoint && l.Heartbeat == nil {
+		p.endCheckpoint(ctx)
+	}
 	if l.Header != nil {
 		// A resumed run's part: its records go on from where the
 		// recording stopped (a relist says any gap).
@@ -791,6 +811,12 @@ func (p *Player) feed(ctx context.Context, batch []*recording.Line) {
 		if l.Relist() {
 			if !p.settled(ctx, nil) {
 				return
+			}
+			if l.Checkpoint {
+				if p.checkpointed == nil {
+					p.checkpointed = map[*feed]bool{}
+				}
+				p.checkpointed[f] = true
 			}
 			p.relist(ctx, f, byFeed[f])
 			// Its deltas are handed out before anything else is fed: a
@@ -842,18 +868,62 @@ func (p *Player) relist(ctx context.Context, f *feed, batch []*recording.Line) {
 		return
 	}
 	vanished := 0
+	if len(batch) == 0 || batch[0].Checkpoint {
+		// A checkpoint is the whole state: what it leaves out is gone.
+		listed := make(map[string]bool, len(batch))
+		for _, l := range batch {
+			listed[l.Key()] = true
+		}
+		for _, obj := range f.state.items() {
+			if key := objectKey(obj); !listed[key] {
+				f.state.remove(key)
+				vanished++
+			}
+		}
+	}
 	for _, l := range batch {
 		if f.apply(l, p.selectsFor(f, l.Object)) {
 			vanished++
 		}
 	}
+	at := p.clock.Now()
+	if len(batch) > 0 {
+		at = batch[0].Time
+	}
 	p.mu.Lock()
 	for range f.state.len() + vanished {
-		f.expected = append(f.expected, pending{time: batch[0].Time})
+		f.expected = append(f.expected, pending{time: at})
 	}
 	f.watcher = nil
 	p.mu.Unlock()
 	w.send(ctx, watch.Event{Type: watch.Error, Object: &apierrors.NewResourceExpired("the recording relisted here").ErrStatus})
+}
+
+// endCheckpoint ends the checkpoint Play passed: each feed it held no
+// record of, and that holds objects, relists to nothing.
+func (p *Player) endCheckpoint(ctx context.Context) {
+	relisted := p.checkpointed
+	p.checkpointed = nil
+	for _, f := range p.feeds {
+		if relisted[f] || f.state.len() == 0 {
+			continue
+		}
+		if !p.settled(ctx, nil) {
+			return
+		}
+		p.relist(ctx, f, nil)
+		if !p.settled(ctx, f) {
+			return
+		}
+	}
+}
+
+// objectKey is obj's key, as the cache has it.
+func objectKey(obj *rawobj.Object) string {
+	if obj.Namespace == "" {
+		return obj.Name
+	}
+	return obj.Namespace + "/" + obj.Name
 }
 
 // feedOne hands l, a change, to f's informer as a watch event. It waits

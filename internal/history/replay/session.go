@@ -19,6 +19,37 @@ import (
 // headers and initial lists, and their span to look in them through
 // look. warn receives the replay's warnings. Close the Player when done.
 func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*Player, error) {
+	dirs := map[string]*recording.DirIndex{}
+	for _, name := range files {
+		if !recording.IsDir(name) {
+			continue
+		}
+		ix, err := recording.LoadIndex(name, warn, false)
+		if err != nil {
+			return nil, fmt.Errorf("--replay: %w", err)
+		}
+		if len(ix.Segments) == 0 {
+			return nil, fmt.Errorf("--replay: %s holds no segment: nothing recorded there yet", name)
+		}
+		saveIfFree(ix)
+		dirs[name] = ix
+	}
+	// A look back into a directory starts at the checkpoint before it:
+	// the window is read from the spans before the recordings open.
+	var from, to time.Time
+	windowed := look.Looking() && !slices.Contains(files, "-")
+	if windowed {
+		span, err := spanOf(files, dirs)
+		if err != nil {
+			return nil, err
+		}
+		if look.kept, err = keptText(dirs); err != nil {
+			return nil, err
+		}
+		if from, to, err = look.Times(span, true); err != nil {
+			return nil, err
+		}
+	}
 	var readers []*recording.Reader
 	closeAll := func() {
 		for _, r := range readers {
@@ -27,7 +58,23 @@ func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*P
 	}
 	inferred := map[*recording.Reader]*recording.Header{}
 	live := map[*recording.Reader]bool{}
-	for _, name := range files {
+	reopen := make([]func() (*recording.Reader, error), len(files))
+	for i, name := range files {
+		if ix := dirs[name]; ix != nil {
+			start := ix.StartAt(from)
+			r, err := recording.OpenDir(ix, start, warn)
+			if err != nil {
+				closeAll()
+				return nil, fmt.Errorf("--replay: %w", err)
+			}
+			readers = append(readers, r)
+			reopen[i] = func() (*recording.Reader, error) { return recording.OpenDir(ix, start, io.Discard) }
+			if busy := recording.DirRecordedBy(name); busy != nil {
+				live[r] = true
+				fmt.Fprintf(warn, "info: %s is being recorded by %s: replaying what it holds so far (its recorder writes at least once a second)\n", name, busy.By())
+			}
+			continue
+		}
 		r, err := recording.Open(name, stdin)
 		if err != nil {
 			closeAll()
@@ -37,6 +84,7 @@ func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*P
 		if name == "-" {
 			continue
 		}
+		reopen[i] = func() (*recording.Reader, error) { return recording.Open(name, nil) }
 		if busy := recording.RecordedBy(name); busy != nil {
 			live[r] = true
 			fmt.Fprintf(warn, "info: %s is being recorded by %s: replaying what it holds so far (its recorder writes at least once a second)\n", name, busy.By())
@@ -53,15 +101,28 @@ func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*P
 	}
 	p, err := open(warn, inferred, live, readers...)
 	if err == nil {
-		for i, name := range files {
-			if name != "-" {
-				// A file is read again to look ahead (caughtUpBefore);
-				// standard input queues what it reads ahead.
-				p.parts[i].reopen = func() (*recording.Reader, error) { return recording.Open(name, nil) }
+		for i := range files {
+			// A file is read again to look ahead (caughtUpBefore);
+			// standard input queues what it reads ahead.
+			p.parts[i].reopen = reopen[i]
+		}
+		// Each segment's header says what was watched as it began: --tree
+		// finds types as it goes.
+		for _, name := range files {
+			if ix := dirs[name]; ix != nil {
+				for _, info := range ix.Infos {
+					if err == nil {
+						err = p.addRoots(name, &recording.Header{Targets: info.Targets})
+					}
+				}
 			}
 		}
 	}
-	if err == nil && look.Looking() {
+	switch {
+	case err != nil:
+	case windowed:
+		p.SetWindow(from, to)
+	case look.Looking():
 		err = p.window(files, look)
 	}
 	if err != nil {
@@ -69,6 +130,63 @@ func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*P
 		return nil, err
 	}
 	return p, nil
+}
+
+// saveIfFree writes the index of a directory that had to be rebuilt,
+// when no recorder holds it (the lock taken for the write): the next look
+// back is fast again. Nothing is said when it cannot be.
+func saveIfFree(ix *recording.DirIndex) {
+	if !ix.Rebuilt {
+		return
+	}
+	lock, err := recording.LockDir(ix.Dir)
+	if err != nil {
+		return
+	}
+	defer func() { _ = lock.Unlock() }()
+	_ = ix.Save()
+}
+
+// spanOf is the span of the recordings files (none is standard input):
+// a directory's from its index and its newest segment's tail, a file's
+// read through.
+func spanOf(files []string, dirs map[string]*recording.DirIndex) (recording.Span, error) {
+	var span recording.Span
+	for i, name := range files {
+		var one recording.Span
+		var err error
+		if ix := dirs[name]; ix != nil {
+			one, err = ix.Span()
+		} else {
+			var r *recording.Reader
+			if r, err = recording.Open(name, nil); err != nil {
+				return span, fmt.Errorf("--replay: %w", err)
+			}
+			one, err = recording.ReadSpan(r)
+			_ = r.Close()
+		}
+		if err != nil {
+			return span, err
+		}
+		if i == 0 || one.Start.Before(span.Start) {
+			span.Start = one.Start
+		}
+		if i == 0 || one.End.After(span.End) {
+			span.End = one.End
+		}
+	}
+	return span, nil
+}
+
+// keptText says, for a look back outside the span, what a recording
+// directory keeps when older segments are gone; "" when none is.
+func keptText(dirs map[string]*recording.DirIndex) (string, error) {
+	for name, ix := range dirs {
+		if len(ix.Segments) > 0 && ix.Segments[0].Seq > 1 {
+			return fmt.Sprintf("%s keeps segments %06d to %06d (older ones were deleted by --record-keep, or by hand)", name, ix.Segments[0].Seq, ix.Segments[len(ix.Segments)-1].Seq), nil
+		}
+	}
+	return "", nil
 }
 
 // InferHeader reads the file name, when it does not begin with a
@@ -346,6 +464,23 @@ func ReadEnd(name string, warn io.Writer) (*recording.End, error) {
 		return nil, err
 	}
 	defer r.Close()
+	return readEnd(r, warn)
+}
+
+// ReadDirEnd reads the recording directory of ix for where it ends:
+// from the newest checkpoint of its newest segment on, which holds the
+// state there.
+func ReadDirEnd(ix *recording.DirIndex, warn io.Writer) (*recording.End, error) {
+	r, err := recording.OpenDir(ix, ix.Newest(), warn)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return readEnd(r, warn)
+}
+
+// readEnd is ReadEnd of the recording r.
+func readEnd(r *recording.Reader, warn io.Writer) (*recording.End, error) {
 	p, err := Open(warn, r)
 	if err != nil {
 		return nil, err
@@ -372,7 +507,7 @@ func ReadEnd(name string, warn io.Writer) (*recording.End, error) {
 	if err := p.fastForward(); err != nil {
 		return nil, err
 	}
-	end := &recording.End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Last: p.lastLine, Torn: p.torn}
+	end := &recording.End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Targets: map[string]informer.Target{}, Last: p.lastLine, Torn: p.torn}
 	roots := map[string]bool{} // by context and UID
 	for _, f := range p.feeds {
 		if f.target.Role == informer.RoleOwned {
@@ -383,6 +518,7 @@ func ReadEnd(name string, warn io.Writer) (*recording.End, error) {
 			res.Seen = f.seen
 		}
 		end.Resumes[f.target.ID()] = res
+		end.Targets[f.target.ID()] = f.target
 		if f.target.Role.IsRoot() {
 			for _, obj := range res.Objects {
 				roots[f.target.Context+"|"+obj.UID] = true

@@ -120,7 +120,12 @@ func (p *Player) peek() *recording.Line {
 // Window is where a replay looks in its recordings: the state at At, or
 // the part From to To, each as ParseTime reads it; all empty for the
 // whole recording.
-type Window struct{ At, From, To string }
+type Window struct {
+	At, From, To string
+	// kept, when a recording directory lost its oldest segments, says
+	// what it keeps, for a time outside it.
+	kept string
+}
 
 // Looking reports whether a window of the recording is asked for.
 func (f Window) Looking() bool { return f.At != "" || f.From != "" || f.To != "" }
@@ -138,6 +143,8 @@ func (f Window) Times(span recording.Span, hasEnd bool) (from, to time.Time, err
 			return t, err
 		}
 		switch {
+		case t.Before(span.Start) && f.kept != "":
+			return t, fmt.Errorf("%s %s is before what the recording keeps: it spans %s; %s", flag, t.UTC().Format(time.RFC3339Nano), spanText(span, hasEnd), f.kept)
 		case t.Before(span.Start):
 			return t, fmt.Errorf("%s %s is before the recording's start: it spans %s", flag, t.UTC().Format(time.RFC3339Nano), spanText(span, hasEnd))
 		case hasEnd && t.After(span.End):
