@@ -34,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/test/controlplane"
 )
 
@@ -73,6 +74,10 @@ type options struct {
 	replay, replayOnly bool
 	// The waiting section (-conditions; -conditions-only for it alone).
 	conditions, conditionsOnly bool
+	// genHistory, when set, only writes a generated recording directory
+	// of genRecords records of genPods Pods there (for experiments).
+	genHistory          string
+	genRecords, genPods int
 }
 
 func run() error {
@@ -107,7 +112,14 @@ func run() error {
 	flag.BoolVar(&o.conditions, "conditions", false, "also measure --until and --fail-when (issue 56): a replay of 3,000 ConfigMaps and 3,000 updates with each kind of condition against the plain replay, and a live stream of the -n ConfigMaps under churn with --fail-when against the plain stream: bench/results/conditions.json and a section of RESULTS.md")
 	flag.BoolVar(&o.conditionsOnly, "conditions-only", false, "with -conditions: measure only the waiting section")
 	flag.StringVar(&o.churnClients, "churn-clients", "", "with -scale: comma-separated client IDs to churn with (default every client that watches)")
+	flag.StringVar(&o.genHistory, "gen-history", "", "only write a generated recording `DIR` of -gen-records records of -gen-pods Pods (a day at 115 changes a second), and exit")
+	flag.IntVar(&o.genRecords, "gen-records", 10_000_000, "with -gen-history: records")
+	flag.IntVar(&o.genPods, "gen-pods", 5000, "with -gen-history: Pods")
 	flag.Parse()
+	if o.genHistory != "" {
+		start := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+		return genRecording(o.genHistory, o.genPods, o.genRecords, start, historyEvery, recording.DirPolicy{})
+	}
 	if o.n < 1 || o.m < 1 || o.m > o.n || o.rounds < 1 {
 		return fmt.Errorf("need -n >= 1, 1 <= -m <= -n and -rounds >= 1 (got n=%d m=%d rounds=%d)", o.n, o.m, o.rounds)
 	}

@@ -21,11 +21,16 @@ import (
 // nothing new.
 
 // CheckpointRecords is how many records a recorder writes between two
-// checkpoints of a recording directory: a look back plays at most this
-// many after the checkpoint it starts at (about half a second at the
-// replay's 40,000 records a second), and a checkpoint's cost — writing
-// every object once — is spread over them.
-const CheckpointRecords = 20000
+// checkpoints of a recording directory, at least: a look back plays at
+// most this many after the checkpoint it starts at (about half a second
+// at the replay's 40,000 records a second). With more than a quarter as
+// many objects, it is CheckpointsPerObject times the objects, so that a
+// checkpoint — every object written once — never costs more than a
+// quarter of the records between two.
+const (
+	CheckpointRecords    = 20000
+	CheckpointsPerObject = 4
+)
 
 // recorded is one object as a recording holds it.
 type recorded struct {

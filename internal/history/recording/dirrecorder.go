@@ -121,7 +121,7 @@ func (d *dirRecording) begin(h Header) error {
 	if d == nil || d.begun {
 		return nil
 	}
-	d.begun = true
+	d.begun, d.segStart = true, h.Time
 	if err := d.index.add(IndexEntry{Kind: IndexSegment, Segment: d.seg.Name, Time: h.Time, Targets: h.Targets}); err != nil {
 		return err
 	}
@@ -133,6 +133,9 @@ func (d *dirRecording) gapped(g Gap) error {
 	if d == nil {
 		return nil
 	}
+	// What the watches catch up comes as the run begins: no checkpoint
+	// before it is in.
+	d.lastCaughtUp = g.To
 	from := g.From
 	return d.index.add(IndexEntry{Kind: IndexGap, Segment: d.seg.Name, Time: g.To, From: &from, Records: d.records})
 }
@@ -163,7 +166,8 @@ func (r *Recorder) Tick(now time.Time) error {
 		return err
 	}
 	d := r.dir
-	ready := now.Sub(d.lastCaughtUp) >= catchUpQuiet && !d.state.behind(r.positionsNow())
+	positions := r.positionsNow()
+	ready := now.Sub(d.lastCaughtUp) >= catchUpQuiet && !d.state.behind(positions) && r.everyPosition(positions)
 	size, err := r.w.CutAt()
 	if err != nil {
 		return err
@@ -171,7 +175,7 @@ func (r *Recorder) Tick(now time.Time) error {
 	switch {
 	case ready && d.due(size, now):
 		return r.rotate(now)
-	case ready && d.sinceCheckpoint >= d.policy.CheckpointRecords:
+	case ready && d.sinceCheckpoint >= max(d.policy.CheckpointRecords, CheckpointsPerObject*int64(d.state.len())):
 		return r.checkpoint(now)
 	case now.Sub(d.lastMark) >= markEvery:
 		d.lastMark = now
@@ -186,6 +190,24 @@ func (d *dirRecording) due(size int64, now time.Time) bool {
 		return size >= d.policy.SegmentBytes
 	}
 	return now.Sub(d.segStart) >= d.policy.SegmentAge
+}
+
+// everyPosition reports whether positions say where every collection a
+// recorder resumes stands (the roots, the Events): a checkpoint is where
+// a recorder that goes on reads the recording's end from, and one
+// without a collection's position would have it relist, its steps while
+// nothing recorded lost, where the recording knew them.
+func (r *Recorder) everyPosition(positions []Position) bool {
+	if r.targets == nil {
+		return true
+	}
+	want := 0
+	for _, t := range r.targets() {
+		if t.Role.IsRoot() || t.Role == informer.RoleEvents {
+			want++
+		}
+	}
+	return len(positions) >= want
 }
 
 // positionsNow are the positions a Heartbeat would say now.
@@ -376,7 +398,7 @@ func (r *Recorder) retain(now time.Time) error {
 // close ends the directory's part: a last mark of the segment in the
 // index (after w is cut), the index synced and closed; a segment made by
 // a run that never began is removed.
-func (d *dirRecording) close(w *Writer) error {
+func (d *dirRecording) close(w *Writer, now time.Time) error {
 	if d == nil {
 		return nil
 	}
@@ -392,7 +414,7 @@ func (d *dirRecording) close(w *Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := d.index.add(IndexEntry{Kind: IndexMark, Segment: d.seg.Name, Time: time.Now().UTC(), Records: d.records, Size: size}); err != nil {
+	if err := d.index.add(IndexEntry{Kind: IndexMark, Segment: d.seg.Name, Time: now.UTC(), Records: d.records, Size: size}); err != nil {
 		return err
 	}
 	return d.index.sync()

@@ -165,11 +165,17 @@ func (r *Recorder) Members() []tree.Member {
 // Begin writes the header of the run's part of the recording: now, the
 // build's version, what is watched (targets) and with which selectors.
 func (r *Recorder) Begin(targets []informer.Target, version, labelSelector, fieldSelector string) error {
+	return r.BeginAt(time.Now(), targets, version, labelSelector, fieldSelector)
+}
+
+// BeginAt is Begin at the time now (a generator of recordings writes a
+// day in seconds).
+func (r *Recorder) BeginAt(now time.Time, targets []informer.Target, version, labelSelector, fieldSelector string) error {
 	if err := r.sameRoots(targets); err != nil {
 		return err
 	}
 	h := Header{
-		Type: HeaderType, Time: time.Now().UTC(), Schema: Schema, Version: version,
+		Type: HeaderType, Time: now.UTC(), Schema: Schema, Version: version,
 		LabelSelector: labelSelector, FieldSelector: fieldSelector,
 	}
 	for _, t := range targets {
@@ -374,10 +380,15 @@ func (r *Recorder) Close() error {
 	if r == nil {
 		return nil
 	}
+	return r.CloseAt(time.Now())
+}
+
+// CloseAt is Close at the time now.
+func (r *Recorder) CloseAt(now time.Time) error {
 	if r.begun {
-		_ = r.Heartbeat(time.Now())
+		_ = r.Heartbeat(now)
 	}
-	err := r.dir.close(r.w)
+	err := r.dir.close(r.w, now)
 	if err == nil {
 		err = r.w.Close()
 	} else {
