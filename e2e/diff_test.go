@@ -36,14 +36,14 @@ func TestDiffText(t *testing.T) {
 
 // record is the part of the JSON record the diff tests read.
 type record struct {
-	Type    string           `json:"type"`
-	Initial bool             `json:"initial"`
-	Name    string           `json:"name"`
+	Type    string `json:"type"`
+	Initial bool   `json:"initial"`
+	Name    string `json:"name"`
 	// ResourceVersion is the record's object's.
-	ResourceVersion string `json:"resourceVersion"`
-	Manager string           `json:"manager"`
-	Changes []diff.Operation `json:"changes"`
-	Object  json.RawMessage  `json:"object"`
+	ResourceVersion string           `json:"resourceVersion"`
+	Manager         string           `json:"manager"`
+	Changes         []diff.Operation `json:"changes"`
+	Object          json.RawMessage  `json:"object"`
 }
 
 func decodeRecord(t *testing.T, line string) record {
