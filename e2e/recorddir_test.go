@@ -183,6 +183,43 @@ func TestRecordDirectory(t *testing.T) {
 		t.Errorf("the segment %s alone lists %v, want the directory's state at its start %v", middle.Name, initial, atStart)
 	}
 
+	// The summary, from the index alone: the segments, the records the
+	// segments hold, the span, the gap.
+	summary := run(t, time.Minute, "recording", dir, "-o", "json")
+	var s recording.Contents
+	if summary.code != 0 || json.Unmarshal([]byte(summary.stdout), &s) != nil {
+		t.Fatalf("kubectl deltas recording %s -o json: exit %d, stdout %q, stderr %q", dir, summary.code, summary.stdout, summary.stderr)
+	}
+	r, err := recording.OpenDir(ix, ix.StartAt(time.Time{}), os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded int64
+	for {
+		data, _, err := r.Next()
+		if err != nil {
+			break
+		}
+		if recording.IsRecordLine(data) {
+			recorded++
+		}
+	}
+	_ = r.Close()
+	wholeSpan, err := ix.Span()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Kind != "directory" || len(s.Segments) != len(segs) || s.Records != recorded || !s.Start.Equal(wholeSpan.Start) ||
+		len(s.Gaps) != 1 || s.Gaps[0].Why != "not recording" || s.Recording || s.Checkpoints < len(segs) {
+		t.Errorf("the summary %+v; want %d segments, %d records, from %s, one gap, no recorder now", s, len(segs), recorded, wholeSpan.Start)
+	}
+	text := run(t, time.Minute, "recording", dir)
+	for _, want := range []string{"a directory of", "Gaps:", "not recording", segs[0].Name, segs[len(segs)-1].Name, "configmaps in " + ns} {
+		if !strings.Contains(text.stdout, want) {
+			t.Errorf("kubectl deltas recording %s does not say %q:\n%s", dir, want, text.stdout)
+		}
+	}
+
 	// --at anywhere is what the segments read as one file say: at every
 	// second, at each segment's edges, in the gap.
 	whole := filepath.Join(t.TempDir(), "whole.jsonl")

@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/history"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cmd/completion"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/cmd/recordinginfo"
 	versioncmd "github.com/kubectl-deltas/kubectl-deltas/internal/cmd/version"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/live"
@@ -208,7 +209,7 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	_ = cmd.RegisterFlagCompletionFunc("queue-key", fixedCompletion("object", "owner"))
 	completion.Register(cmd, o.Clusters, func() bool { return o.Targets.AllNamespaces })
 
-	cmd.AddCommand(versioncmd.NewCmdVersion(o.Clusters, o.IOStreams), newCmdOptions(cmd, o.IOStreams))
+	cmd.AddCommand(versioncmd.NewCmdVersion(o.Clusters, o.IOStreams), recordinginfo.NewCmdRecording(o.IOStreams), newCmdOptions(cmd, o.IOStreams))
 	return cmd
 }
 

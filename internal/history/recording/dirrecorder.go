@@ -396,18 +396,14 @@ func (r *Recorder) retain(now time.Time) error {
 }
 
 // close ends the directory's part: a last mark of the segment in the
-// index (after w is cut), the index synced and closed; a segment made by
-// a run that never began is removed.
+// index (after w is cut), the index synced and closed. A segment made by
+// a run that never began is removed after w is closed (unbegun).
 func (d *dirRecording) close(w *Writer, now time.Time) error {
 	if d == nil {
 		return nil
 	}
 	defer func() { _ = d.index.close() }()
 	if !d.begun {
-		if d.created {
-			_ = w.Close()
-			_ = os.Remove(filepath.Join(d.path, d.seg.Name))
-		}
 		return nil
 	}
 	size, err := w.CutAt()
@@ -418,6 +414,14 @@ func (d *dirRecording) close(w *Writer, now time.Time) error {
 		return err
 	}
 	return d.index.sync()
+}
+
+// unbegun removes the segment a run that never began made (its writer
+// closed).
+func (d *dirRecording) unbegun() {
+	if d != nil && d.created && !d.begun {
+		_ = os.Remove(filepath.Join(d.path, d.seg.Name))
+	}
 }
 
 // TargetsFrom has each new segment's header say what targets says is

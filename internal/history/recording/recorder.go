@@ -394,7 +394,10 @@ func (r *Recorder) CloseAt(now time.Time) error {
 	} else {
 		_ = r.w.Close()
 	}
-	if r.created && !r.begun {
+	switch {
+	case r.dir != nil:
+		r.dir.unbegun()
+	case r.created && !r.begun:
 		_ = os.Remove(r.name)
 	}
 	if uerr := r.lock.Unlock(); err == nil {
