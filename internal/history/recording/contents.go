@@ -35,7 +35,7 @@ type Contents struct {
 	// Segments are a directory's, oldest first; Missing the numbers of
 	// segments missing between two kept ones.
 	Segments []SegmentContents `json:"segments,omitempty"`
-	Missing  []int            `json:"missing,omitempty"`
+	Missing  []int             `json:"missing,omitempty"`
 	// RecordedBy is the pid of the recorder writing it now (0: none, or
 	// not known); Recording says whether one is.
 	Recording  bool `json:"recording"`
