@@ -178,7 +178,7 @@ AB ?= e6e90b4
 
 .PHONY: bench
 bench: build controlplane ## Benchmark vs raw HTTP, client-go and kubectl on a local control plane, A/B against the tree AB, recording and replay, waiting (N=10000 M=1000 ROUNDS=5 AB=e6e90b4): bench/RESULTS.md
-	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -m $(or $(M),1000) -rounds $(or $(ROUNDS),5) -ab $(AB) -replay -conditions
+	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -m $(or $(M),1000) -rounds $(or $(ROUNDS),5) -ab $(AB) -replay -conditions -history
 
 .PHONY: bench-ab
 bench-ab: build controlplane ## Only the A/B section of make bench: this tree against AB (e6e90b4), an empty snapshot and N ConfigMaps with health off (ROUNDS=5)
@@ -191,6 +191,10 @@ bench-replay: build controlplane ## Only the recording section of make bench: --
 .PHONY: bench-conditions
 bench-conditions: build controlplane ## Only the waiting section of make bench: --until and --fail-when (health, JSONPath, CEL) on a replay of 3,000 ConfigMaps and 3,000 updates, --fail-when live on N ConfigMaps under churn (N=10000 ROUNDS=5)
 	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -rounds $(or $(ROUNDS),5) -conditions -conditions-only
+
+.PHONY: bench-history
+bench-history: build controlplane ## Only the recording-directory section of make bench: --at and --from/--to in a generated day of 5,000 Pods (RECORDS=10000000) against 100,000 records, its summary, a directory against one file under churn, a recorder's RSS after 5,000 and 100,000 updates (N=10000 ROUNDS=5)
+	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -rounds $(or $(ROUNDS),5) -history -history-only -history-records $(or $(RECORDS),10000000)
 
 .PHONY: bench-live
 bench-live: ## --live's cost: a 200-object tree at 10 deltas/s, the share of one core and the bytes written per second (target ≤ 5%)

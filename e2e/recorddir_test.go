@@ -124,6 +124,7 @@ func TestRecordDirectory(t *testing.T) {
 	}
 	<-first.done
 	drain(first)
+	killedInRotation(t, dir)
 	time.Sleep(2 * time.Second) // changes while nothing records: a gap
 	second := start(t, args...)
 	time.Sleep(8 * time.Second)
@@ -136,8 +137,14 @@ func TestRecordDirectory(t *testing.T) {
 	if s := churnErrs.String(); s != "" {
 		t.Fatalf("the churn failed: %s", s)
 	}
-	if strings.Contains(second.stderr.String(), "error") {
+	if strings.Contains(second.stderr.String(), "error") || !strings.Contains(second.stderr.String(), "index.jsonl ends torn") {
 		t.Errorf("the second recorder said: %s", second.stderr.String())
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(tmp) > 0 {
+		t.Errorf("the second recorder left what the first left beginning a segment: %v", tmp)
+	}
+	if ix, err := recording.LoadIndex(dir, os.Stderr, true); err != nil || ix.Rebuilt {
+		t.Errorf("the index after the second recorder: %v, rebuilt %v", err, ix != nil && ix.Rebuilt)
 	}
 
 	segs, err := recording.ListSegments(dir)
@@ -265,6 +272,37 @@ func TestRecordDirectory(t *testing.T) {
 	}
 	if !sawGap {
 		t.Error("no --at fell inside the gap")
+	}
+}
+
+// killedInRotation makes dir, whose recorder was killed, what a kill in
+// the middle of a rotation leaves at its worst: the next segment's start
+// half written under its dot name, the newest segment renamed into place
+// but not yet in the index, and the index's last line torn.
+func killedInRotation(t *testing.T, dir string) {
+	t.Helper()
+	segs, err := recording.ListSegments(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := segs[len(segs)-1]
+	next := "." + recording.SegmentName(newest.Seq+1, time.Now()) + ".tmp"
+	if err := os.WriteFile(filepath.Join(dir, next), []byte{0x28, 0xb5, 0x2f, 0xfd, 0x04}, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, recording.IndexName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range lines(string(data)) {
+		if !strings.Contains(l, newest.Name) {
+			kept = append(kept, l)
+		}
+	}
+	torn := strings.Join(kept, "\n") + "\n" + kept[len(kept)-1][:20]
+	if err := os.WriteFile(filepath.Join(dir, recording.IndexName), []byte(torn), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -216,7 +216,7 @@ func conditionUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, r
 		}
 		time.Sleep(churnSettle + 2*time.Second) // both listed, watching
 		newUsage, baseUsage := startUsage(withCond.Process.Pid, 0), startUsage(without.Process.Pid, 0)
-		updated, churnErr := churnConfigMaps(ctx, cl, e.n, round+100)
+		updated, churnErr := churnConfigMaps(ctx, cl, e.n, round+100, churnFor)
 		churned := time.Now()
 		if churnErr != nil {
 			stop()

@@ -74,6 +74,10 @@ type options struct {
 	replay, replayOnly bool
 	// The waiting section (-conditions; -conditions-only for it alone).
 	conditions, conditionsOnly bool
+	// The history section (-history; -history-only for it alone), of a
+	// generated recording of historyRecords records.
+	history, historyOnly bool
+	historyRecords       int
 	// genHistory, when set, only writes a generated recording directory
 	// of genRecords records of genPods Pods there (for experiments).
 	genHistory          string
@@ -112,6 +116,9 @@ func run() error {
 	flag.BoolVar(&o.conditions, "conditions", false, "also measure --until and --fail-when (issue 56): a replay of 3,000 ConfigMaps and 3,000 updates with each kind of condition against the plain replay, and a live stream of the -n ConfigMaps under churn with --fail-when against the plain stream: bench/results/conditions.json and a section of RESULTS.md")
 	flag.BoolVar(&o.conditionsOnly, "conditions-only", false, "with -conditions: measure only the waiting section")
 	flag.StringVar(&o.churnClients, "churn-clients", "", "with -scale: comma-separated client IDs to churn with (default every client that watches)")
+	flag.BoolVar(&o.history, "history", false, "also measure a recording directory (issue 59): --at and --from/--to in a generated day of 5,000 Pods against 100,000 records, its summary, recording into a directory against one file under churn, a recorder's RSS after 5,000 and 100,000 updates: bench/results/history.json and a section of RESULTS.md")
+	flag.BoolVar(&o.historyOnly, "history-only", false, "with -history: measure only the history section")
+	flag.IntVar(&o.historyRecords, "history-records", 10_000_000, "with -history: records of the generated day")
 	flag.StringVar(&o.genHistory, "gen-history", "", "only write a generated recording `DIR` of -gen-records records of -gen-pods Pods (a day at 115 changes a second), and exit")
 	flag.IntVar(&o.genRecords, "gen-records", 10_000_000, "with -gen-history: records")
 	flag.IntVar(&o.genPods, "gen-pods", 5000, "with -gen-history: Pods")
@@ -218,6 +225,14 @@ func run() error {
 			return err
 		}
 		if o.replayOnly {
+			return render(benchDir)
+		}
+	}
+	if o.history {
+		if err := measureHistory(ctx, e, cl, o, root, benchDir); err != nil {
+			return err
+		}
+		if o.historyOnly {
 			return render(benchDir)
 		}
 	}

@@ -327,9 +327,14 @@ func timelineUnderChurn(ctx context.Context, e *env, cl *cluster, dir string, ro
 // the churn, from /proc; which of the two starts first alternates. m.Name
 // is set to how many updates were made.
 func sideBySideUnderChurn(ctx context.Context, e *env, cl *cluster, rounds int, m abMeasure, newCmd, baseCmd string) (abMeasure, error) {
+	return sideBySideChurning(ctx, e, cl, rounds, churnFor, m, newCmd, baseCmd)
+}
+
+// sideBySideChurning is sideBySideUnderChurn with a churn of d.
+func sideBySideChurning(ctx context.Context, e *env, cl *cluster, rounds int, d time.Duration, m abMeasure, newCmd, baseCmd string) (abMeasure, error) {
 	plugin := filepath.Join(e.bin, "kubectl-deltas")
 	conn := "--kubeconfig " + e.kubeconfig
-	logf("recording: %s under churn (one writer, at most %d updates/s for %s), %d rounds", m.Args, churnRate, churnFor, rounds)
+	logf("recording: %s under churn (one writer, at most %d updates/s for %s), %d rounds", m.Args, churnRate, d, rounds)
 	var counts []int
 	for round := range rounds {
 		newLine, baseLine := fmt.Sprintf(newCmd, plugin, conn), fmt.Sprintf(baseCmd, plugin, conn)
@@ -339,7 +344,7 @@ func sideBySideUnderChurn(ctx context.Context, e *env, cl *cluster, rounds int, 
 		}
 		time.Sleep(churnSettle + 2*time.Second) // both listed, watching
 		newUsage, baseUsage := startUsage(withPage.Process.Pid, 0), startUsage(without.Process.Pid, 0)
-		updated, churnErr := churnConfigMaps(ctx, cl, e.n, round)
+		updated, churnErr := churnConfigMaps(ctx, cl, e.n, round, d)
 		time.Sleep(2 * time.Second) // the last events handled
 		newCPU, _ := newUsage.end()
 		baseCPU, _ := baseUsage.end()
@@ -352,11 +357,11 @@ func sideBySideUnderChurn(ctx context.Context, e *env, cl *cluster, rounds int, 
 		}
 		logf("  round %d: %d updates; %.0f ms CPU, without %.0f ms", round+1, updated, newCPU, baseCPU)
 		counts = append(counts, updated)
-		m.New = append(m.New, abSample{CPUMS: newCPU, WallMS: ms(churnFor)})
-		m.Base = append(m.Base, abSample{CPUMS: baseCPU, WallMS: ms(churnFor)})
+		m.New = append(m.New, abSample{CPUMS: newCPU, WallMS: ms(d)})
+		m.Base = append(m.Base, abSample{CPUMS: baseCPU, WallMS: ms(d)})
 	}
 	slices.Sort(counts)
-	m.Name = fmt.Sprintf("%d ConfigMap updates in %s, one writer", counts[len(counts)/2], churnFor)
+	m.Name = fmt.Sprintf("%d ConfigMap updates in %s, one writer", counts[len(counts)/2], d)
 	return m, nil
 }
 
@@ -390,10 +395,10 @@ func startSideBySide(ctx context.Context, e *env, round int, newLine, baseLine s
 
 // churnConfigMaps updates the n ConfigMaps of the benchmark namespace in
 // turn at churnRate for churnFor, and returns how many updates it made.
-func churnConfigMaps(ctx context.Context, cl *cluster, n, round int) (int, error) {
+func churnConfigMaps(ctx context.Context, cl *cluster, n, round int, d time.Duration) (int, error) {
 	tick := time.NewTicker(time.Second / churnRate)
 	defer tick.Stop()
-	end := time.Now().Add(churnFor)
+	end := time.Now().Add(d)
 	done := 0
 	cms := cl.client.CoreV1().ConfigMaps(benchNamespace)
 	for time.Now().Before(end) {

@@ -87,6 +87,21 @@ func newChurn(t *testing.T, dir string, policy DirPolicy) *churn {
 	return &churn{t: t, rec: rec, now: time.Now(), model: map[string]string{}}
 }
 
+// recordChurn records n changes into a new directory with policy, and
+// returns it and what it holds at the end.
+func recordChurn(t *testing.T, policy DirPolicy, n int) (string, map[string]string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "rec") + "/"
+	c := newChurn(t, dir, policy)
+	for i := range n {
+		c.step(i)
+	}
+	if err := c.rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir, c.model
+}
+
 // step makes change i, then ticks every 10 changes.
 func (c *churn) step(i int) {
 	c.t.Helper()
@@ -161,14 +176,7 @@ func records(t *testing.T, lines []string) (changes []string, state map[string]s
 }
 
 func TestDirRecordsInSegmentsThatReadAsOne(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "rec") + "/"
-	c := newChurn(t, dir, DirPolicy{SegmentBytes: 2000, CheckpointRecords: 15})
-	for i := range 300 {
-		c.step(i)
-	}
-	if err := c.rec.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, model := recordChurn(t, DirPolicy{SegmentBytes: 2000, CheckpointRecords: 15}, 300)
 	ix, err := LoadIndex(dir, io.Discard, false)
 	if err != nil {
 		t.Fatal(err)
@@ -212,8 +220,8 @@ func TestDirRecordsInSegmentsThatReadAsOne(t *testing.T) {
 	if len(got) != 300 {
 		t.Errorf("%d changes read, want 300", len(got))
 	}
-	if !reflect.DeepEqual(state, c.model) {
-		t.Errorf("state at the end %v, want %v", state, c.model)
+	if !reflect.DeepEqual(state, model) {
+		t.Errorf("state at the end %v, want %v", state, model)
 	}
 
 	// From each checkpoint, the state it holds is the recording's there:
@@ -268,14 +276,7 @@ func stateAfter(t *testing.T, changes []string) map[string]string {
 }
 
 func TestDirMissingSegmentIsAGapAndARelist(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "rec") + "/"
-	c := newChurn(t, dir, DirPolicy{SegmentBytes: 1500, CheckpointRecords: 1000})
-	for i := range 200 {
-		c.step(i)
-	}
-	if err := c.rec.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, model := recordChurn(t, DirPolicy{SegmentBytes: 1500, CheckpointRecords: 1000}, 200)
 	segs, err := ListSegments(dir)
 	if err != nil || len(segs) < 4 {
 		t.Fatalf("%d segments (%v), want at least 4", len(segs), err)
@@ -304,20 +305,13 @@ func TestDirMissingSegmentIsAGapAndARelist(t *testing.T) {
 		t.Errorf("the checkpoint after the gap is not read (its records say what changed): %s", lines[gap+2])
 	}
 	_, state := records(t, lines)
-	if !reflect.DeepEqual(state, c.model) {
-		t.Errorf("state at the end %v, want %v", state, c.model)
+	if !reflect.DeepEqual(state, model) {
+		t.Errorf("state at the end %v, want %v", state, model)
 	}
 }
 
 func TestTornOrMissingIndexIsRebuilt(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "rec") + "/"
-	c := newChurn(t, dir, DirPolicy{SegmentBytes: 2000, CheckpointRecords: 15})
-	for i := range 200 {
-		c.step(i)
-	}
-	if err := c.rec.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := recordChurn(t, DirPolicy{SegmentBytes: 2000, CheckpointRecords: 15}, 200)
 	whole, err := LoadIndex(dir, io.Discard, false)
 	if err != nil {
 		t.Fatal(err)
@@ -376,14 +370,7 @@ func TestTornOrMissingIndexIsRebuilt(t *testing.T) {
 }
 
 func TestRetentionKeepsTheNewestAndAWholeWindow(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "rec") + "/"
-	c := newChurn(t, dir, DirPolicy{SegmentBytes: 1500, KeepBytes: 4000, CheckpointRecords: 1000})
-	for i := range 400 {
-		c.step(i)
-	}
-	if err := c.rec.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, model := recordChurn(t, DirPolicy{SegmentBytes: 1500, KeepBytes: 4000, CheckpointRecords: 1000}, 400)
 	ix, err := LoadIndex(dir, io.Discard, false)
 	if err != nil {
 		t.Fatal(err)
@@ -417,8 +404,8 @@ func TestRetentionKeepsTheNewestAndAWholeWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, state := records(t, readLines(t, r))
-	if !reflect.DeepEqual(state, c.model) {
-		t.Errorf("state at the end %v, want %v", state, c.model)
+	if !reflect.DeepEqual(state, model) {
+		t.Errorf("state at the end %v, want %v", state, model)
 	}
 }
 

@@ -289,38 +289,27 @@ func (r *Recorder) rotate(now time.Time) error {
 // writeSegmentStart writes a new segment's header and checkpoint to a
 // dot file beside path, synced, and renames it to path.
 func writeSegmentStart(path string, h Header, state *recordedState, now time.Time, positions []Position) error {
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	data, err := json.Marshal(h)
 	if err != nil {
-		return fmt.Errorf("cannot begin a segment: %w", err)
-	}
-	w, err := newWriter(f, Zstd)
-	if err != nil {
-		_ = f.Close()
 		return err
 	}
-	data, err := json.Marshal(h)
-	if err == nil {
-		data = append(data, '\n')
-		data, err = state.appendCheckpoint(data, now, positions)
+	if data, err = state.appendCheckpoint(append(data, '\n'), now, positions); err != nil {
+		return err
 	}
-	if err == nil {
-		_, err = w.Write(data)
-	}
-	if err == nil {
-		err = w.Sync()
-	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
+	err = writeAtomically(path, func(f *os.File) error {
+		w, err := newWriter(f, Zstd)
+		if err == nil {
+			_, err = w.Write(data)
+		}
+		if err == nil {
+			_, err = w.CutAt() // the file is synced and closed after
+		}
+		return err
+	})
 	if err != nil {
-		_ = os.Remove(tmp)
 		return fmt.Errorf("beginning the segment %s: %w", path, err)
 	}
-	return syncDir(filepath.Dir(path))
+	return nil
 }
 
 // retain deletes the oldest segments while the policy says the

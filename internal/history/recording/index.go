@@ -140,18 +140,23 @@ func WriteIndex(dir string, entries []IndexEntry) error {
 		}
 		buf.Write(append(line, '\n'))
 	}
-	return writeAtomically(filepath.Join(dir, IndexName), buf.Bytes())
+	return writeAtomically(filepath.Join(dir, IndexName), func(f *os.File) error {
+		_, err := f.Write(buf.Bytes())
+		return err
+	})
 }
 
-// writeAtomically writes data as the file name: to a dot file beside it,
-// synced, then renamed over it, and the directory synced.
-func writeAtomically(name string, data []byte) error {
+// writeAtomically writes the file name with write: to a dot file beside
+// it, synced, then renamed over it, and the directory synced. A process
+// killed meanwhile leaves the old file or the new one whole, and a dot
+// file (CleanDir).
+func writeAtomically(name string, write func(*os.File) error) error {
 	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = write(f)
 	if err == nil {
 		err = f.Sync()
 	}
