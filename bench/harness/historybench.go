@@ -30,8 +30,8 @@ type historyRun struct {
 	Records, SmallRecords, Pods int
 	LongBytes                   int64
 	// N is how many ConfigMaps the churn rows update.
-	N int
-	Measures                    []abMeasure
+	N        int
+	Measures []abMeasure
 	// ChurnDirBytes and ChurnFileBytes are what the directory and the
 	// file held after the same churn (the last round).
 	ChurnDirBytes, ChurnFileBytes int64
