@@ -273,6 +273,35 @@ func TestRecordDirectory(t *testing.T) {
 	if !sawGap {
 		t.Error("no --at fell inside the gap")
 	}
+
+	// A segment deleted by hand from the middle: the replay says it, as a
+	// gap, and the next segment's checkpoint says what changed meanwhile —
+	// the stream still ends in the state the directory ends in.
+	if err := os.Remove(filepath.Join(dir, segs[1].Name)); err != nil {
+		t.Fatal(err)
+	}
+	holed := run(t, time.Minute, "--replay="+dir, "-o", "json")
+	if holed.code != 0 || !strings.Contains(holed.stderr, fmt.Sprintf("segment %06d is missing", segs[1].Seq)) || strings.Count(holed.stderr, "the recording has a gap from") != 2 {
+		t.Errorf("--replay of %s without its segment %s: exit %d, stderr %q", dir, segs[1].Name, holed.code, holed.stderr)
+	}
+	end := map[string]string{}
+	for _, l := range lines(holed.stdout) {
+		r := decodeRecord(t, l)
+		if r.Type == "Deleted" {
+			delete(end, r.Name)
+		} else {
+			end[r.Name] = r.Name + " " + r.ResourceVersion
+		}
+	}
+	var ended []string
+	for _, v := range end {
+		ended = append(ended, v)
+	}
+	slices.Sort(ended)
+	atEnd, _ := stateAt(t, dir, "-0s")
+	if !slices.Equal(ended, atEnd) {
+		t.Errorf("the replay without a middle segment ends in %d objects, the directory in %d: missing %v, more %v", len(ended), len(atEnd), minus(atEnd, ended), minus(ended, atEnd))
+	}
 }
 
 // killedInRotation makes dir, whose recorder was killed, what a kill in

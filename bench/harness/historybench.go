@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -36,9 +37,13 @@ type historyRun struct {
 	// file held after the same churn (the last round).
 	ChurnDirBytes, ChurnFileBytes int64
 	// FewKiB and ManyKiB are a recorder's peak RSS after FewUpdates and
-	// after ManyUpdates updates of the N ConfigMaps.
-	FewUpdates, ManyUpdates int
-	FewKiB, ManyKiB         int64
+	// after ManyUpdates updates of the N ConfigMaps; FileFewKiB and
+	// FileManyKiB those of a recorder into one file beside it, and
+	// PlainFewKiB and PlainManyKiB those of a stream that records nothing.
+	FewUpdates, ManyUpdates   int
+	FewKiB, ManyKiB           int64
+	FileFewKiB, FileManyKiB   int64
+	PlainFewKiB, PlainManyKiB int64
 }
 
 // historyChurn is how long the directory-against-file churn lasts: long
@@ -150,17 +155,30 @@ func measureHistory(ctx context.Context, e *env, cl *cluster, o options, root, b
 	return os.WriteFile(filepath.Join(benchDir, "results", "history.json"), append(b, '\n'), 0o644)
 }
 
-// recorderGrowth runs one recorder into a directory while the N
-// ConfigMaps are updated, and notes its peak RSS after 5,000 updates and
+// recorderGrowth runs a recorder into a directory, one into a file and
+// a stream that records nothing, side by side, while the N ConfigMaps
+// are updated, and notes the peak RSS of each after 5,000 updates and
 // after 100,000.
 func recorderGrowth(ctx context.Context, e *env, cl *cluster, dir string, res *historyRun) error {
 	plugin := filepath.Join(e.bin, "kubectl-deltas")
-	rec := filepath.Join(dir, "growth") + "/"
-	c := commandIn(ctx, e, []string{"sh", "-c", fmt.Sprintf("exec %s cm -n %s -q --record=%s --kubeconfig %s", plugin, benchNamespace, rec, e.kubeconfig)})
-	if err := c.Start(); err != nil {
-		return err
+	var procs []*exec.Cmd
+	for _, args := range []string{
+		"-q --record=" + filepath.Join(dir, "growth") + "/",
+		"-q --record=" + filepath.Join(dir, "growth.jsonl.zst"),
+		"-o json > /dev/null",
+	} {
+		c := commandIn(ctx, e, []string{"sh", "-c", fmt.Sprintf("exec %s cm -n %s --kubeconfig %s %s", plugin, benchNamespace, e.kubeconfig, args)})
+		if err := c.Start(); err != nil {
+			return err
+		}
+		procs = append(procs, c)
 	}
-	defer func() { _ = c.Process.Signal(os.Interrupt); _ = c.Wait() }()
+	defer func() {
+		for _, c := range procs {
+			_ = c.Process.Signal(os.Interrupt)
+			_ = c.Wait()
+		}
+	}()
 	time.Sleep(churnSettle + 2*time.Second)
 	res.FewUpdates, res.ManyUpdates = 5000, 100_000
 	logf("history: a recorder's peak RSS after %d and %d updates", res.FewUpdates, res.ManyUpdates)
@@ -174,13 +192,13 @@ func recorderGrowth(ctx context.Context, e *env, cl *cluster, dir string, res *h
 			done += max(n, 1)
 		}
 		time.Sleep(2 * time.Second) // handled
-		kib := peakKiB(c.Process.Pid)
+		dirKiB, fileKiB, plainKiB := peakKiB(procs[0].Process.Pid), peakKiB(procs[1].Process.Pid), peakKiB(procs[2].Process.Pid)
 		if upTo == res.FewUpdates {
-			res.FewKiB = kib
+			res.FewKiB, res.FileFewKiB, res.PlainFewKiB = dirKiB, fileKiB, plainKiB
 		} else {
-			res.ManyKiB = kib
+			res.ManyKiB, res.FileManyKiB, res.PlainManyKiB = dirKiB, fileKiB, plainKiB
 		}
-		logf("  after %d updates: peak RSS %d KiB", done, kib)
+		logf("  after %d updates: peak RSS %d KiB (into one file: %d KiB; recording nothing: %d KiB)", done, dirKiB, fileKiB, plainKiB)
 	}
 	return nil
 }
@@ -230,6 +248,10 @@ func historyMarkdown(r *historyRun) string {
 	w("| size of the churn's recording | %s (DIR/) | FILE.zst: %s | %.3f× | the directory at most 1.3× the file | **%s** |\n", mib(r.ChurnDirBytes), mib(r.ChurnFileBytes), size, passMiss(size <= 1.3))
 	growth := float64(r.ManyKiB) / float64(max(r.FewKiB, 1))
 	w("| a recorder's peak RSS after %d updates | %d KiB | after %d: %d KiB | %.3f× | at most 1.2×: the objects watched, not the time recorded | **%s** |\n", r.ManyUpdates, r.ManyKiB, r.FewUpdates, r.FewKiB, growth, passMiss(growth <= 1.2))
+	if r.FileFewKiB > 0 && r.PlainFewKiB > 0 {
+		w("| beside it, into one file; recording nothing | %d and %d KiB | after %d: %d and %d KiB | %.3f× and %.3f× | (for comparison) | |\n", r.FileManyKiB, r.PlainManyKiB, r.FewUpdates, r.FileFewKiB, r.PlainFewKiB,
+			float64(r.FileManyKiB)/float64(r.FileFewKiB), float64(r.PlainManyKiB)/float64(r.PlainFewKiB))
+	}
 	w("\n")
 	return b.String()
 }

@@ -78,6 +78,8 @@ type options struct {
 	// generated recording of historyRecords records.
 	history, historyOnly bool
 	historyRecords       int
+	// growthOnly: only the RSS of recorders under churn (for experiments).
+	growthOnly bool
 	// genHistory, when set, only writes a generated recording directory
 	// of genRecords records of genPods Pods there (for experiments).
 	genHistory          string
@@ -118,6 +120,7 @@ func run() error {
 	flag.StringVar(&o.churnClients, "churn-clients", "", "with -scale: comma-separated client IDs to churn with (default every client that watches)")
 	flag.BoolVar(&o.history, "history", false, "also measure a recording directory (issue 59): --at and --from/--to in a generated day of 5,000 Pods against 100,000 records, its summary, recording into a directory against one file under churn, a recorder's RSS after 5,000 and 100,000 updates: bench/results/history.json and a section of RESULTS.md")
 	flag.BoolVar(&o.historyOnly, "history-only", false, "with -history: measure only the history section")
+	flag.BoolVar(&o.growthOnly, "growth-only", false, "only run the history section's recorders under churn and log their peak RSS (for experiments)")
 	flag.IntVar(&o.historyRecords, "history-records", 10_000_000, "with -history: records of the generated day")
 	flag.StringVar(&o.genHistory, "gen-history", "", "only write a generated recording `DIR` of -gen-records records of -gen-pods Pods (a day at 115 changes a second), and exit")
 	flag.IntVar(&o.genRecords, "gen-records", 10_000_000, "with -gen-history: records")
@@ -227,6 +230,14 @@ func run() error {
 		if o.replayOnly {
 			return render(benchDir)
 		}
+	}
+	if o.growthOnly {
+		dir, err := os.MkdirTemp(e.home, "growth-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		return recorderGrowth(ctx, e, cl, dir, &historyRun{})
 	}
 	if o.history {
 		if err := measureHistory(ctx, e, cl, o, root, benchDir); err != nil {

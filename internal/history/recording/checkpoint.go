@@ -3,6 +3,7 @@ package recording
 import (
 	"cmp"
 	"encoding/json"
+	"io"
 	"slices"
 	"time"
 
@@ -112,9 +113,15 @@ func (s *recordedState) behind(positions []Position) bool {
 	return false
 }
 
-// appendCheckpoint appends the checkpoint of s at now, its Heartbeat
-// saying positions, in the order of collections and keys.
-func (s *recordedState) appendCheckpoint(dst []byte, now time.Time, positions []Position) ([]byte, error) {
+// checkpointPiece is how much of a checkpoint is built before it is
+// written: a checkpoint is written in pieces, so that writing one costs
+// no memory in proportion to the objects.
+const checkpointPiece = 64 << 10
+
+// writeCheckpoint writes the checkpoint of s at now to w, its Heartbeat
+// saying positions, in the order of collections and keys, in pieces of
+// whole lines.
+func (s *recordedState) writeCheckpoint(w io.Writer, now time.Time, positions []Position) error {
 	objs := make([]*recorded, 0, len(s.objects))
 	for _, o := range s.objects {
 		objs = append(objs, o)
@@ -125,11 +132,17 @@ func (s *recordedState) appendCheckpoint(dst []byte, now time.Time, positions []
 	})
 	beat, err := json.Marshal(Heartbeat{Type: HeartbeatType, Time: now.UTC(), Checkpoint: len(objs), Positions: positions})
 	if err != nil {
-		return dst, err
+		return err
 	}
-	dst = append(append(dst, beat...), '\n')
+	dst := append(beat, '\n')
 	stamp := now.UTC().AppendFormat(nil, time.RFC3339Nano)
 	for _, o := range objs {
+		if len(dst) >= checkpointPiece {
+			if _, err := w.Write(dst); err != nil {
+				return err
+			}
+			dst = dst[:0]
+		}
 		dst = append(dst, `{"type":"Replaced","time":"`...)
 		dst = append(dst, stamp...)
 		dst = append(dst, `","initial":true,"checkpoint":true`...)
@@ -146,7 +159,8 @@ func (s *recordedState) appendCheckpoint(dst []byte, now time.Time, positions []
 		dst = append(append(dst, `,"object":`...), o.object...)
 		dst = append(dst, "}\n"...)
 	}
-	return dst, nil
+	_, err = w.Write(dst)
+	return err
 }
 
 // len is how many objects s holds.

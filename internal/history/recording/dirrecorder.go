@@ -229,11 +229,7 @@ func (r *Recorder) checkpoint(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	data, err := d.state.appendCheckpoint(nil, now, r.positionsNow())
-	if err != nil {
-		return err
-	}
-	if _, err := r.w.Write(data); err != nil {
+	if err := d.state.writeCheckpoint(r.w, now, r.positionsNow()); err != nil {
 		return err
 	}
 	if _, err := r.w.CutAt(); err != nil {
@@ -289,17 +285,17 @@ func (r *Recorder) rotate(now time.Time) error {
 // writeSegmentStart writes a new segment's header and checkpoint to a
 // dot file beside path, synced, and renames it to path.
 func writeSegmentStart(path string, h Header, state *recordedState, now time.Time, positions []Position) error {
-	data, err := json.Marshal(h)
+	header, err := json.Marshal(h)
 	if err != nil {
-		return err
-	}
-	if data, err = state.appendCheckpoint(append(data, '\n'), now, positions); err != nil {
 		return err
 	}
 	err = writeAtomically(path, func(f *os.File) error {
 		w, err := newWriter(f, Zstd)
 		if err == nil {
-			_, err = w.Write(data)
+			_, err = w.Write(append(header, '\n'))
+		}
+		if err == nil {
+			err = state.writeCheckpoint(w, now, positions)
 		}
 		if err == nil {
 			_, err = w.CutAt() // the file is synced and closed after
