@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
@@ -76,7 +77,10 @@ func (s *recordedState) apply(rec *printer.Record) {
 	}
 	o := s.objects[id]
 	if o == nil {
-		o = &recorded{context: rec.Context, apiVersion: rec.APIVersion, kind: rec.Kind, resource: rec.Resource, namespace: rec.Namespace, name: rec.Name}
+		// The namespace and name are copied: the record's point into its
+		// object, which they would keep alive after the next change.
+		o = &recorded{context: rec.Context, apiVersion: rec.APIVersion, kind: rec.Kind, resource: rec.Resource,
+			namespace: strings.Clone(rec.Namespace), name: strings.Clone(rec.Name)}
 		s.objects[id] = o
 	}
 	o.uid, o.resourceVersion, o.object = rec.UID, rec.ResourceVersion, rec.Object
@@ -90,7 +94,7 @@ func (s *recordedState) seed(t informer.Target, objs []*rawobj.Object) {
 	for _, obj := range objs {
 		s.objects[coll+"|"+obj.Namespace+"/"+obj.Name] = &recorded{
 			context: t.Context, apiVersion: apiVersion, kind: t.Kind.Kind, resource: t.Resource.Resource,
-			namespace: obj.Namespace, name: obj.Name, uid: obj.UID, resourceVersion: obj.ResourceVersion, object: obj.JSON,
+			namespace: strings.Clone(obj.Namespace), name: strings.Clone(obj.Name), uid: obj.UID, resourceVersion: obj.ResourceVersion, object: obj.JSON,
 		}
 		if s.newest[coll] == "" || informer.NewerResourceVersion(obj.ResourceVersion, s.newest[coll]) {
 			s.newest[coll] = obj.ResourceVersion
