@@ -491,3 +491,88 @@ func TestRecordDirectoryBadInput(t *testing.T) {
 		t.Errorf("the index's first entry %q: %v", lines(string(data))[0], err)
 	}
 }
+
+// TestRecordDirectoryKilledInRotation: a recorder killed with SIGKILL
+// while it writes a new segment's start (a checkpoint of 24 MiB of
+// ConfigMaps takes long enough to be caught at it) leaves a directory the
+// next recorder goes on with: nothing recorded is lost, what changed
+// meanwhile is caught up, and the replay ends in the cluster's state.
+func TestRecordDirectoryKilledInRotation(t *testing.T) {
+	ns := newNamespace(t)
+	cms := testEnv.client.CoreV1().ConfigMaps(ns)
+	big := strings.Repeat("x", 16<<10)
+	var wg sync.WaitGroup
+	errs := &syncBuffer{}
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < 1500; i += 8 {
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("big-%04d", i)}, Data: map[string]string{"v": big}}
+				if _, err := cms.Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+					fmt.Fprintf(errs, "%v\n", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if errs.String() != "" {
+		t.Fatalf("creating the ConfigMaps: %s", errs.String())
+	}
+	dir := filepath.Join(t.TempDir(), "rec") + "/"
+	args := []string{"cm", "-n", ns, "-q", "--record=" + dir, "--record-segment=1s"}
+	first := start(t, args...)
+	caught := ""
+	deadline := time.Now().Add(time.Minute)
+	for caught == "" && time.Now().Before(deadline) {
+		if tmp, _ := filepath.Glob(filepath.Join(dir, ".0*.tmp")); len(tmp) > 0 {
+			if err := first.cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			caught = tmp[0]
+		}
+		time.Sleep(time.Millisecond)
+	}
+	<-first.done
+	if caught == "" {
+		t.Fatalf("no rotation caught within a minute: %v", first.stderr.String())
+	}
+	t.Logf("killed while writing %s", filepath.Base(caught))
+	updateCM(t, ns, "big-0001", "v", "changed while nothing recorded")
+	deleteCM(t, ns, "big-0002")
+	createCM(t, ns, "made-meanwhile", nil, map[string]string{"k": "v"})
+
+	second := start(t, args...)
+	time.Sleep(4 * time.Second)
+	if code := second.stop(); code != 0 && code != 130 {
+		t.Fatalf("the second recorder exited %d: %s", code, second.stderr.String())
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(tmp) > 0 {
+		t.Errorf("what the killed rotation left is still there: %v", tmp)
+	}
+	if ix, err := recording.LoadIndex(dir, os.Stderr, true); err != nil || ix.Rebuilt {
+		t.Errorf("the index after the second recorder: %v, rebuilt %v", err, ix != nil && ix.Rebuilt)
+	}
+	list, err := cms.List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, cm := range list.Items {
+		want = append(want, cm.Name+" "+cm.ResourceVersion)
+	}
+	slices.Sort(want)
+	got, _ := stateAt(t, dir, "-0s")
+	if !slices.Equal(got, want) {
+		t.Errorf("the directory ends in %d objects, the cluster holds %d: missing %v, more %v", len(got), len(want), minus(want, got), minus(got, want))
+	}
+	replayed := run(t, 2*time.Minute, "--replay="+dir, "-o", "json", "--watch-only")
+	for _, change := range []string{"Updated big-0001", "Deleted big-0002", "Added made-meanwhile"} {
+		if !slices.ContainsFunc(lines(replayed.stdout), func(l string) bool {
+			r := decodeRecord(t, l)
+			return r.Type+" "+r.Name == change
+		}) {
+			t.Errorf("the replay does not say %q, made while nothing recorded", change)
+		}
+	}
+}
