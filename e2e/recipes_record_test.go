@@ -40,8 +40,11 @@ func fencedAfter(t *testing.T, heading, lang string) string {
 	if begin < 0 {
 		t.Fatalf("%s has no %s block after %q", recordingPage, lang, heading)
 	}
-	body := page[at+begin+len(open):]
-	return body[:strings.Index(body, "```")]
+	body, _, found := strings.Cut(page[at+begin+len(open):], "```")
+	if !found {
+		t.Fatalf("%s: the %s block after %q does not end", recordingPage, lang, heading)
+	}
+	return body
 }
 
 // TestRecipeSystemdUnit: the page's systemd unit is one systemd accepts

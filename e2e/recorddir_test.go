@@ -77,9 +77,9 @@ func changeKeys(t *testing.T, lines []string) []string {
 	return out
 }
 
-// stateAt is `--replay=rec --at=at`'s objects as "name resourceVersion",
+// dirStateAt is `--replay=rec --at=at`'s objects as "name resourceVersion",
 // sorted, and its stderr.
-func stateAt(t *testing.T, rec, at string) ([]string, string) {
+func dirStateAt(t *testing.T, rec, at string) ([]string, string) {
 	t.Helper()
 	r := run(t, time.Minute, "--replay="+rec, "--at="+at, "-o", "json")
 	if r.code != 0 {
@@ -185,7 +185,7 @@ func TestRecordDirectory(t *testing.T) {
 		}
 	}
 	slices.Sort(initial)
-	atStart, _ := stateAt(t, dir, middle.Start.Format(time.RFC3339Nano))
+	atStart, _ := dirStateAt(t, dir, middle.Start.Format(time.RFC3339Nano))
 	if len(initial) == 0 || !slices.Equal(initial, atStart) {
 		t.Errorf("the segment %s alone lists %v, want the directory's state at its start %v", middle.Name, initial, atStart)
 	}
@@ -263,8 +263,8 @@ func TestRecordDirectory(t *testing.T) {
 			continue
 		}
 		stamp := at.UTC().Format(time.RFC3339Nano)
-		got, warn := stateAt(t, dir, stamp)
-		want, _ := stateAt(t, whole+".zst", stamp)
+		got, warn := dirStateAt(t, dir, stamp)
+		want, _ := dirStateAt(t, whole+".zst", stamp)
 		if !slices.Equal(got, want) {
 			t.Errorf("--at=%s: the directory shows %d objects, the one file %d: missing %v, more %v", stamp, len(got), len(want), minus(want, got), minus(got, want))
 		}
@@ -298,7 +298,7 @@ func TestRecordDirectory(t *testing.T) {
 		ended = append(ended, v)
 	}
 	slices.Sort(ended)
-	atEnd, _ := stateAt(t, dir, "-0s")
+	atEnd, _ := dirStateAt(t, dir, "-0s")
 	if !slices.Equal(ended, atEnd) {
 		t.Errorf("the replay without a middle segment ends in %d objects, the directory in %d: missing %v, more %v", len(ended), len(atEnd), minus(atEnd, ended), minus(ended, atEnd))
 	}
@@ -428,7 +428,7 @@ func TestRecordDirectoryRetention(t *testing.T) {
 				t.Errorf("%s: the segments before the newest hold %d bytes, want at most 6Ki", dir, total)
 			}
 		}
-		got, _ := stateAt(t, dir, "-0s")
+		got, _ := dirStateAt(t, dir, "-0s")
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: what is kept ends in %v, the cluster in %v", dir, got, want)
 		}
@@ -562,7 +562,7 @@ func TestRecordDirectoryKilledInRotation(t *testing.T) {
 		want = append(want, cm.Name+" "+cm.ResourceVersion)
 	}
 	slices.Sort(want)
-	got, _ := stateAt(t, dir, "-0s")
+	got, _ := dirStateAt(t, dir, "-0s")
 	if !slices.Equal(got, want) {
 		t.Errorf("the directory ends in %d objects, the cluster holds %d: missing %v, more %v", len(got), len(want), minus(want, got), minus(got, want))
 	}

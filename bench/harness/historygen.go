@@ -77,7 +77,7 @@ type genFiller struct {
 	object []byte
 }
 
-func (g *genFiller) Fill(rec *printer.Record, t informer.Target, it *informer.Item, now time.Time) (bool, error) {
+func (g *genFiller) Fill(rec *printer.Record, _ informer.Target, it *informer.Item, now time.Time) (bool, error) {
 	*rec = printer.Record{
 		Type: string(it.Type), Time: now, Initial: it.Initial, APIVersion: "v1", Kind: "Pod", Resource: "pods",
 		Namespace: benchNamespace, Name: g.pod.name, UID: g.pod.uid, ResourceVersion: g.rv, Object: g.object,

@@ -126,7 +126,7 @@ func writeText(out io.Writer, s *recording.Contents) error {
 	if s.Kind == "directory" {
 		fmt.Fprintf(w, "Checkpoints:\t%d (where --at and --from start)\n", s.Checkpoints)
 	}
-	var collections []string
+	collections := make([]string, 0, len(s.Collections))
 	for _, c := range s.Collections {
 		collections = append(collections, describe(c))
 	}

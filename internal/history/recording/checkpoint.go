@@ -138,7 +138,8 @@ func (s *recordedState) writeCheckpoint(w io.Writer, now time.Time, positions []
 	if err != nil {
 		return err
 	}
-	dst := append(beat, '\n')
+	beat = append(beat, '\n')
+	dst := beat
 	stamp := now.UTC().AppendFormat(nil, time.RFC3339Nano)
 	for _, o := range objs {
 		if len(dst) >= checkpointPiece {

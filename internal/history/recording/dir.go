@@ -146,10 +146,10 @@ func DirRecordedBy(dir string) *BusyError {
 // record into: made when missing (0700: it holds the cluster's objects);
 // an error naming the fix when it is a file.
 func PrepareDir(dir string) error {
-	st, err := os.Stat(strings.TrimRight(dir, "/"+string(filepath.Separator)))
+	st, err := os.Stat(filepath.Clean(dir))
 	switch {
 	case err == nil && !st.IsDir():
-		return fmt.Errorf("%s is a file, not a directory: give --record=%s to go on with that recording, or a directory that is not a file", dir, strings.TrimRight(dir, "/"))
+		return fmt.Errorf("%s is a file, not a directory: give --record=%s to go on with that recording, or a directory that is not a file", dir, filepath.Clean(dir))
 	case err == nil:
 		return nil
 	case errors.Is(err, os.ErrNotExist):

@@ -51,8 +51,10 @@ func LoadIndex(dir string, warn io.Writer, newest bool) (*DirIndex, error) {
 	ix.Entries, ix.Whole = entries, whole
 	infos, _ := Infos(entries, segs)
 	for i, info := range infos {
-		last := i == len(infos)-1
-		if !info.Start.IsZero() && !(last && newest && !sizeIs(dir, info)) {
+		// A segment the index leaves out, or the newest when a recorder
+		// goes on and the index does not say its whole length.
+		stale := newest && i == len(infos)-1 && !sizeIs(dir, info)
+		if !info.Start.IsZero() && !stale {
 			continue
 		}
 		more, err := IndexSegmentFile(dir, info.Name)
@@ -65,7 +67,8 @@ func LoadIndex(dir string, warn io.Writer, newest bool) (*DirIndex, error) {
 				kept = append(kept, e)
 			}
 		}
-		ix.Entries, ix.Rebuilt = append(kept, more...), true
+		kept = append(kept, more...)
+		ix.Entries, ix.Rebuilt = kept, true
 	}
 	ix.Infos, _ = Infos(ix.Entries, segs)
 	return ix, nil

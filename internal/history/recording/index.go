@@ -95,7 +95,8 @@ func openIndex(dir string, whole int64) (*indexWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot write the index: %w", err)
 	}
-	if err := f.Truncate(whole); err == nil {
+	err = f.Truncate(whole)
+	if err == nil {
 		_, err = f.Seek(whole, io.SeekStart)
 	}
 	if err != nil {
@@ -251,10 +252,7 @@ func IndexSegmentFile(dir, name string) ([]IndexEntry, error) {
 		return nil, fmt.Errorf("cannot read the segment: %w", err)
 	}
 	defer func() { _ = f.Close() }()
-	frames, err := frameOffsets(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
+	frames := frameOffsets(f)
 	var out []IndexEntry
 	var records int64
 	var latest time.Time
@@ -316,14 +314,14 @@ func IndexSegmentFile(dir, name string) ([]IndexEntry, error) {
 
 // frameOffsets are where the whole zstd frames of f begin, and, last,
 // where they end: a torn last frame is left out.
-func frameOffsets(f *os.File) ([]int64, error) {
+func frameOffsets(f *os.File) []int64 {
 	br := bufio.NewReaderSize(f, writeBuffer)
 	offsets := []int64{0}
 	var at int64
 	for {
 		n, err := skipZstdFrame(br)
 		if err != nil {
-			return offsets, nil
+			return offsets
 		}
 		at += n
 		offsets = append(offsets, at)

@@ -19,20 +19,9 @@ import (
 // headers and initial lists, and their span to look in them through
 // look. warn receives the replay's warnings. Close the Player when done.
 func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*Player, error) {
-	dirs := map[string]*recording.DirIndex{}
-	for _, name := range files {
-		if !recording.IsDir(name) {
-			continue
-		}
-		ix, err := recording.LoadIndex(name, warn, false)
-		if err != nil {
-			return nil, fmt.Errorf("--replay: %w", err)
-		}
-		if len(ix.Segments) == 0 {
-			return nil, fmt.Errorf("--replay: %s holds no segment: nothing recorded there yet", name)
-		}
-		saveIfFree(ix)
-		dirs[name] = ix
+	dirs, err := loadDirs(files, warn)
+	if err != nil {
+		return nil, err
 	}
 	// A look back into a directory starts at the checkpoint before it:
 	// the window is read from the spans before the recordings open.
@@ -43,9 +32,7 @@ func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*P
 		if err != nil {
 			return nil, err
 		}
-		if look.kept, err = keptText(dirs); err != nil {
-			return nil, err
-		}
+		look.kept = keptText(dirs)
 		if from, to, err = look.Times(span, true); err != nil {
 			return nil, err
 		}
@@ -132,6 +119,26 @@ func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*P
 	return p, nil
 }
 
+// loadDirs reads the index of each recording directory of files.
+func loadDirs(files []string, warn io.Writer) (map[string]*recording.DirIndex, error) {
+	dirs := map[string]*recording.DirIndex{}
+	for _, name := range files {
+		if !recording.IsDir(name) {
+			continue
+		}
+		ix, err := recording.LoadIndex(name, warn, false)
+		if err != nil {
+			return nil, fmt.Errorf("--replay: %w", err)
+		}
+		if len(ix.Segments) == 0 {
+			return nil, fmt.Errorf("--replay: %s holds no segment: nothing recorded there yet", name)
+		}
+		saveIfFree(ix)
+		dirs[name] = ix
+	}
+	return dirs, nil
+}
+
 // saveIfFree writes the index of a directory that had to be rebuilt,
 // when no recorder holds it (the lock taken for the write): the next look
 // back is fast again. Nothing is said when it cannot be.
@@ -180,13 +187,13 @@ func spanOf(files []string, dirs map[string]*recording.DirIndex) (recording.Span
 
 // keptText says, for a look back outside the span, what a recording
 // directory keeps when older segments are gone; "" when none is.
-func keptText(dirs map[string]*recording.DirIndex) (string, error) {
+func keptText(dirs map[string]*recording.DirIndex) string {
 	for name, ix := range dirs {
 		if len(ix.Segments) > 0 && ix.Segments[0].Seq > 1 {
-			return fmt.Sprintf("%s keeps segments %06d to %06d (older ones were deleted by --record-keep, or by hand)", name, ix.Segments[0].Seq, ix.Segments[len(ix.Segments)-1].Seq), nil
+			return fmt.Sprintf("%s keeps segments %06d to %06d (older ones were deleted by --record-keep, or by hand)", name, ix.Segments[0].Seq, ix.Segments[len(ix.Segments)-1].Seq)
 		}
 	}
-	return "", nil
+	return ""
 }
 
 // InferHeader reads the file name, when it does not begin with a
