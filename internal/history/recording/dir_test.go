@@ -434,3 +434,50 @@ func TestDirBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDirCheckpointWaitsForPositionsButNotForever: a segment due while a
+// collection has no position (its watch down) is not cut until the
+// positions are known, or positionsPatience has passed.
+func TestDirCheckpointWaitsForPositionsButNotForever(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rec") + "/"
+	c := newChurn(t, dir, DirPolicy{SegmentBytes: 1, CheckpointRecords: 1 << 30})
+	c.rec.TargetsFrom(func() []informer.Target { return []informer.Target{testTarget} })
+	c.rec.PositionsFrom(func() []informer.Position { return nil }) // its watch is down
+	segments := func() int {
+		segs, err := ListSegments(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(segs)
+	}
+	for i := range 9 {
+		c.step(i)
+	}
+	start := c.now
+	for at := start; at.Before(start.Add(positionsPatience)); at = at.Add(HeartbeatInterval) {
+		if err := c.rec.Tick(at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := segments(); n != 1 {
+		t.Fatalf("%d segments while a position was not known, want 1", n)
+	}
+	if err := c.rec.Tick(start.Add(positionsPatience)); err != nil {
+		t.Fatal(err)
+	}
+	if n := segments(); n != 2 {
+		t.Errorf("%d segments after %s without a position, want 2", n, positionsPatience)
+	}
+	c.rec.PositionsFrom(func() []informer.Position {
+		return []informer.Position{{Target: testTarget, ResourceVersion: fmt.Sprint(c.rv)}}
+	})
+	if err := c.rec.Tick(start.Add(positionsPatience + HeartbeatInterval)); err != nil {
+		t.Fatal(err)
+	}
+	if n := segments(); n != 3 {
+		t.Errorf("%d segments once the position is known again, want 3", n)
+	}
+	if err := c.rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

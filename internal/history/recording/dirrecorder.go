@@ -38,6 +38,14 @@ const DefaultSegmentAge = time.Hour
 // is at most this old while it is recorded.
 const markEvery = time.Minute
 
+// positionsPatience is how long a checkpoint (and the rotation and
+// retention that need one) waits for a moment that suits it: past it, a
+// collection whose watch is down — a cluster of several unreachable for
+// hours — does not hold the segment open and the disk filling; the
+// checkpoint is written with the positions known, and a recorder going
+// on from it relists that collection (a relist says what changed).
+const positionsPatience = 5 * time.Minute
+
 // catchUpQuiet is how long after its last caught-up record a run that
 // went on with a recording may write a checkpoint: a look back that
 // starts at a checkpoint does not look for the caught-up records of a
@@ -62,8 +70,9 @@ type dirRecording struct {
 	// begins); begun: its entry is in the index.
 	created, begun bool
 	// lastMark is when the index last noted the segment's progress;
-	// lastCaughtUp when a caught-up record was last written.
-	lastMark, lastCaughtUp time.Time
+	// lastCaughtUp when a caught-up record was last written; unready
+	// since when no tick has suited a checkpoint (zero: the last did).
+	lastMark, lastCaughtUp, unready time.Time
 	warn                   io.Writer
 }
 
@@ -167,7 +176,14 @@ func (r *Recorder) Tick(now time.Time) error {
 	}
 	d := r.dir
 	positions := r.positionsNow()
-	ready := now.Sub(d.lastCaughtUp) >= catchUpQuiet && !d.state.behind(positions) && r.everyPosition(positions)
+	suits := now.Sub(d.lastCaughtUp) >= catchUpQuiet && !d.state.behind(positions) && r.everyPosition(positions)
+	switch {
+	case suits:
+		d.unready = time.Time{}
+	case d.unready.IsZero():
+		d.unready = now
+	}
+	ready := suits || now.Sub(d.unready) >= positionsPatience
 	size, err := r.w.CutAt()
 	if err != nil {
 		return err
