@@ -73,7 +73,7 @@ type dirRecording struct {
 	// lastCaughtUp when a caught-up record was last written; unready
 	// since when no tick has suited a checkpoint (zero: the last did).
 	lastMark, lastCaughtUp, unready time.Time
-	warn                   io.Writer
+	warn                            io.Writer
 }
 
 // NewDirRecorder records into the recording directory dir (its lock
