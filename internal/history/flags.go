@@ -158,6 +158,8 @@ func (f *Flags) openDirRecorder(fill recording.Filler, warn io.Writer) (*recordi
 	if err := recording.PrepareDir(dir); err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
+	// A directory of something else is refused before the lock file is
+	// made in it (LoadIndex lists the segments again, the lock held).
 	if _, err := recording.ListSegments(dir); err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
@@ -197,14 +199,14 @@ func (f *Flags) validatePolicy() error {
 	}
 	f.policy = recording.DirPolicy{SegmentAge: recording.DefaultSegmentAge}
 	if f.Segment != "" {
-		size, age, err := ParseSizeOrDuration(f.Segment)
+		size, age, err := parseSizeOrDuration(f.Segment)
 		if err != nil || (size <= 0 && age <= 0) {
 			return fmt.Errorf("invalid --record-segment %q: give a size (64Mi, 1Gi) or a duration (30m, 1h) above 0", f.Segment)
 		}
 		f.policy.SegmentBytes, f.policy.SegmentAge = size, age
 	}
 	if f.Keep != "" {
-		size, age, err := ParseSizeOrDuration(f.Keep)
+		size, age, err := parseSizeOrDuration(f.Keep)
 		if err != nil || (size <= 0 && age <= 0) {
 			return fmt.Errorf("invalid --record-keep %q: give a size (10Gi) or a duration (7d, 24h) above 0", f.Keep)
 		}
@@ -226,9 +228,9 @@ func segmentText(s string) string {
 	return s
 }
 
-// ParseSizeOrDuration reads a size (a quantity: 64Mi, 1G, 500000) or a
+// parseSizeOrDuration reads a size (a quantity: 64Mi, 1G, 500000) or a
 // duration (90s, 30m, 1h, 7d): one of size and age is set.
-func ParseSizeOrDuration(s string) (size int64, age time.Duration, err error) {
+func parseSizeOrDuration(s string) (size int64, age time.Duration, err error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.ParseFloat(days, 64)
 		if err != nil {

@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -23,90 +24,117 @@ func Append(name string) (*Writer, error) {
 
 // CutTorn cuts the recording name back to the end of its last whole part
 // — the last newline of a plain recording, the last whole frame of a zstd
-// one — and returns how many bytes it cut off. A gzip recording cannot be
-// cut (its members do not say their length): a torn one is an error.
+// one (found by reading the frames' headers, not their contents) — and
+// returns how many bytes it cut off. A gzip recording cannot be cut (its
+// members do not say their length): a torn one is an error.
 func CutTorn(name string) (int64, error) {
-	data, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return 0, err
 	}
-	var keep int
-	switch {
-	case bytes.HasPrefix(data, zstdMagic):
-		keep = wholeZstdFrames(data)
-	case bytes.HasPrefix(data, gzipMagic):
-		return 0, fmt.Errorf("%s ends torn and is gzip, which cannot be cut back to its last whole member: record to a new file (zstd, .zst, can be)", name)
-	default:
-		keep = bytes.LastIndexByte(data, '\n') + 1
-	}
-	if keep == len(data) {
-		return 0, nil
-	}
-	if err := os.Truncate(name, int64(keep)); err != nil {
+	defer func() { _ = f.Close() }()
+	st, err := f.Stat()
+	if err != nil {
 		return 0, err
 	}
-	return int64(len(data) - keep), nil
+	head := make([]byte, len(zstdMagic))
+	n, _ := io.ReadFull(f, head)
+	var keep int64
+	switch head = head[:n]; {
+	case bytes.HasPrefix(head, zstdMagic):
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return 0, err
+		}
+		frames := frameOffsets(f)
+		keep = frames[len(frames)-1]
+	case bytes.HasPrefix(head, gzipMagic):
+		return 0, fmt.Errorf("%s ends torn and is gzip, which cannot be cut back to its last whole member: record to a new file (zstd, .zst, can be)", name)
+	default:
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return 0, err
+		}
+		keep = int64(bytes.LastIndexByte(data, '\n') + 1)
+	}
+	if keep == st.Size() {
+		return 0, nil
+	}
+	if err := os.Truncate(name, keep); err != nil {
+		return 0, err
+	}
+	return st.Size() - keep, nil
 }
 
-// wholeZstdFrames is the length of the longest prefix of data made of
-// whole zstd frames (RFC 8878: a frame header, blocks up to the last one,
-// and the content checksum when the header says so).
-func wholeZstdFrames(data []byte) int {
-	end := 0
+// frameOffsets are where the whole zstd frames of f begin, and, last,
+// where they end: a torn last frame is left out.
+func frameOffsets(f *os.File) []int64 {
+	br := bufio.NewReaderSize(f, writeBuffer)
+	offsets := []int64{0}
+	var at int64
 	for {
-		n, err := zstdFrameLen(data[end:])
+		n, err := skipZstdFrame(br)
 		if err != nil {
-			return end
+			return offsets
 		}
-		end += n
+		at += n
+		offsets = append(offsets, at)
 	}
 }
 
-// zstdFrameLen is the length of the zstd frame data begins with; an error
-// when data holds no whole frame.
-func zstdFrameLen(data []byte) (int, error) {
-	if len(data) < 5 || !bytes.HasPrefix(data, zstdMagic) {
+// skipZstdFrame reads one whole zstd frame from br (RFC 8878: a frame
+// header, blocks up to the last one, and the content checksum when the
+// header says so) and returns its length; an error when br holds no
+// whole frame (its end, or a torn one).
+func skipZstdFrame(br *bufio.Reader) (int64, error) {
+	head, err := br.Peek(5)
+	if err != nil || !bytes.HasPrefix(head, zstdMagic) {
 		return 0, io.ErrUnexpectedEOF
 	}
-	descriptor := data[4]
-	pos := 5
+	descriptor := head[4]
+	n := 5
 	singleSegment := descriptor&0x20 != 0
 	if !singleSegment {
-		pos++ // window descriptor
+		n++
 	}
-	pos += [4]int{0, 1, 2, 4}[descriptor&0x03] // dictionary ID
+	n += [4]int{0, 1, 2, 4}[descriptor&0x03]
 	fcs := [4]int{0, 2, 4, 8}[descriptor>>6]
 	if fcs == 0 && singleSegment {
 		fcs = 1
 	}
-	pos += fcs
+	n += fcs
+	if _, err := br.Discard(n); err != nil {
+		return 0, io.ErrUnexpectedEOF
+	}
+	total := int64(n)
 	for {
-		if pos+3 > len(data) {
+		bh, err := br.Peek(3)
+		if err != nil {
 			return 0, io.ErrUnexpectedEOF
 		}
-		header := uint32(data[pos]) | uint32(data[pos+1])<<8 | uint32(data[pos+2])<<16
-		pos += 3
+		header := uint32(bh[0]) | uint32(bh[1])<<8 | uint32(bh[2])<<16
 		last, kind, size := header&1 != 0, (header>>1)&3, int(header>>3)
+		skip := 3
 		switch kind {
-		case 0, 2: // raw, compressed
-			pos += size
-		case 1: // RLE: one byte
-			pos++
+		case 0, 2:
+			skip += size
+		case 1:
+			skip++
 		default:
 			return 0, errors.New("reserved block type")
 		}
-		if pos > len(data) {
+		if got, err := br.Discard(skip); err != nil || got != skip {
 			return 0, io.ErrUnexpectedEOF
 		}
+		total += int64(skip)
 		if last {
 			break
 		}
 	}
 	if descriptor&0x04 != 0 {
-		pos += 4 // content checksum
+		if got, err := br.Discard(4); err != nil || got != 4 {
+			return 0, io.ErrUnexpectedEOF
+		}
+		total += 4
 	}
-	if pos > len(data) {
-		return 0, io.ErrUnexpectedEOF
-	}
-	return pos, nil
+	return total, nil
 }

@@ -132,9 +132,6 @@ func LockDir(dir string) (*Lock, error) {
 // DirRecordedBy is RecordedBy of a recording directory: the recorder that
 // holds its lock now, nil when none.
 func DirRecordedBy(dir string) *BusyError {
-	if _, err := os.Stat(filepath.Join(dir, LockName)); err != nil {
-		return nil
-	}
 	busy := RecordedBy(filepath.Join(dir, LockName))
 	if busy != nil {
 		busy.Name = dir

@@ -49,7 +49,7 @@ func LoadIndex(dir string, warn io.Writer, newest bool) (*DirIndex, error) {
 		ix.Rebuilt = true
 	}
 	ix.Entries, ix.Whole = entries, whole
-	infos, _ := Infos(entries, segs)
+	infos := Infos(entries, segs)
 	for i, info := range infos {
 		// A segment the index leaves out, or the newest when a recorder
 		// goes on and the index does not say its whole length.
@@ -70,7 +70,7 @@ func LoadIndex(dir string, warn io.Writer, newest bool) (*DirIndex, error) {
 		kept = append(kept, more...)
 		ix.Entries, ix.Rebuilt = kept, true
 	}
-	ix.Infos, _ = Infos(ix.Entries, segs)
+	ix.Infos = Infos(ix.Entries, segs)
 	return ix, nil
 }
 

@@ -1,7 +1,6 @@
 package recording
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -163,7 +162,7 @@ func (c *dirCursor) next() ([]byte, error) {
 		}
 		if c.dropHeader {
 			c.dropHeader = false
-			if bytes.HasPrefix(line, headerPrefixBytes) {
+			if IsHeaderLine(line) {
 				continue
 			}
 		}
@@ -171,7 +170,7 @@ func (c *dirCursor) next() ([]byte, error) {
 			if !c.keepCheckpoint {
 				continue
 			}
-		} else if !bytes.HasPrefix(line, headerPrefixBytes) && !bytes.HasPrefix(line, heartbeatPrefixBytes) {
+		} else if !IsHeaderLine(line) && !IsHeartbeatLine(line) {
 			c.keepCheckpoint = false
 		}
 		if c.gapNext {

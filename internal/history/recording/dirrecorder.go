@@ -73,14 +73,13 @@ type dirRecording struct {
 	// lastCaughtUp when a caught-up record was last written; unready
 	// since when no tick has suited a checkpoint (zero: the last did).
 	lastMark, lastCaughtUp, unready time.Time
-	warn                            io.Writer
 }
 
 // NewDirRecorder records into the recording directory dir (its lock
 // held, its index read and saved): a new recording (end nil: its first
 // segment is made) or the same going on from end in its newest segment.
 func NewDirRecorder(dir string, lock *Lock, ix *DirIndex, end *End, policy DirPolicy, fill Filler, warn io.Writer) (*Recorder, error) {
-	d := &dirRecording{path: dir, policy: policy, state: newRecordedState(), warn: warn}
+	d := &dirRecording{path: dir, policy: policy, state: newRecordedState()}
 	if d.policy.CheckpointRecords <= 0 {
 		d.policy.CheckpointRecords = CheckpointRecords
 	}
@@ -341,7 +340,7 @@ func (r *Recorder) retain(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	infos, _ := Infos(entries, segs)
+	infos := Infos(entries, segs)
 	var total int64
 	sizes := make([]int64, len(segs))
 	for i, s := range segs {
@@ -429,9 +428,6 @@ func (d *dirRecording) unbegun() {
 // watched then (the engine's Targets: --tree adds types as it finds
 // them).
 func (r *Recorder) TargetsFrom(targets func() []informer.Target) { r.targets = targets }
-
-// IsDir reports whether the recorder records into a directory.
-func (r *Recorder) IsDir() bool { return r != nil && r.dir != nil }
 
 // CleanDir removes what a recorder killed while beginning a segment or
 // rewriting the index left: its dot files. Call it with the lock held.

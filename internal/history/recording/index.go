@@ -1,7 +1,6 @@
 package recording
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 )
 
@@ -207,15 +205,16 @@ type SegmentInfo struct {
 }
 
 // Infos are the segments segs as the index entries say them, in order;
-// ok is false when a segment has no entry (the index must be rebuilt).
-// Entries of segments that are not in segs are passed over (deleted).
-func Infos(entries []IndexEntry, segs []Segment) (infos []SegmentInfo, ok bool) {
+// a segment without an entry has a zero Start (its entries must be read
+// from it). Entries of segments that are not in segs are passed over
+// (deleted).
+func Infos(entries []IndexEntry, segs []Segment) []SegmentInfo {
 	byName := map[string]int{}
+	infos := make([]SegmentInfo, 0, len(segs))
 	for i, s := range segs {
 		byName[s.Name] = i
 		infos = append(infos, SegmentInfo{Segment: s})
 	}
-	seen := make([]bool, len(segs))
 	for _, e := range entries {
 		i, found := byName[e.Segment]
 		if !found {
@@ -224,7 +223,6 @@ func Infos(entries []IndexEntry, segs []Segment) (infos []SegmentInfo, ok bool) 
 		info := &infos[i]
 		switch e.Kind {
 		case IndexSegment:
-			seen[i] = true
 			info.Start, info.Targets = e.Time, e.Targets
 			info.Checkpoints = append(info.Checkpoints, e)
 		case IndexCheckpoint:
@@ -238,7 +236,7 @@ func Infos(entries []IndexEntry, segs []Segment) (infos []SegmentInfo, ok bool) 
 		info.Records = max(info.Records, e.Records)
 		info.Size = max(info.Size, e.Size)
 	}
-	return infos, !slices.Contains(seen, false)
+	return infos
 }
 
 // IndexSegmentFile reads the segment name of dir through for its index
@@ -312,78 +310,6 @@ func IndexSegmentFile(dir, name string) ([]IndexEntry, error) {
 	return append(out, mark), nil
 }
 
-// frameOffsets are where the whole zstd frames of f begin, and, last,
-// where they end: a torn last frame is left out.
-func frameOffsets(f *os.File) []int64 {
-	br := bufio.NewReaderSize(f, writeBuffer)
-	offsets := []int64{0}
-	var at int64
-	for {
-		n, err := skipZstdFrame(br)
-		if err != nil {
-			return offsets
-		}
-		at += n
-		offsets = append(offsets, at)
-	}
-}
-
-// skipZstdFrame reads one whole zstd frame from br and returns its
-// length; an error when br holds no whole frame (its end, or a torn one).
-func skipZstdFrame(br *bufio.Reader) (int64, error) {
-	head, err := br.Peek(5)
-	if err != nil || !bytes.HasPrefix(head, zstdMagic) {
-		return 0, io.ErrUnexpectedEOF
-	}
-	descriptor := head[4]
-	n := 5
-	singleSegment := descriptor&0x20 != 0
-	if !singleSegment {
-		n++
-	}
-	n += [4]int{0, 1, 2, 4}[descriptor&0x03]
-	fcs := [4]int{0, 2, 4, 8}[descriptor>>6]
-	if fcs == 0 && singleSegment {
-		fcs = 1
-	}
-	n += fcs
-	if _, err := br.Discard(n); err != nil {
-		return 0, io.ErrUnexpectedEOF
-	}
-	total := int64(n)
-	for {
-		bh, err := br.Peek(3)
-		if err != nil {
-			return 0, io.ErrUnexpectedEOF
-		}
-		header := uint32(bh[0]) | uint32(bh[1])<<8 | uint32(bh[2])<<16
-		last, kind, size := header&1 != 0, (header>>1)&3, int(header>>3)
-		skip := 3
-		switch kind {
-		case 0, 2:
-			skip += size
-		case 1:
-			skip++
-		default:
-			return 0, errors.New("reserved block type")
-		}
-		if got, err := br.Discard(skip); err != nil || got != skip {
-			return 0, io.ErrUnexpectedEOF
-		}
-		total += int64(skip)
-		if last {
-			break
-		}
-	}
-	if descriptor&0x04 != 0 {
-		if got, err := br.Discard(4); err != nil || got != 4 {
-			return 0, io.ErrUnexpectedEOF
-		}
-		total += 4
-	}
-	return total, nil
-}
-
 // Line prefixes, as a Recorder writes them.
 var (
 	headerPrefixBytes    = []byte(`{"type":"` + HeaderType + `"`)
@@ -392,6 +318,14 @@ var (
 	verdictPrefixBytes   = []byte(`{"type":"` + VerdictType + `"`)
 	checkpointKey        = []byte(`"checkpoint":`)
 )
+
+// IsHeaderLine reports whether data, a line of a recording, is a run's
+// header, as a Recorder writes it (its type first): where a run begins.
+func IsHeaderLine(data []byte) bool { return bytes.HasPrefix(data, headerPrefixBytes) }
+
+// IsHeartbeatLine reports whether data, a line of a recording, is a
+// Heartbeat (a checkpoint's too), as a Recorder writes it.
+func IsHeartbeatLine(data []byte) bool { return bytes.HasPrefix(data, heartbeatPrefixBytes) }
 
 // IsRecordLine reports whether data, a line of a recording, is a record
 // of a change: not a header, Heartbeat, Gap, Verdict or a checkpoint's

@@ -28,10 +28,6 @@ import (
 // are in time (Recorder.caughtUpTime), but not those of different
 // objects.
 
-// headerPrefix is how a header line begins, as a Recorder writes it:
-// where a run, and the search, ends.
-var headerPrefix = []byte(`{"type":"` + recording.HeaderType + `"`)
-
 // caughtUpKey is in every caught-up record: a line without it is passed
 // over unread.
 var caughtUpKey = []byte(`"caughtUp":"`)
@@ -57,13 +53,13 @@ func (p *Player) takeCaughtUp(pt *part) error {
 			pt.caughtUp = sortedByTime(out)
 			return err
 		}
-		if bytes.HasPrefix(data, headerPrefix) {
+		if recording.IsHeaderLine(data) {
 			ahead.pass(data, number)
 			break
 		}
 		if !bytes.Contains(data, caughtUpKey) {
 			ahead.pass(data, number)
-			if pt.reopen == nil && !bytes.HasPrefix(data, heartbeatPrefix) {
+			if pt.reopen == nil && !recording.IsHeartbeatLine(data) {
 				break
 			}
 			continue
@@ -82,9 +78,6 @@ func (p *Player) takeCaughtUp(pt *part) error {
 	pt.caughtUp = sortedByTime(out)
 	return nil
 }
-
-// heartbeatPrefix is how a Heartbeat line begins, as a Recorder writes it.
-var heartbeatPrefix = []byte(`{"type":"` + recording.HeartbeatType + `"`)
 
 // sortedByTime sorts lines by their times, stably: an object's records,
 // never dated before each other, stay in order.
@@ -134,7 +127,7 @@ func (p *Player) partCaughtUpBefore(pt *part, t time.Time, keep bool) ([]*record
 		if data == nil || err != nil {
 			return out, err
 		}
-		if bytes.HasPrefix(data, headerPrefix) {
+		if recording.IsHeaderLine(data) {
 			ahead.pass(data, number)
 			return out, nil
 		}

@@ -110,7 +110,7 @@ func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*P
 	case windowed:
 		p.SetWindow(from, to)
 	case look.Looking():
-		err = p.window(files, look)
+		err = p.windowOnStdin(look)
 	}
 	if err != nil {
 		closeAll()
@@ -263,36 +263,12 @@ func describeHeader(h *recording.Header) string {
 	return informer.Describe(ts)
 }
 
-// window reads --at, --from and --to against the recordings' span: each
-// file is read through once more for its end; standard input's end is
-// not known.
-func (p *Player) window(files []string, look Window) error {
-	span := recording.Span{Start: p.clock.Now(), End: p.clock.Now()}
-	hasEnd := !slices.Contains(files, "-")
-	for i, name := range files {
-		if !hasEnd {
-			break
-		}
-		r, err := recording.Open(name, nil)
-		if err != nil {
-			return fmt.Errorf("--replay: %w", err)
-		}
-		one, err := recording.ReadSpan(r)
-		_ = r.Close()
-		if err != nil {
-			return err
-		}
-		if i == 0 || one.Start.Before(span.Start) {
-			span.Start = one.Start
-		}
-		if i == 0 || one.End.After(span.End) {
-			span.End = one.End
-		}
-	}
-	if !hasEnd {
-		span.Start = p.began
-	}
-	from, to, err := look.Times(span, hasEnd)
+// windowOnStdin reads --at, --from and --to when a recording comes from
+// standard input, once it is open: its end is not known, and the span
+// starts where the recordings began. (Without standard input OpenFiles
+// reads the span before it opens them: spanOf.)
+func (p *Player) windowOnStdin(look Window) error {
+	from, to, err := look.Times(recording.Span{Start: p.began, End: p.clock.Now()}, false)
 	if err != nil {
 		return err
 	}
