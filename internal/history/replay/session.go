@@ -478,9 +478,12 @@ func readEnd(r *recording.Reader, warn io.Writer) (*recording.End, error) {
 		switch {
 		case t.Role.IsRoot() || t.Role == informer.RoleEvents:
 			resumable = append(resumable, t)
-		case t.Role == informer.RoleScout:
+		case t.Role == informer.RoleScout, t.Role == informer.RoleOwned:
+			// A scout's type, or one a header names as owned: a
+			// directory's later segments say so of a type whose scout
+			// found members as the segment began.
 			t.Role = informer.RoleOwned
-			resumable = append(resumable, t)
+			resumable = addTarget(resumable, t)
 		}
 	}
 	if err := p.Select(resumable, nil); err != nil {
