@@ -250,13 +250,9 @@ func TestFaultBadInput(t *testing.T) {
 	if err := os.WriteFile(garbled, []byte("{this is: [not a kubeconfig\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// A loopback port nobody listens on.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedPort := l.Addr().String()
-	l.Close()
+	// A loopback port nobody listens on, and nobody can take while the
+	// test runs.
+	closedPort := refusingAddr(t, 0)
 	// A server that accepts connections and never answers.
 	hole := newFaultProxy(t, c.cp.Server())
 	hole.blackHole()
@@ -270,6 +266,7 @@ func TestFaultBadInput(t *testing.T) {
 		t.Fatalf("warming the discovery cache: exit %d, %s", r.code, r.stderr)
 	}
 	gone.close()
+	refusingAddr(t, gone.ln.Addr().(*net.TCPAddr).Port)
 
 	// alice may list and get ConfigMaps in ns, not watch them.
 	listOnly := c.namespace(t)
@@ -519,4 +516,27 @@ func serviceAccountToken(t *testing.T, keyFile, issuer string, sa *corev1.Servic
 	sig, err := rsa.SignPKCS1v15(nil, key, crypto.SHA256, digest[:])
 	must(t, err)
 	return signed + "." + base64.RawURLEncoding.EncodeToString(sig)
+}
+
+// refusingAddr returns a loopback address on port (0: any free one) that
+// refuses connections for the whole test: a TCP socket bound to it and never
+// listening holds the port, so no server started meanwhile (another test's
+// apiserver, a proxy on an ephemeral port) can take it, and a connection to
+// it is refused at once. A port listened on and closed again is free for the
+// next bind, which made "connection refused" a race between parallel tests.
+func refusingAddr(t *testing.T, port int) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatalf("a socket to hold a closed port: %v", err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatalf("binding a socket to hold a closed port (%d): %v", port, err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatalf("the held port: %v", err)
+	}
+	return net.JoinHostPort("127.0.0.1", fmt.Sprint(sa.(*syscall.SockaddrInet4).Port))
 }
