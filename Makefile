@@ -110,12 +110,22 @@ $(BIN)/kwok-clusterlogs-crd.yaml: hack/kwok/go.mod hack/kwok/go.sum
 		cp "$$dir/kustomize/crd/bases/kwok.x-k8s.io_clusterlogs.yaml" $@.tmp
 	chmod 644 $@.tmp && mv $@.tmp $@
 
+# A minimal OpenTelemetry Collector (OTLP receiver, batch processor, file
+# exporter) for the end-to-end tests of the OTLP output, built from the
+# collector's own modules pinned in hack/otelcol/go.mod, a module of its own
+# so they stay out of the plugin's go.mod. Its config: hack/otelcol/collector.yaml.
+.PHONY: otelcol
+otelcol: $(BIN)/otelcol ## Build the end-to-end tests' OpenTelemetry Collector into bin/otelcol (once)
+
+$(BIN)/otelcol: hack/otelcol/go.mod hack/otelcol/go.sum hack/otelcol/main.go
+	cd hack/otelcol && $(GO) build -ldflags "-s -w" -o $@ .
+
 .PHONY: demo
 demo: build controlplane ## A Deployment rolls out, scales and goes on a busy local cluster while kubectl deltas watches (under a minute)
 	$(GO) run ./hack/demo
 
 .PHONY: test
-test: need-jq need-chromium controlplane $(VALIDATE_KREW_MANIFEST) $(KREW) ## Unit and end-to-end tests (race detector on), with the coverage of internal/cache
+test: need-jq need-chromium controlplane $(BIN)/otelcol $(VALIDATE_KREW_MANIFEST) $(KREW) ## Unit and end-to-end tests (race detector on), with the coverage of internal/cache
 	$(GO) test -race -count=1 -coverprofile=$(BIN)/cache.cover ./internal/cache/
 	@$(GO) tool cover -func=$(BIN)/cache.cover | awk '/^total:/ {print "internal/cache coverage: " $$3}'
 	DELTAS_VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) DELTAS_KREW=$(KREW) \
@@ -134,7 +144,7 @@ unit: need-jq need-chromium ## Unit tests only (no control plane)
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /e2e -e /test/controlplane)
 
 .PHONY: e2e-faults
-e2e-faults: controlplane ## Fault-injection end-to-end suite: apiserver kills, compaction, proxy faults, etcd restores, two apiservers, revoked rights, expiring credentials, large objects, churn, slow reader, signals, bad input, secrets, rollouts on a busy cluster, the timeline page in a browser
+e2e-faults: controlplane $(BIN)/otelcol ## Fault-injection end-to-end suite: apiserver kills, compaction, proxy faults, etcd restores, two apiservers, revoked rights, expiring credentials, large objects, churn, slow reader, signals, bad input, secrets, rollouts on a busy cluster, the timeline page in a browser
 	$(GO) vet -tags faults ./e2e/
 	$(GO) test -race -tags faults -count=1 -timeout 40m -run '^Test(Fault|Busy|Browser|RightsRevoked)' -v ./e2e/
 

@@ -517,26 +517,3 @@ func serviceAccountToken(t *testing.T, keyFile, issuer string, sa *corev1.Servic
 	must(t, err)
 	return signed + "." + base64.RawURLEncoding.EncodeToString(sig)
 }
-
-// refusingAddr returns a loopback address on port (0: any free one) that
-// refuses connections for the whole test: a TCP socket bound to it and never
-// listening holds the port, so no server started meanwhile (another test's
-// apiserver, a proxy on an ephemeral port) can take it, and a connection to
-// it is refused at once. A port listened on and closed again is free for the
-// next bind, which made "connection refused" a race between parallel tests.
-func refusingAddr(t *testing.T, port int) string {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatalf("a socket to hold a closed port: %v", err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatalf("binding a socket to hold a closed port (%d): %v", port, err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatalf("the held port: %v", err)
-	}
-	return net.JoinHostPort("127.0.0.1", fmt.Sprint(sa.(*syscall.SockaddrInet4).Port))
-}

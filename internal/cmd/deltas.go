@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/condition"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/connection"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/flaghelp"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/history"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cmd/completion"
@@ -27,6 +28,7 @@ import (
 	versioncmd "github.com/kubectl-deltas/kubectl-deltas/internal/cmd/version"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/live"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/otlp"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/progress"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/reconcile"
@@ -105,6 +107,8 @@ type DeltasOptions struct {
 	Queue *reconcile.Flags
 	// Live: the view redrawn in place on a terminal (--live).
 	Live *live.Flags
+	// Export: the records sent to an OpenTelemetry collector (--otlp).
+	Export *otlp.Flags
 
 	// Set by Complete: the arguments as given and parsed (nil with
 	// --all-types), and the contexts of a multi-cluster run (nil for one
@@ -114,6 +118,8 @@ type DeltasOptions struct {
 	contextNames []string
 	// asRecorded: a replay given no type, --tree nor --events plays what was recorded, as it was.
 	asRecorded bool
+	// exportTo is --otlp's configuration, read by Validate (nil without it).
+	exportTo *otlp.Settings
 
 	// clients makes a cluster's clients from its REST config; tests give
 	// client-go's fakes.
@@ -142,6 +148,7 @@ func NewDeltasOptions(streams genericiooptions.IOStreams) *DeltasOptions {
 		Timeline:  timeline.NewFlags(),
 		Queue:     reconcile.NewFlags(),
 		Live:      live.NewFlags(),
+		Export:    otlp.NewFlags(),
 		clients:   targets.RealClients,
 		IOStreams: streams,
 	}
@@ -193,6 +200,9 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	o.ListWatch.AddFlags(flags)
 	o.History.AddFlags(flags)
 	o.Timeline.AddFlags(flags)
+	o.Export.AddFlags(flags)
+	// Two groups' flags that read as one line of --help.
+	flaghelp.Pair(flags, "no-headers", "timestamps", "No header line in wide and columns / each line's time first")
 	o.Queue.AddFlags(flags)
 	setHelp(cmd)
 
@@ -323,12 +333,13 @@ func (o *DeltasOptions) Validate() error {
 		lw.Validate,
 		o.Records.Validate,
 		o.Wait.Validate,
-		func() error { return o.Wait.ValidateQuiet(o.History.Recording()) },
+		func() error { return o.Wait.ValidateQuiet(o.History.Recording() || o.Export.Enabled()) },
 		o.History.Validate,
 		o.Timeline.Validate,
 		func() error { return o.Queue.Validate(o.ListWatch.Handler) },
 		func() error { return o.Live.Validate(o.Output.Output, o.Wait.Quiet, o.Queue.Queue, o.Out) },
 		targetsValidate,
+		func() (err error) { o.exportTo, err = o.Export.Config(os.Getenv); return err },
 	} {
 		if err := validate(); err != nil {
 			return err
@@ -354,7 +365,8 @@ func (o *DeltasOptions) Validate() error {
 // waiter and the printer (a template file read and parsed) — before any
 // request: their mistakes are errors naming the flag.
 func (r *run) buildOutput() error {
-	judges := r.Records.Judges(r.Output.HealthByDefault(), r.ListWatch.MetadataOnly)
+	// An export holds what -o json prints, as a recording does.
+	judges := r.Records.Judges(r.Output.HealthByDefault() || r.exportTo != nil, r.ListWatch.MetadataOnly)
 	if r.live = r.Live.ToRun(r.Out, r.ErrOut, r.Output.Color, strings.Join(os.Args[1:], " "), r.Records.Diff, r.replayClock()); r.live != nil {
 		r.ErrOut = r.live.Stderr() // held while the view is drawn
 	}
@@ -393,5 +405,22 @@ func (r *run) buildOutput() error {
 	if _, ok := r.printer.(printer.QueuePrinter); r.Queue.Queue && !ok {
 		return fmt.Errorf("--queue prints its reconciles as text, JSON or YAML: drop -o %s", r.Output.Output)
 	}
-	return nil
+	if r.exportTo != nil {
+		r.exporter, err = otlp.New(r.exportTo, r.oneContext(), version.Get().Version, r.ErrOut)
+	}
+	return err
+}
+
+// oneContext is the kubeconfig context of a run on one cluster, which
+// names the cluster of exported records: "" for several (each record
+// names its own) and for a replay.
+func (r *run) oneContext() string {
+	if r.player != nil || len(r.contextNames) > 0 {
+		return ""
+	}
+	name, err := r.Clusters.CurrentContext()
+	if err != nil {
+		return ""
+	}
+	return name
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/history/replay"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/live"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/otlp"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
@@ -55,7 +56,14 @@ type run struct {
 	// stopLive, once the live view draws, draws its last frame and
 	// writes the messages held below it.
 	stopLive func()
+	// exporter, with --otlp, is handed every record printed; it sends
+	// what waits when Run returns.
+	exporter *otlp.Exporter
 }
+
+// exportFlushLimit bounds how long the exporter sends what waits once the
+// stream has ended.
+const exportFlushLimit = 5 * time.Second
 
 // Run watches what the arguments resolve to until a stop condition, a
 // signal or a fatal error: it prepares the clusters (each resolved and
@@ -82,6 +90,16 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 	if r.recorder != nil {
 		defer func() {
 			if cerr := r.recorder.Close(); err == nil {
+				err = cerr
+			}
+		}()
+	}
+	if r.exporter != nil {
+		if err := r.exporter.Start(sigCtx); err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := r.exporter.Close(exportFlushLimit); err == nil {
 				err = cerr
 			}
 		}()
@@ -299,6 +317,9 @@ func (r *run) sinkChain(engine *informer.Engine, runOpts *informer.RunOptions) (
 	if r.observer != nil {
 		printing.ObserveWith(r.observed, r.observer)
 	}
+	if r.exporter != nil {
+		printing.ExportTo(r.exporter.Feed())
+	}
 	sink = printing
 	if r.waiter.Active() {
 		runOpts.Check, runOpts.CheckEvery = r.waiter.Check, r.waiter.CheckEvery()
@@ -360,7 +381,7 @@ func (r *run) exit(clusters []*targets.Cluster, engine *informer.Engine, err err
 	case err == nil && r.Wait.UntilSynced:
 		return incompleteSnapshot(clusters)
 	}
-	if _, records := r.printer.(printer.VerdictPrinter); (records && !r.Wait.Quiet || r.recorder != nil) && err == nil {
+	if _, records := r.printer.(printer.VerdictPrinter); (records && !r.Wait.Quiet || r.recorder != nil || r.exporter != nil) && err == nil {
 		if met, ok := r.waiter.Met(); ok { // each object described: only for a record
 			r.printVerdict("Met", r.waiter.Waited(), met)
 		}
@@ -395,12 +416,15 @@ func (r *run) printVerdict(outcome, cond string, held []condition.Held) {
 	}
 	p, prints := r.printer.(printer.VerdictPrinter)
 	prints = prints && !r.Wait.Quiet
-	if !prints && r.recorder == nil {
+	if !prints && r.recorder == nil && r.exporter == nil {
 		return
 	}
 	v := condition.Verdict(outcome, cond, held, r.waiter.Now())
 	if r.recorder != nil {
 		_ = r.recorder.Verdict(v) // a failed write shows when the recorder closes
+	}
+	if r.exporter != nil {
+		_ = r.exporter.Feed().PrintVerdict(nil, v) // what is not sent is said when the exporter closes
 	}
 	if prints {
 		_ = p.PrintVerdict(r.Out, v)

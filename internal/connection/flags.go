@@ -65,6 +65,19 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	flaghelp.File(fs, flaghelp.Global, kubectls...)
 }
 
+// CurrentContext is the context a run of one cluster uses: --context, else
+// the kubeconfig's current context ("" when it names none).
+func (f *Flags) CurrentContext() (string, error) {
+	if f.ConfigFlags.Context != nil && *f.ConfigFlags.Context != "" {
+		return *f.ConfigFlags.Context, nil
+	}
+	raw, err := f.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return "", err
+	}
+	return raw.CurrentContext, nil
+}
+
 // ContextNames reads the kubeconfig and returns the contexts to watch, as
 // Contexts does: nil for one cluster, the names for several.
 func (f *Flags) ContextNames() ([]string, error) {

@@ -25,7 +25,7 @@ func NewFlags() *Flags { return &Flags{Show: true, After: time.Second} }
 
 // AddFlags declares the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.Show, "progress", f.Show, "A long initial list or replay as one line on stderr")
+	fs.BoolVar(&f.Show, "progress", f.Show, "A long initial list or replay: one line on stderr")
 	fs.DurationVar(&f.After, "progress-after", f.After, "How long work runs before the progress line shows.")
 	flaghelp.File(fs, flaghelp.Output, "progress")
 	_ = fs.MarkHidden("progress-after")

@@ -53,7 +53,24 @@ type RecordSink struct {
 	// printHere prints through printer and out: what the hooks print
 	// with, the print lock held.
 	printHere PrintFunc
+	// also, if set, prints every record the stream prints (or would
+	// print, with -q) a second time, to nowhere: --otlp's exporter. An
+	// error it returns ends the stream.
+	also Also
 }
+
+// Also is a second printer of the stream (ExportTo): it is handed every
+// record, Verdict, Reconcile and QueueSummary the stream prints, whatever
+// the output's format, and writes nowhere.
+type Also interface {
+	printer.Printer
+	printer.VerdictPrinter
+	printer.QueuePrinter
+}
+
+// ExportTo has every record printed (or that would be printed, with -q)
+// also printed by a.
+func (s *RecordSink) ExportTo(a Also) { s.also = a }
 
 // PrintFunc prints with emit on the stream's printer and output.
 type PrintFunc func(emit func(p printer.Printer, w io.Writer) error) error
@@ -100,15 +117,66 @@ func callFrom(role informer.Role) CallFrom {
 func (s *RecordSink) CallsTo(h *CallHooks) {
 	s.calls = h
 	s.printHere = func(emit func(p printer.Printer, w io.Writer) error) error {
-		return writeError(emit(s.printer, s.out))
+		return writeError(emit(s.asidePrinter(), s.out))
 	}
+}
+
+// asidePrinter is what prints records other than deltas (a Reconcile, a
+// QueueSummary): the stream's printer, and also's beside it when set
+// (the stream's own is left out with -q). Nil when nothing prints.
+func (s *RecordSink) asidePrinter() printer.Printer {
+	switch {
+	case s.also == nil && s.discards:
+		return nil
+	case s.also == nil:
+		return s.printer
+	case s.discards:
+		return teePrinter{also: s.also}
+	}
+	return teePrinter{main: s.printer, also: s.also}
+}
+
+// teePrinter prints with main (when set) and then with also: main's
+// writer only goes to main. It is a QueuePrinter as also is; main prints
+// a Reconcile or QueueSummary when it is one.
+type teePrinter struct {
+	main printer.Printer
+	also Also
+}
+
+func (t teePrinter) Print(w io.Writer, r *printer.Record) error {
+	if t.main != nil {
+		if err := t.main.Print(w, r); err != nil {
+			return err
+		}
+	}
+	return t.also.Print(io.Discard, r)
+}
+
+func (t teePrinter) PrintReconcile(w io.Writer, r *printer.Reconcile) error {
+	if q, ok := t.main.(printer.QueuePrinter); ok {
+		if err := q.PrintReconcile(w, r); err != nil {
+			return err
+		}
+	}
+	return t.also.PrintReconcile(io.Discard, r)
+}
+
+func (t teePrinter) PrintQueueSummary(w io.Writer, s *printer.QueueSummary) error {
+	if q, ok := t.main.(printer.QueuePrinter); ok {
+		if err := q.PrintQueueSummary(w, s); err != nil {
+			return err
+		}
+	}
+	return t.also.PrintQueueSummary(io.Discard, s)
 }
 
 // PrintAside prints with emit, after the records printed so far, and
 // flushes; it may be called from any goroutine (--queue's workers).
 // Nothing is printed when the output is discarded (-q).
 func (s *RecordSink) PrintAside(emit func(p printer.Printer, w io.Writer) error) error {
-	if s.discards {
+	p := s.asidePrinter()
+	if p == nil {
 		return nil
 	}
 	s.printLock.Lock()
@@ -116,7 +184,7 @@ func (s *RecordSink) PrintAside(emit func(p printer.Printer, w io.Writer) error)
 	if err := s.releaseLocked(); err != nil {
 		return err
 	}
-	if err := emit(s.printer, s.out); err != nil {
+	if err := emit(p, s.out); err != nil {
 		return writeError(err)
 	}
 	return writeError(s.out.Flush())
@@ -168,7 +236,7 @@ func (s *RecordSink) Handle(b informer.Batch) (done bool, err error) {
 		if err := s.recorder.Record(t, b.Items, now); err != nil {
 			return false, err
 		}
-		if s.discards && s.limit == 0 && s.observer == nil {
+		if s.discards && s.limit == 0 && s.observer == nil && s.also == nil {
 			return false, nil // recording only: nothing printed, nothing counted
 		}
 	}
@@ -192,6 +260,11 @@ func (s *RecordSink) Handle(b informer.Batch) (done bool, err error) {
 		}
 		if err := s.printer.Print(s.out, &s.record); err != nil {
 			return false, writeError(err)
+		}
+		if s.also != nil {
+			if err := s.also.Print(io.Discard, &s.record); err != nil {
+				return false, err
+			}
 		}
 		if s.calls != nil && s.calls.After != nil {
 			if err := s.calls.After(&s.record, b.Items[i].Object, callFrom(t.Role), s.printHere); err != nil {
@@ -240,11 +313,20 @@ func (s *RecordSink) observeHidden(t informer.Target, it *informer.Item, now tim
 // records, and a stream printing nothing, print nothing.
 func (s *RecordSink) PrintVerdict(v *printer.Verdict) error {
 	p, ok := s.printer.(printer.VerdictPrinter)
-	if !ok || s.discards {
+	ok = ok && !s.discards
+	if !ok && s.also == nil {
 		return nil
 	}
 	s.printLock.Lock()
 	defer s.printLock.Unlock()
+	if s.also != nil {
+		if err := s.also.PrintVerdict(io.Discard, v); err != nil {
+			return err
+		}
+	}
+	if !ok {
+		return nil
+	}
 	if err := s.releaseLocked(); err != nil {
 		return err
 	}
