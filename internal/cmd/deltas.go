@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -405,10 +406,20 @@ func (r *run) buildOutput() error {
 	if _, ok := r.printer.(printer.QueuePrinter); r.Queue.Queue && !ok {
 		return fmt.Errorf("--queue prints its reconciles as text, JSON or YAML: drop -o %s", r.Output.Output)
 	}
-	if r.exportTo != nil {
-		r.exporter, err = otlp.New(r.exportTo, r.oneContext(), version.Get().Version, r.ErrOut)
+	if r.exportTo == nil {
+		return nil
 	}
-	return err
+	if r.exporter, err = otlp.New(r.exportTo, r.oneContext(), version.Get().Version, r.ErrOut); err != nil {
+		return err
+	}
+	if r.waiter.Active() { // the wait is a trace, from now, or a replay's first record
+		var start time.Time
+		if r.player == nil {
+			start = time.Now()
+		}
+		return r.exporter.TraceWait(start)
+	}
+	return nil
 }
 
 // oneContext is the kubeconfig context of a run on one cluster, which

@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/resource"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Limits of the queue and of a request.
@@ -88,6 +89,9 @@ type Exporter struct {
 	// records), lastErr its last error.
 	failing time.Time
 	lastErr error
+	// trace, when the run waits, is its trace (TraceWait); used from
+	// the goroutine that prints.
+	trace *waitTrace
 	// fatal, once set, ends the stream: the collector cannot be trusted
 	// (its certificate does not verify).
 	fatal error
@@ -144,6 +148,15 @@ func New(cfg *Settings, cluster, version string, errOut io.Writer) (*Exporter, e
 		base:   base, loggers: map[string]log.Logger{}, captured: &capture{},
 		wake: make(chan struct{}, 1), ctx: ctx, stop: stop, done: make(chan struct{}),
 	}, nil
+}
+
+// TraceWait has the run's wait exported as a trace (--until,
+// --fail-when), begun at start (zero: at the first record, as a replay
+// does).
+func (e *Exporter) TraceWait(start time.Time) error {
+	var err error
+	e.trace, err = newWaitTrace(e.cfg, e.base, e.cluster, e.version, start)
+	return err
 }
 
 // Start checks that the collector can be reached — a certificate that
@@ -390,7 +403,11 @@ func (e *Exporter) records(batch []*item) []sdklog.Record {
 		r.SetSeverityText(severityText(sev))
 		r.SetBody(body)
 		r.AddAttributes(logAttributes(it)...)
-		e.loggerFor(it).Emit(context.Background(), r)
+		ctx := context.Background()
+		if it.span.IsValid() {
+			ctx = trace.ContextWithSpanContext(ctx, it.span) // the record belongs to that span
+		}
+		e.loggerFor(it).Emit(ctx, r)
 		if it.kind == "Deleted" {
 			delete(e.loggers, resourceKey(it))
 		}
@@ -437,6 +454,15 @@ func (e *Exporter) loggerFor(it *item) log.Logger {
 // Close sends what waits, for at most within, then stops, and says what
 // could not be sent. It returns the error that ended sending, if any.
 func (e *Exporter) Close(within time.Duration) error {
+	began := time.Now()
+	defer func() {
+		if e.trace == nil {
+			return
+		}
+		if err := e.trace.shutdown(max(within-time.Since(began), time.Second)); err != nil {
+			fmt.Fprintf(e.errOut, "warning: the wait's trace was not sent to the OpenTelemetry collector at %s: %v\n", e.cfg.Shown, err)
+		}
+	}()
 	e.mu.Lock()
 	e.closing = true
 	e.mu.Unlock()

@@ -46,6 +46,9 @@ func (p *Feed) Print(_ io.Writer, r *printer.Record) error {
 			it.severity = severityWarn
 		}
 	}
+	if p.e.trace != nil {
+		it.span = p.e.trace.note(r)
+	}
 	return p.e.queue(it)
 }
 
@@ -59,6 +62,12 @@ func (p *Feed) PrintVerdict(_ io.Writer, v *printer.Verdict) error {
 		it.severity = severityError
 	case v.Outcome == "TimedOut":
 		it.severity = severityWarn
+	}
+	if p.e.trace != nil {
+		it.span = p.e.trace.waitSpan(v.Time)
+		if v.Outcome != "Pending" {
+			p.e.trace.end(v)
+		}
 	}
 	return p.e.queue(it)
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // item is one record of the stream waiting to be sent: its JSON as -o
@@ -34,6 +35,8 @@ type item struct {
 	// sync: the record repeats a state at a time (Sync, a resync's
 	// OnUpdate, a Verdict): its time is part of its id.
 	sync bool
+	// span, when the run waits, is the span the record belongs to.
+	span trace.SpanContext
 }
 
 // objectRef names a Kubernetes object.
