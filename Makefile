@@ -187,8 +187,8 @@ clean: ## Remove build outputs (keeps the control plane binaries)
 AB ?= e6e90b4
 
 .PHONY: bench
-bench: build controlplane ## Benchmark vs raw HTTP, client-go and kubectl on a local control plane, A/B against the tree AB, recording and replay, waiting (N=10000 M=1000 ROUNDS=5 AB=e6e90b4): bench/RESULTS.md
-	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -m $(or $(M),1000) -rounds $(or $(ROUNDS),5) -ab $(AB) -replay -conditions -history
+bench: build controlplane otelcol ## Benchmark vs raw HTTP, client-go and kubectl on a local control plane, A/B against the tree AB, recording and replay, waiting, export to OpenTelemetry (N=10000 M=1000 ROUNDS=5 AB=e6e90b4): bench/RESULTS.md
+	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -m $(or $(M),1000) -rounds $(or $(ROUNDS),5) -ab $(AB) -replay -conditions -history -otlp
 
 .PHONY: bench-ab
 bench-ab: build controlplane ## Only the A/B section of make bench: this tree against AB (e6e90b4), an empty snapshot and N ConfigMaps with health off (ROUNDS=5)
@@ -205,6 +205,10 @@ bench-conditions: build controlplane ## Only the waiting section of make bench: 
 .PHONY: bench-history
 bench-history: build controlplane ## Only the recording-directory section of make bench: --at and --from/--to in a generated day of 5,000 Pods (RECORDS=10000000) against 100,000 records, its summary, a directory against one file under churn, a recorder's RSS after 5,000 and 100,000 updates (N=10000 ROUNDS=5)
 	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -rounds $(or $(ROUNDS),5) -history -history-only -history-records $(or $(RECORDS),10000000)
+
+.PHONY: bench-otlp
+bench-otlp: build controlplane otelcol ## Only the OpenTelemetry section of make bench (issue 60): --otlp to bin/otelcol against -o json > file, N ConfigMaps listed and under churn, the records the collector received, the binary's growth since 9174f09 (N=10000 ROUNDS=5)
+	GO=$(GO) $(GO) run ./bench/harness -n $(or $(N),10000) -rounds $(or $(ROUNDS),5) -otlp -otlp-only
 
 .PHONY: bench-live
 bench-live: ## --live's cost: a 200-object tree at 10 deltas/s, the share of one core and the bytes written per second (target ≤ 5%)

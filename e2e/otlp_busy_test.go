@@ -4,8 +4,12 @@ package e2e
 
 import (
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // spansOf returns the wait's span and its children, failing unless there
@@ -124,4 +128,36 @@ func TestBusyOTLPRolloutTrace(t *testing.T) {
 		t.Errorf("severities %v: want a WARN Event and an ERROR Verdict", severities)
 	}
 	noFailure(t, c)
+}
+
+// TestFaultLiveAndOTLP: --live --otlp draws the view and exports the
+// stream: what the view shows arrives at the collector.
+func TestFaultLiveAndOTLP(t *testing.T) {
+	t.Parallel()
+	c := sharedCluster()
+	ns := c.namespace(t)
+	col := startCollector(t)
+	live := startLive(t, c.cp.AdminKubeconfig(), 100, 20, "configmaps", "-n", ns, "--live", "--otlp="+col.URL())
+	for _, name := range []string{"one", "two", "three"} {
+		_, err := c.client.CoreV1().ConfigMaps(ns).Create(bg, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+		must(t, err)
+	}
+	live.waitFrame("with the three ConfigMaps", 30*time.Second, func(lines []string) bool {
+		return rowOf(lines, "configmap/one") != "" && rowOf(lines, "configmap/two") != "" && rowOf(lines, "configmap/three") != ""
+	})
+	logs := col.waitLogs(t, 3, 30*time.Second)
+	names := map[string]bool{}
+	for _, l := range logs {
+		if l.EventName != "k8s.object.added" && l.EventName != "k8s.object.replaced" { // made before or after the list
+			t.Errorf("exported %s, want k8s.object.added or .replaced", l.EventName)
+		}
+		names[l.Resource["k8s.object.name"].(string)] = true
+	}
+	if len(logs) != 3 || !names["one"] || !names["two"] || !names["three"] {
+		t.Errorf("exported %d records of %v, want the three ConfigMaps once", len(logs), names)
+	}
+	_ = syscall.Kill(-live.cmd.Process.Pid, syscall.SIGINT)
+	if code := live.waitExit(30 * time.Second); code != 130 {
+		t.Errorf("exit %d after Ctrl-C, want 130; stderr: %s", code, live.stderr.String())
+	}
 }

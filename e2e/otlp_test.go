@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-deltas/kubectl-deltas/test/controlplane"
 )
 
 // exportKey identifies a record of the stream: its type, object and
@@ -306,4 +309,24 @@ func refusingAddr(t *testing.T, port int) string {
 		t.Fatalf("the held port: %v", err)
 	}
 	return net.JoinHostPort("127.0.0.1", fmt.Sprint(sa.(*syscall.SockaddrInet4).Port))
+}
+
+// TestOTLPDocsShowTheTestsCollector: the collector configuration
+// docs/otlp.md shows is the one the tests run.
+func TestOTLPDocsShowTheTestsCollector(t *testing.T) {
+	root, err := controlplane.FindRepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, err := os.ReadFile(filepath.Join(root, "hack", "otelcol", "collector.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(root, "docs", "otlp.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "```yaml\n"+string(config)+"```\n") {
+		t.Error("docs/otlp.md does not show hack/otelcol/collector.yaml as it is: copy it into the page's yaml block")
+	}
 }

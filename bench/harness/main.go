@@ -78,6 +78,8 @@ type options struct {
 	// generated recording of historyRecords records.
 	history, historyOnly bool
 	historyRecords       int
+	// The OpenTelemetry section (-otlp; -otlp-only for it alone).
+	otlp, otlpOnly bool
 	// growthOnly: only the RSS of recorders under churn (for experiments).
 	growthOnly bool
 	// genHistory, when set, only writes a generated recording directory
@@ -120,6 +122,8 @@ func run() error {
 	flag.StringVar(&o.churnClients, "churn-clients", "", "with -scale: comma-separated client IDs to churn with (default every client that watches)")
 	flag.BoolVar(&o.history, "history", false, "also measure a recording directory (issue 59): --at and --from/--to in a generated day of 5,000 Pods against 100,000 records, its summary, recording into a directory against one file under churn, a recorder's RSS after 5,000 and 100,000 updates: bench/results/history.json and a section of RESULTS.md")
 	flag.BoolVar(&o.historyOnly, "history-only", false, "with -history: measure only the history section")
+	flag.BoolVar(&o.otlp, "otlp", false, "also measure --otlp (issue 60): exporting -n ConfigMaps to a local OpenTelemetry collector (bin/otelcol) against -o json > file, listed and under churn, checking that the collector received every record, and the binary's growth since the tree before --otlp: bench/results/otlp.json and a section of RESULTS.md")
+	flag.BoolVar(&o.otlpOnly, "otlp-only", false, "with -otlp: measure only the OpenTelemetry section")
 	flag.BoolVar(&o.growthOnly, "growth-only", false, "only run the history section's recorders under churn and log their peak RSS (for experiments)")
 	flag.IntVar(&o.historyRecords, "history-records", 10_000_000, "with -history: records of the generated day")
 	flag.StringVar(&o.genHistory, "gen-history", "", "only write a generated recording `DIR` of -gen-records records of -gen-pods Pods (a day at 115 changes a second), and exit")
@@ -161,6 +165,11 @@ func run() error {
 	for _, b := range needed {
 		if _, err := os.Stat(filepath.Join(binDir, b)); err != nil {
 			return fmt.Errorf("%s is missing: run \"make build controlplane\" (or \"make bench\", which does): %w", filepath.Join(binDir, b), err)
+		}
+	}
+	if o.otlp {
+		if err := needOtelcol(binDir); err != nil {
+			return err
 		}
 	}
 	outDir := filepath.Join(benchDir, "out")
@@ -252,6 +261,14 @@ func run() error {
 			return err
 		}
 		if o.conditionsOnly {
+			return render(benchDir)
+		}
+	}
+	if o.otlp {
+		if err := measureOTLP(ctx, e, cl, o, root, benchDir); err != nil {
+			return err
+		}
+		if o.otlpOnly {
 			return render(benchDir)
 		}
 	}

@@ -338,7 +338,11 @@ func render(benchDir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(benchDir, "RESULTS.md"), []byte(markdown(benchDir, runs, scale)+eventsMarkdown(events)+abMarkdown(ab)+replayMarkdown(replayed)+timelineOf(replayed)+conditionsMarkdown(waited)+historyMarkdown(kept)), 0o644); err != nil {
+	exported, err := loadOTLPRun(benchDir)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(benchDir, "RESULTS.md"), []byte(markdown(benchDir, runs, scale)+eventsMarkdown(events)+abMarkdown(ab)+replayMarkdown(replayed)+timelineOf(replayed)+conditionsMarkdown(waited)+historyMarkdown(kept)+otlpMarkdown(exported)), 0o644); err != nil {
 		return fmt.Errorf("write RESULTS.md: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(benchDir, "results.svg"), []byte(chartSVG(runs)), 0o644); err != nil {

@@ -399,13 +399,21 @@ func (r *run) buildOutput() error {
 		// As the recorded run showed it: one namespace without its name.
 		opts.AllNamespaces = r.replayNamespace() == "" && r.player.OneNamespace() == ""
 	}
-	if r.printer, err = r.Output.ToPrinter(r.Out, opts); err != nil || r.live != nil {
-		r.printer = live.Discard{} // the view draws the records
+	if r.printer, err = r.Output.ToPrinter(r.Out, opts); err != nil {
 		return err
 	}
-	if _, ok := r.printer.(printer.QueuePrinter); r.Queue.Queue && !ok {
+	if r.live != nil {
+		r.printer = live.Discard{} // the view draws the records
+	}
+	if _, ok := r.printer.(printer.QueuePrinter); r.Queue.Queue && !ok && r.live == nil {
 		return fmt.Errorf("--queue prints its reconciles as text, JSON or YAML: drop -o %s", r.Output.Output)
 	}
+	return r.buildExporter()
+}
+
+// buildExporter builds --otlp's exporter, whose wait, when the run waits,
+// is a trace.
+func (r *run) buildExporter() (err error) {
 	if r.exportTo == nil {
 		return nil
 	}

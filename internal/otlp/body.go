@@ -9,13 +9,13 @@ import (
 )
 
 // bodyOf is the log body of a record: its JSON, as -o json prints it,
-// turned into OpenTelemetry values — objects into maps (keys in the
-// record's order), arrays into slices, integers that fit into int64, other
+// turned into OpenTelemetry values — objects into maps (the SDK sorts
+// their keys), arrays into slices, integers that fit into int64, other
 // numbers into float64, null into the empty value — so that a backend can
 // query its fields. js is one JSON value the project's own printers
-// wrote; anything else is an error.
-func bodyOf(js []byte) (attribute.Value, error) {
-	p := jsonParser{data: js}
+// wrote; anything else is an error. p's scratch space is reused.
+func (p *jsonParser) bodyOf(js []byte) (attribute.Value, error) {
+	p.data, p.pos = js, 0
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -31,10 +31,30 @@ func bodyOf(js []byte) (attribute.Value, error) {
 // maxDepth bounds the nesting of a body, as encoding/json does.
 const maxDepth = 10000
 
-// jsonParser reads one JSON value from data; pos is where it is.
+// jsonParser reads one JSON value from data; pos is where it is. The
+// members of the maps and slices being read gather in kvs and vs, one
+// per depth, reused from value to value: the SDK copies them.
 type jsonParser struct {
 	data []byte
 	pos  int
+	kvs  [][]attribute.KeyValue
+	vs   [][]attribute.Value
+}
+
+// scratchKVs is the emptied scratch slice of maps at depth.
+func (p *jsonParser) scratchKVs(depth int) []attribute.KeyValue {
+	for len(p.kvs) <= depth {
+		p.kvs = append(p.kvs, nil)
+	}
+	return p.kvs[depth][:0]
+}
+
+// scratchVs is the emptied scratch slice of slices at depth.
+func (p *jsonParser) scratchVs(depth int) []attribute.Value {
+	for len(p.vs) <= depth {
+		p.vs = append(p.vs, nil)
+	}
+	return p.vs[depth][:0]
 }
 
 func (p *jsonParser) fail(what string) error {
@@ -89,7 +109,7 @@ func (p *jsonParser) literal(word string) error {
 
 func (p *jsonParser) object(depth int) (attribute.Value, error) {
 	p.pos++ // {
-	var kvs []attribute.KeyValue
+	kvs := p.scratchKVs(depth)
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -124,6 +144,7 @@ func (p *jsonParser) object(depth int) (attribute.Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			p.kvs[depth] = kvs
 			return attribute.MapValue(kvs...), nil
 		default:
 			return attribute.Value{}, p.fail("want ',' or '}'")
@@ -133,7 +154,7 @@ func (p *jsonParser) object(depth int) (attribute.Value, error) {
 
 func (p *jsonParser) array(depth int) (attribute.Value, error) {
 	p.pos++ // [
-	var vs []attribute.Value
+	vs := p.scratchVs(depth)
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
@@ -155,6 +176,7 @@ func (p *jsonParser) array(depth int) (attribute.Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
+			p.vs[depth] = vs
 			return attribute.SliceValue(vs...), nil
 		default:
 			return attribute.Value{}, p.fail("want ',' or ']'")

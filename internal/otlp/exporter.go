@@ -73,6 +73,7 @@ type Exporter struct {
 	base     []attribute.KeyValue
 	loggers  map[string]log.Logger
 	captured *capture
+	parser   jsonParser
 
 	// mu guards the queue and what is said of it.
 	mu sync.Mutex
@@ -391,7 +392,7 @@ func (e *Exporter) records(batch []*item) []sdklog.Record {
 		r.SetEventName(eventName(it.kind, it.object.kind))
 		r.SetTimestamp(it.time)
 		r.SetObservedTimestamp(now)
-		body, err := bodyOf(it.json)
+		body, err := e.parser.bodyOf(it.json)
 		if err != nil {
 			body = attribute.StringValue(string(it.json)) // never lose it
 		}
