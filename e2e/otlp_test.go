@@ -330,3 +330,64 @@ func TestOTLPDocsShowTheTestsCollector(t *testing.T) {
 		t.Error("docs/otlp.md does not show hack/otelcol/collector.yaml as it is: copy it into the page's yaml block")
 	}
 }
+
+// TestOTLPResendsAfterSIGKILL: with --record beside it, the recording is
+// the exporter's log. A run SIGKILLed while the collector is down, its
+// records printed but not taken, and started again on the same
+// recording: the collector gets every record both runs printed exactly
+// once — what the first run had sent is not sent again, what it had not
+// is — and a third run with nothing new sends nothing again.
+func TestOTLPResendsAfterSIGKILL(t *testing.T) {
+	t.Parallel()
+	for _, rec := range []string{"r.jsonl.zst", "dir/"} {
+		t.Run(rec, func(t *testing.T) {
+			t.Parallel()
+			c := startCollector(t)
+			ns := newNamespace(t)
+			path := filepath.Join(t.TempDir(), rec)
+			args := []string{"cm", "-n", ns, "-o", "json", "--record=" + path, "--otlp=" + c.URL()}
+			createCM(t, ns, "a", nil, map[string]string{"k": "0"})
+			first := start(t, args...)
+			lines := nextLines(first, 1)
+			for i := range 3 {
+				updateCM(t, ns, "a", "k", fmt.Sprint("sent-", i))
+			}
+			lines = append(lines, nextLines(first, 3)...)
+			c.waitLogs(t, len(lines), 30*time.Second)
+
+			c.Stop()
+			for i := range 4 {
+				updateCM(t, ns, "a", "k", fmt.Sprint("not-sent-", i))
+			}
+			createCM(t, ns, "b", nil, nil)
+			lines = append(lines, nextLines(first, 5)...)
+			time.Sleep(2 * time.Second) // recorded: the recorder ends a piece at least once a second
+			must(t, first.cmd.Process.Kill())
+			<-first.done
+
+			c.Start()
+			updateCM(t, ns, "a", "k", "while-nothing-ran")
+			second := start(t, args...)
+			// The update made while nothing ran, caught up after the gap.
+			lines = append(lines, nextLines(second, 1)...)
+			deleteCM(t, ns, "b")
+			lines = append(lines, nextLines(second, 1)...)
+			c.waitLogs(t, len(lines), 30*time.Second)
+			if code := second.stop(); code != 130 {
+				t.Errorf("second run: exit %d, want 130", code)
+			}
+			third := start(t, args...)
+			third.quiet(2 * time.Second)
+			if code := third.stop(); code != 130 {
+				t.Errorf("third run: exit %d, want 130", code)
+			}
+			time.Sleep(500 * time.Millisecond)
+			checkExported(t, lines, c.Logs(t), currentContext(t))
+			for _, s := range []*stream{second, third} {
+				if strings.Contains(s.stderr.String(), "could not send") {
+					t.Errorf("stderr: %s", s.stderr.String())
+				}
+			}
+		})
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -121,6 +120,8 @@ type DeltasOptions struct {
 	asRecorded bool
 	// exportTo is --otlp's configuration, read by Validate (nil without it).
 	exportTo *otlp.Settings
+	// exportFeed takes the records: the exporter's, or run.resend's.
+	exportFeed *otlp.Feed
 
 	// clients makes a cluster's clients from its REST config; tests give
 	// client-go's fakes.
@@ -202,7 +203,6 @@ func newCmdDeltas(o *DeltasOptions) *cobra.Command {
 	o.History.AddFlags(flags)
 	o.Timeline.AddFlags(flags)
 	o.Export.AddFlags(flags)
-	// Two groups' flags that read as one line of --help.
 	flaghelp.Pair(flags, "no-headers", "timestamps", "No header line in wide and columns / each line's time first")
 	o.Queue.AddFlags(flags)
 	setHelp(cmd)
@@ -367,7 +367,7 @@ func (o *DeltasOptions) Validate() error {
 // request: their mistakes are errors naming the flag.
 func (r *run) buildOutput() error {
 	// An export holds what -o json prints, as a recording does.
-	judges := r.Records.Judges(r.Output.HealthByDefault() || r.exportTo != nil, r.ListWatch.MetadataOnly)
+	judges := r.Records.Judges(r.Output.HealthByDefault() || r.exportTo != nil || r.exportFeed != nil, r.ListWatch.MetadataOnly)
 	if r.live = r.Live.ToRun(r.Out, r.ErrOut, r.Output.Color, strings.Join(os.Args[1:], " "), r.Records.Diff, r.replayClock()); r.live != nil {
 		r.ErrOut = r.live.Stderr() // held while the view is drawn
 	}
@@ -411,35 +411,18 @@ func (r *run) buildOutput() error {
 	return r.buildExporter()
 }
 
-// buildExporter builds --otlp's exporter, whose wait, when the run waits,
-// is a trace.
+// buildExporter builds --otlp's exporter; its records' cluster is the
+// context of a run on one cluster (several: each record's; a replay: none).
 func (r *run) buildExporter() (err error) {
 	if r.exportTo == nil {
 		return nil
 	}
-	if r.exporter, err = otlp.New(r.exportTo, r.oneContext(), version.Get().Version, r.ErrOut); err != nil {
-		return err
+	cluster := ""
+	if r.player == nil && len(r.contextNames) == 0 {
+		cluster, _ = r.Clusters.CurrentContext()
 	}
-	if r.waiter.Active() { // the wait is a trace, from now, or a replay's first record
-		var start time.Time
-		if r.player == nil {
-			start = time.Now()
-		}
-		return r.exporter.TraceWait(start)
+	if r.exporter, err = otlp.Open(r.exportTo, cluster, version.Get().Version, r.ErrOut, r.waiter.Active(), r.player == nil); err == nil {
+		r.exportFeed = r.exporter.Feed()
 	}
-	return nil
-}
-
-// oneContext is the kubeconfig context of a run on one cluster, which
-// names the cluster of exported records: "" for several (each record
-// names its own) and for a replay.
-func (r *run) oneContext() string {
-	if r.player != nil || len(r.contextNames) > 0 {
-		return ""
-	}
-	name, err := r.Clusters.CurrentContext()
-	if err != nil {
-		return ""
-	}
-	return name
+	return err
 }

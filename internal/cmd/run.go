@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-deltas/kubectl-deltas/internal/live"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/otlp"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
+	"github.com/kubectl-deltas/kubectl-deltas/internal/reconcile"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/stage"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/timeline"
@@ -56,14 +57,9 @@ type run struct {
 	// stopLive, once the live view draws, draws its last frame and
 	// writes the messages held below it.
 	stopLive func()
-	// exporter, with --otlp, is handed every record printed; it sends
-	// what waits when Run returns.
+	// exporter, with --otlp, sends what exportFeed is handed.
 	exporter *otlp.Exporter
 }
-
-// exportFlushLimit bounds how long the exporter sends what waits once the
-// stream has ended.
-const exportFlushLimit = 5 * time.Second
 
 // Run watches what the arguments resolve to until a stop condition, a
 // signal or a fatal error: it prepares the clusters (each resolved and
@@ -95,11 +91,11 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 		}()
 	}
 	if r.exporter != nil {
-		if err := r.exporter.Start(sigCtx); err != nil {
+		if err := r.exporter.Begin(sigCtx, r.History.Record, recording.IsDir(r.History.Record), r.resend); err != nil {
 			return err
 		}
 		defer func() {
-			if cerr := r.exporter.Close(exportFlushLimit); err == nil {
+			if cerr := r.exporter.End(); err == nil {
 				err = cerr
 			}
 		}()
@@ -317,8 +313,8 @@ func (r *run) sinkChain(engine *informer.Engine, runOpts *informer.RunOptions) (
 	if r.observer != nil {
 		printing.ObserveWith(r.observed, r.observer)
 	}
-	if r.exporter != nil {
-		printing.ExportTo(r.exporter.Feed())
+	if r.exportFeed != nil {
+		printing.ExportTo(r.exportFeed)
 	}
 	sink = printing
 	if r.waiter.Active() {
@@ -381,7 +377,7 @@ func (r *run) exit(clusters []*targets.Cluster, engine *informer.Engine, err err
 	case err == nil && r.Wait.UntilSynced:
 		return incompleteSnapshot(clusters)
 	}
-	if _, records := r.printer.(printer.VerdictPrinter); (records && !r.Wait.Quiet || r.recorder != nil || r.exporter != nil) && err == nil {
+	if _, records := r.printer.(printer.VerdictPrinter); (records && !r.Wait.Quiet || r.recorder != nil || r.exportFeed != nil) && err == nil {
 		if met, ok := r.waiter.Met(); ok { // each object described: only for a record
 			r.printVerdict("Met", r.waiter.Waited(), met)
 		}
@@ -416,15 +412,15 @@ func (r *run) printVerdict(outcome, cond string, held []condition.Held) {
 	}
 	p, prints := r.printer.(printer.VerdictPrinter)
 	prints = prints && !r.Wait.Quiet
-	if !prints && r.recorder == nil && r.exporter == nil {
+	if !prints && r.recorder == nil && r.exportFeed == nil {
 		return
 	}
 	v := condition.Verdict(outcome, cond, held, r.waiter.Now())
 	if r.recorder != nil {
 		_ = r.recorder.Verdict(v) // a failed write shows when the recorder closes
 	}
-	if r.exporter != nil {
-		_ = r.exporter.Feed().PrintVerdict(nil, v) // what is not sent is said when the exporter closes
+	if r.exportFeed != nil {
+		_ = r.exportFeed.PrintVerdict(nil, v) // what is not sent is said when the exporter closes
 	}
 	if prints {
 		_ = p.PrintVerdict(r.Out, v)
@@ -459,3 +455,26 @@ func clientsOf(clusters []*targets.Cluster) func(context string) rest.Interface 
 // describeAPIServiceLimit bounds the look-up of an APIService whose
 // aggregated API is down, for its warning.
 const describeAPIServiceLimit = 3 * time.Second
+
+// resend sends the collector, through feed, what the recording holds
+// from from on that it had not taken (otlp.Exporter.Begin): a quiet
+// replay of the recording. Its warnings (the recording's gaps) are not
+// the run's; a replay that fails is a warning, and the stream goes on.
+func (r *run) resend(ctx context.Context, feed *otlp.Feed, from time.Time) error {
+	o := *r.DeltasOptions
+	h := *o.History
+	h.Replay, h.Record, h.At, h.From, h.To = []string{r.History.Record}, "", "", from.UTC().Format(time.RFC3339Nano), ""
+	o.History, o.Wait = &h, condition.NewFlags()
+	o.Wait.Quiet = true
+	o.Live, o.Timeline, o.Queue, o.Export = live.NewFlags(), timeline.NewFlags(), reconcile.NewFlags(), otlp.NewFlags()
+	o.exportTo, o.exportFeed, o.Out, o.ErrOut = nil, feed, io.Discard, io.Discard
+	err := o.Run(ctx)
+	var exit *ExitError
+	if errors.As(err, &exit) && exit.Code == exitInterrupted {
+		return err
+	}
+	if err != nil {
+		fmt.Fprintf(r.ErrOut, "warning: could not send the collector again what it had not taken of %s: %v\n", r.History.Record, err)
+	}
+	return nil
+}

@@ -44,6 +44,8 @@ const (
 	// maxResources bounds the resources (one per object) kept between
 	// batches; past it they are made anew.
 	maxResources = 20000
+	// flushLimit bounds how long End sends what waits.
+	flushLimit = 5 * time.Second
 	// scopeName is the instrumentation scope of every record.
 	scopeName = "kubectl-deltas"
 )
@@ -90,6 +92,11 @@ type Exporter struct {
 	// records), lastErr its last error.
 	failing time.Time
 	lastErr error
+	// positionPath, when set (KeepPosition), is where position, how far
+	// the collector has taken the stream, is kept; both the sender's.
+	positionPath   string
+	position       Position
+	positionFailed bool
 	// trace, when the run waits, is its trace (TraceWait); used from
 	// the goroutine that prints.
 	trace *waitTrace
@@ -151,6 +158,21 @@ func New(cfg *Settings, cluster, version string, errOut io.Writer) (*Exporter, e
 	}, nil
 }
 
+// Open is New for a run: when it waits (--until, --fail-when), the wait
+// is a trace too, from now when live, else from the first record (a
+// replay's time is the recording's).
+func Open(s *Settings, cluster, version string, errOut io.Writer, waits, live bool) (*Exporter, error) {
+	e, err := New(s, cluster, version, errOut)
+	if err != nil || !waits {
+		return e, err
+	}
+	var start time.Time
+	if live {
+		start = time.Now()
+	}
+	return e, e.TraceWait(start)
+}
+
 // TraceWait has the run's wait exported as a trace (--until,
 // --fail-when), begun at start (zero: at the first record, as a replay
 // does).
@@ -159,6 +181,28 @@ func (e *Exporter) TraceWait(start time.Time) error {
 	e.trace, err = newWaitTrace(e.cfg, e.base, e.cluster, e.version, start)
 	return err
 }
+
+// KeepPosition has the collector's position kept at path after every
+// batch it takes, going on from p when found. When not found, the
+// position begins at now and is written at once: what the recording
+// already holds was not exported by this means (a backfill sends it:
+// --replay --otlp), and what it records from now on is, even if the run
+// is killed before the collector takes anything. Call it before Start.
+func (e *Exporter) KeepPosition(path string, p Position, found bool, now time.Time) error {
+	if !found {
+		p = Position{Time: now}
+	}
+	p.Endpoint = e.cfg.Shown
+	e.positionPath, e.position = path, p
+	if found {
+		return nil
+	}
+	return writePosition(path, &e.position)
+}
+
+// Endpoint is the collector's endpoint as messages name it, and as a
+// Position records it.
+func (e *Exporter) Endpoint() string { return e.cfg.Shown }
 
 // Start checks that the collector can be reached — a certificate that
 // does not verify is an error; a collector that does not answer yet is a
@@ -350,6 +394,13 @@ func (e *Exporter) send(batch []*item) bool {
 // delivered removes batch, which the collector took, from the queue, and
 // says once that the collector is back after failing.
 func (e *Exporter) delivered(batch []*item) {
+	if e.positionPath != "" {
+		e.position.advance(batch)
+		if err := writePosition(e.positionPath, &e.position); err != nil && !e.positionFailed {
+			fmt.Fprintf(e.errOut, "warning: %v; a run started again on the recording may send the collector records it has\n", err)
+			e.positionFailed = true
+		}
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	size := 0
@@ -451,6 +502,10 @@ func (e *Exporter) loggerFor(it *item) log.Logger {
 	e.loggers[key] = l
 	return l
 }
+
+// End is Close with the run's bound: what waits is sent for at most
+// flushLimit once the stream has ended.
+func (e *Exporter) End() error { return e.Close(flushLimit) }
 
 // Close sends what waits, for at most within, then stops, and says what
 // could not be sent. It returns the error that ended sending, if any.

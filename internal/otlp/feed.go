@@ -3,6 +3,7 @@ package otlp
 import (
 	"io"
 	"strings"
+	"time"
 
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
 )
@@ -15,10 +16,36 @@ import (
 type Feed struct {
 	e   *Exporter
 	buf []byte
+	// skip, when set, leaves out the records it is true for (ResendFeed).
+	skip func(it *item) bool
 }
 
 // Feed returns the Feed that queues records on e.
 func (e *Exporter) Feed() *Feed { return &Feed{e: e} }
+
+// ResendFeed returns the Feed of a replay of the recording from from,
+// which sends again what the collector did not take by p: it leaves out
+// the state at from (the replay's initial lists, stamped with from), the
+// records p says were taken, and the records a replay makes anew
+// (Verdicts, reconciles).
+func (e *Exporter) ResendFeed(p Position, from time.Time) *Feed {
+	return &Feed{e: e, skip: func(it *item) bool {
+		switch it.kind {
+		case "Verdict", "Reconcile", "QueueSummary":
+			return true
+		}
+		return it.initial && it.time.Equal(from) || p.taken(it.time, it.id)
+	}}
+}
+
+// queue queues it, unless the feed leaves it out.
+func (p *Feed) queue(it *item) error {
+	it.id = recordID(it)
+	if p.skip != nil && p.skip(it) {
+		return nil
+	}
+	return p.e.queue(it)
+}
 
 // line is the JSON the printer appended to p.buf, copied: the item keeps
 // it while p.buf is reused.
@@ -31,8 +58,8 @@ func (p *Feed) Print(_ io.Writer, r *printer.Record) error {
 		json: p.line(), kind: r.Type, time: r.Time,
 		object:   objectRef{context: r.Context, apiVersion: r.APIVersion, kind: r.Kind, namespace: r.Namespace, name: r.Name, uid: r.UID},
 		resource: r.Resource, resourceVersion: r.ResourceVersion,
-		severity: severityInfo,
-		sync:     r.Type == "Sync" || (r.IsCall() && r.Call.Delta == "Sync"),
+		severity: severityInfo, initial: r.Initial,
+		sync: r.Type == "Sync" || (r.IsCall() && r.Call.Delta == "Sync"),
 	}
 	if r.Health != nil && r.Health.Status == "Failed" {
 		it.severity = severityError
@@ -46,10 +73,10 @@ func (p *Feed) Print(_ io.Writer, r *printer.Record) error {
 			it.severity = severityWarn
 		}
 	}
-	if p.e.trace != nil {
+	if p.e.trace != nil && p.skip == nil {
 		it.span = p.e.trace.note(r)
 	}
-	return p.e.queue(it)
+	return p.queue(it)
 }
 
 // PrintVerdict queues a Verdict record: ERROR when a --fail-when held or
@@ -63,19 +90,19 @@ func (p *Feed) PrintVerdict(_ io.Writer, v *printer.Verdict) error {
 	case v.Outcome == "TimedOut":
 		it.severity = severityWarn
 	}
-	if p.e.trace != nil {
+	if p.e.trace != nil && p.skip == nil {
 		it.span = p.e.trace.waitSpan(v.Time)
 		if v.Outcome != "Pending" {
 			p.e.trace.end(v)
 		}
 	}
-	return p.e.queue(it)
+	return p.queue(it)
 }
 
 // PrintReconcile queues a Reconcile record of --queue.
 func (p *Feed) PrintReconcile(_ io.Writer, r *printer.Reconcile) error {
 	p.buf = printer.AppendReconcileJSON(p.buf[:0], r)
-	return p.e.queue(&item{
+	return p.queue(&item{
 		json: p.line(), kind: "Reconcile", time: r.Time, severity: severityInfo, sync: true,
 		object: objectRef{context: r.Context, apiVersion: r.APIVersion, kind: r.Kind, namespace: r.Namespace, name: r.Name},
 	})
@@ -84,5 +111,5 @@ func (p *Feed) PrintReconcile(_ io.Writer, r *printer.Reconcile) error {
 // PrintQueueSummary queues the QueueSummary record that ends --queue.
 func (p *Feed) PrintQueueSummary(_ io.Writer, s *printer.QueueSummary) error {
 	p.buf = printer.AppendQueueSummaryJSON(p.buf[:0], s)
-	return p.e.queue(&item{json: p.line(), kind: "QueueSummary", time: s.Time, severity: severityInfo, sync: true})
+	return p.queue(&item{json: p.line(), kind: "QueueSummary", time: s.Time, severity: severityInfo, sync: true})
 }

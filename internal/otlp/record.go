@@ -37,6 +37,10 @@ type item struct {
 	sync bool
 	// span, when the run waits, is the span the record belongs to.
 	span trace.SpanContext
+	// initial: a record of an initial list. id is recordID's, set when
+	// the item is queued.
+	initial bool
+	id      string
 }
 
 // objectRef names a Kubernetes object.
@@ -200,7 +204,7 @@ func (it *item) resourceObject() objectRef {
 // an Event's the Event itself.
 func logAttributes(it *item) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{
-		attribute.String("deltas.record.id", recordID(it)),
+		attribute.String("deltas.record.id", it.id),
 		attribute.String("deltas.record.type", it.kind),
 	}
 	if it.resource != "" {
