@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -254,8 +256,18 @@ func TestOTLPBadInput(t *testing.T) {
 		}
 	}
 
+	// A collector whose certificate nothing here vouches for: an error,
+	// nothing printed.
+	untrusted := httptest.NewTLSServer(http.NotFoundHandler())
+	defer untrusted.Close()
+	r := run(t, time.Minute, "cm", "-n", ns, "--until-synced", "-o", "name", "--otlp="+untrusted.URL)
+	if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, "error: the OpenTelemetry collector at "+untrusted.URL+" presents a certificate that does not verify") ||
+		!strings.Contains(r.stderr, "OTEL_EXPORTER_OTLP_CERTIFICATE") {
+		t.Errorf("an untrusted collector: exit %d, stdout %q, stderr %q; want exit 1 and an error saying its certificate does not verify", r.code, r.stdout, r.stderr)
+	}
+
 	closed := refusingAddr(t, 0)
-	r := run(t, time.Minute, "cm", "-n", ns, "--until-synced", "-o", "name", "--otlp=http://"+closed)
+	r = run(t, time.Minute, "cm", "-n", ns, "--until-synced", "-o", "name", "--otlp=http://"+closed)
 	if r.code != 0 || r.stdout != "configmap/one\n" {
 		t.Fatalf("an unreachable collector: exit %d, stdout %q, stderr %q; want the stream, exit 0", r.code, r.stdout, r.stderr)
 	}
