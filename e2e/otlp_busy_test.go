@@ -76,8 +76,8 @@ func TestBusyOTLPRolloutTrace(t *testing.T) {
 	if kinds["Deployment"] != 1 || kinds["ReplicaSet"] != 1 {
 		t.Errorf("object spans by kind %v, want the Deployment's and the ReplicaSet's", kinds)
 	}
-	if events == 0 {
-		t.Errorf("no span has an Event: %+v", children)
+	if events += len(wait.Events); events == 0 {
+		t.Errorf("no span has an Event: %+v %+v", wait, children)
 	}
 	logs := col.waitLogs(t, 1, 30*time.Second)
 	inTrace := 0

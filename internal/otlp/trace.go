@@ -32,10 +32,8 @@ type waitTrace struct {
 	start time.Time
 	wait  trace.Span
 	ctx   context.Context
-	// open are the spans of the objects not Current now, by context/uid;
-	// last is each object's last span, ended or not, for its Events.
+	// open are the spans of the objects not Current now, by context/uid.
 	open map[string]*objectSpan
-	last map[string]*objectSpan
 	// ended: the verdict came; later records add nothing. lastTime is
 	// the last record's time.
 	ended    bool
@@ -82,7 +80,7 @@ func newWaitTrace(s *Settings, base []attribute.KeyValue, cluster, version strin
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
 	)
 	return &waitTrace{provider: tp, tracer: tp.Tracer(scopeName, trace.WithInstrumentationVersion(version)), cluster: cluster,
-		start: start, open: map[string]*objectSpan{}, last: map[string]*objectSpan{}}, nil
+		start: start, open: map[string]*objectSpan{}}, nil
 }
 
 // begin starts the wait's span, once: at start, else at t.
@@ -110,9 +108,10 @@ func (w *waitTrace) note(r *printer.Record) trace.SpanContext {
 	w.begin(r.Time)
 	w.lastTime = r.Time
 	if e := r.Event; e != nil {
-		s := w.last[objectKey(r.Context, e.UID)]
+		// An Event is an event of its object's span while it is open
+		// (an ended span takes none), else of the wait's.
 		span := w.wait
-		if s != nil {
+		if s := w.open[objectKey(r.Context, e.UID)]; s != nil {
 			span = s.span
 		}
 		span.AddEvent(e.Reason, trace.WithTimestamp(r.Time), trace.WithAttributes(
@@ -132,7 +131,7 @@ func (w *waitTrace) note(r *printer.Record) trace.SpanContext {
 		attrs := appendObjectResource(nil, objectRef{context: r.Context, apiVersion: r.APIVersion, kind: r.Kind, namespace: r.Namespace, name: r.Name, uid: r.UID}, w.cluster)
 		_, span := w.tracer.Start(w.ctx, r.Kind+" "+r.Name, trace.WithTimestamp(r.Time), trace.WithAttributes(attrs...))
 		s = &objectSpan{span: span}
-		w.open[key], w.last[key] = s, s
+		w.open[key] = s
 	case s != nil && current:
 		s.span.SetAttributes(attribute.String("deltas.health.status", "Current"))
 		s.span.SetStatus(codes.Ok, "")
