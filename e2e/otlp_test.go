@@ -403,3 +403,48 @@ func TestOTLPResendsAfterSIGKILL(t *testing.T) {
 		})
 	}
 }
+
+// TestOTLPHandlerCallsAndReconciles: with --handler --queue every record
+// the stream prints — handler calls, reconciles, the QueueSummary —
+// arrives once, its body the printed line, its EventName its type's.
+func TestOTLPHandlerCallsAndReconciles(t *testing.T) {
+	t.Parallel()
+	c := startCollector(t)
+	ns := newNamespace(t)
+	createCM(t, ns, "hot", nil, map[string]string{"k": "0"})
+	s := start(t, "cm", "-n", ns, "--handler", "--queue", "--reconcile-time=10ms", "-o", "json", "--timeout=8s", "--otlp="+c.URL())
+	if !s.waitFor(func(l string) bool { return strings.Contains(l, `"type":"Reconcile"`) }, 30*time.Second) {
+		t.Fatalf("no Reconcile of the initial list; lines:\n%s", strings.Join(s.seen, "\n"))
+	}
+	for i := range 5 {
+		updateCM(t, ns, "hot", "k", fmt.Sprint(i+1))
+	}
+	for line := range s.lines {
+		s.seen = append(s.seen, line)
+	}
+	if code := s.stop(); code != 0 {
+		t.Fatalf("exit %d after --timeout, want 0; stderr %s", code, s.stderr.String())
+	}
+	names := map[string]string{"OnAdd": "k8s.handler.on_add", "OnUpdate": "k8s.handler.on_update", "Reconcile": "k8s.controller.reconcile", "QueueSummary": "k8s.controller.queue_summary"}
+	logs := c.waitLogs(t, len(s.seen), 30*time.Second)
+	seen := map[string]int{}
+	for _, line := range s.seen {
+		rec := decodeNumbers(t, line)
+		found := 0
+		for _, l := range logs {
+			if reflect.DeepEqual(l.Body, rec) {
+				found++
+				if want := names[rec["type"].(string)]; l.EventName != want {
+					t.Errorf("%s: EventName %q, want %q", line, l.EventName, want)
+				}
+			}
+		}
+		if found != 1 {
+			t.Errorf("the collector holds %d log records of %s, want 1", found, line)
+		}
+		seen[rec["type"].(string)]++
+	}
+	if len(logs) != len(s.seen) || seen["OnUpdate"] == 0 || seen["Reconcile"] == 0 || seen["QueueSummary"] != 1 {
+		t.Errorf("the collector holds %d records, the stream printed %d: %v", len(logs), len(s.seen), seen)
+	}
+}
