@@ -86,6 +86,10 @@ type Exporter struct {
 	// dropped counts the records dropped because the queue was full
 	// since it was last said; droppedTotal all of them.
 	dropped, droppedTotal int
+	// queued numbers the records queued (item.seq); held, once a record
+	// was dropped, stops the position at heldAt, the last queued before.
+	queued, heldAt int64
+	held           bool
 	// sent counts the records the collector took.
 	sent int
 	// failing is when the collector began failing (zero while it takes
@@ -274,22 +278,46 @@ func (e *Exporter) Err() error {
 
 // queue adds it to the records waiting, or drops it when the queue is
 // full, counting it and saying so once per outage.
-func (e *Exporter) queue(it *item) error {
+//
+// With a position kept (--record), the first record dropped fixes the
+// position at the records queued before it: the collector may take later
+// ones, but a run started again on the recording sends from there, the
+// dropped records included. wait, when set, waits for room instead, until
+// ctx is done (a replay sending again: it can wait).
+func (e *Exporter) queue(ctx context.Context, it *item, wait bool) error {
 	e.mu.Lock()
+	for wait && e.fatal == nil && e.waitingBytes+len(it.json) > e.limits.maxWaiting {
+		e.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		e.mu.Lock()
+	}
 	if e.fatal != nil {
 		defer e.mu.Unlock()
 		return e.fatal
 	}
 	if e.waitingBytes+len(it.json) > e.limits.maxWaiting {
 		if e.dropped == 0 {
-			fmt.Fprintf(e.errOut, "warning: dropping records for the OpenTelemetry collector at %s: %d records (%d MiB) wait for it already; they are counted and said\n",
-				e.cfg.Shown, len(e.waiting), e.waitingBytes>>20)
+			keeps := "they are counted and said"
+			if e.positionPath != "" {
+				keeps = "the recording keeps them: a run started again on it sends them"
+			}
+			fmt.Fprintf(e.errOut, "warning: dropping records for the OpenTelemetry collector at %s: %d records (%d MiB) wait for it already; %s\n",
+				e.cfg.Shown, len(e.waiting), e.waitingBytes>>20, keeps)
+		}
+		if !e.held {
+			e.held, e.heldAt = true, e.queued // the position goes no further
 		}
 		e.dropped++
 		e.droppedTotal++
 		e.mu.Unlock()
 		return nil
 	}
+	e.queued++
+	it.seq = e.queued
 	e.waiting = append(e.waiting, it)
 	e.waitingBytes += len(it.json)
 	full := len(e.waiting) >= maxBatch
@@ -394,8 +422,19 @@ func (e *Exporter) send(batch []*item) bool {
 // delivered removes batch, which the collector took, from the queue, and
 // says once that the collector is back after failing.
 func (e *Exporter) delivered(batch []*item) {
-	if e.positionPath != "" {
-		e.position.advance(batch)
+	taken := batch // what moves the position
+	e.mu.Lock()
+	if e.held {
+		for i, it := range batch {
+			if it.seq > e.heldAt {
+				taken = batch[:i:i]
+				break
+			}
+		}
+	}
+	e.mu.Unlock()
+	if e.positionPath != "" && len(taken) > 0 {
+		e.position.advance(taken)
 		if err := writePosition(e.positionPath, &e.position); err != nil && !e.positionFailed {
 			fmt.Fprintf(e.errOut, "warning: %v; a run started again on the recording may send the collector records it has\n", err)
 			e.positionFailed = true

@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"context"
 	"io"
 	"strings"
 	"time"
@@ -16,8 +17,11 @@ import (
 type Feed struct {
 	e   *Exporter
 	buf []byte
-	// skip, when set, leaves out the records it is true for (ResendFeed).
+	// skip, when set, leaves out the records it is true for; ctx, when
+	// set, has the feed wait for room in the queue until it is done
+	// (ResendFeed).
 	skip func(it *item) bool
+	ctx  context.Context
 }
 
 // Feed returns the Feed that queues records on e.
@@ -28,8 +32,8 @@ func (e *Exporter) Feed() *Feed { return &Feed{e: e} }
 // the state at from (the replay's initial lists, stamped with from), the
 // records p says were taken, and the records a replay makes anew
 // (Verdicts, reconciles).
-func (e *Exporter) ResendFeed(p Position, from time.Time) *Feed {
-	return &Feed{e: e, skip: func(it *item) bool {
+func (e *Exporter) ResendFeed(ctx context.Context, p Position, from time.Time) *Feed {
+	return &Feed{e: e, ctx: ctx, skip: func(it *item) bool {
 		switch it.kind {
 		case "Verdict", "Reconcile", "QueueSummary":
 			return true
@@ -44,7 +48,10 @@ func (p *Feed) queue(it *item) error {
 	if p.skip != nil && p.skip(it) {
 		return nil
 	}
-	return p.e.queue(it)
+	if p.ctx != nil {
+		return p.e.queue(p.ctx, it, true)
+	}
+	return p.e.queue(context.Background(), it, false)
 }
 
 // line is the JSON the printer appended to p.buf, copied: the item keeps

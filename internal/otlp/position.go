@@ -117,7 +117,7 @@ func (e *Exporter) Begin(ctx context.Context, record string, dir bool, resend fu
 		return err
 	}
 	from := again.Time.Add(-time.Nanosecond)
-	if err := resend(ctx, e.ResendFeed(*again, from), from); err != nil {
+	if err := resend(ctx, e.ResendFeed(ctx, *again, from), from); err != nil {
 		_ = e.End()
 		return err
 	}

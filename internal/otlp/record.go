@@ -41,6 +41,8 @@ type item struct {
 	// the item is queued.
 	initial bool
 	id      string
+	// seq numbers the item in the order queued (Exporter.queued).
+	seq int64
 }
 
 // objectRef names a Kubernetes object.
