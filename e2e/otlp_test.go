@@ -2,9 +2,12 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -200,6 +204,8 @@ func TestOTLPQuietWaitAndBackfill(t *testing.T) {
 		t.Fatalf("-q --until --otlp: exit %d, stdout %q, stderr %q; want exit 0 and no output", r.code, r.stdout, r.stderr)
 	}
 	logs := c.waitLogs(t, 2, 30*time.Second)
+	// Records of different resources share a request in no set order.
+	slices.SortStableFunc(logs, func(a, b exportedLog) int { return cmp.Compare(a.TimeUnixNano, b.TimeUnixNano) })
 	var types []string
 	for _, l := range logs {
 		types = append(types, l.EventName)
@@ -258,7 +264,9 @@ func TestOTLPBadInput(t *testing.T) {
 
 	// A collector whose certificate nothing here vouches for: an error,
 	// nothing printed.
-	untrusted := httptest.NewTLSServer(http.NotFoundHandler())
+	untrusted := httptest.NewUnstartedServer(http.NotFoundHandler())
+	untrusted.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake it refuses is the test
+	untrusted.StartTLS()
 	defer untrusted.Close()
 	r := run(t, time.Minute, "cm", "-n", ns, "--until-synced", "-o", "name", "--otlp="+untrusted.URL)
 	if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, "error: the OpenTelemetry collector at "+untrusted.URL+" presents a certificate that does not verify") ||

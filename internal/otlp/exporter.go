@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
 	"go.opentelemetry.io/otel/log"
@@ -69,15 +70,24 @@ type Exporter struct {
 	// limits: the constants of the same names, which tests shorten.
 	limits limits
 
-	// The sender's own, used on its goroutine only: base holds the
-	// resource attributes every record has; loggers, one per resource,
-	// emit into captured.
-	base     []attribute.KeyValue
-	loggers  map[string]log.Logger
-	captured *capture
-	parser   jsonParser
+	// The sender's own, used on its goroutine only (and before Start):
+	// base holds the resource attributes every record has; loggers, one
+	// per resource, emit into captured; positionPath, when set
+	// (KeepPosition), is where position, how far the collector has taken
+	// the stream, is kept.
+	base           []attribute.KeyValue
+	loggers        map[string]log.Logger
+	captured       *capture
+	parser         jsonParser
+	positionPath   string
+	position       Position
+	positionFailed bool
 
-	// mu guards the queue and what is said of it.
+	// trace, when the run waits, is its trace (TraceWait); used from the
+	// goroutine that prints only.
+	trace *waitTrace
+
+	// mu guards the fields below it: the queue and what is said of it.
 	mu sync.Mutex
 	// waiting are the records not yet sent, oldest first; waitingBytes
 	// their JSON's size.
@@ -96,23 +106,18 @@ type Exporter struct {
 	// records), lastErr its last error.
 	failing time.Time
 	lastErr error
-	// positionPath, when set (KeepPosition), is where position, how far
-	// the collector has taken the stream, is kept; both the sender's.
-	positionPath   string
-	position       Position
-	positionFailed bool
-	// trace, when the run waits, is its trace (TraceWait); used from
-	// the goroutine that prints.
-	trace *waitTrace
 	// fatal, once set, ends the stream: the collector cannot be trusted
 	// (its certificate does not verify).
 	fatal error
 	// closing: Close was called; what waits is sent, then run returns.
 	closing bool
+	// sdkSaid are the SDK's own errors already said (sdkError).
+	sdkSaid map[string]bool
 
+	// wake tells the sender a batch is full or Close was called; stop
+	// cancels ctx, a send in flight (Close's deadline); done is closed
+	// when the sender returns.
 	wake chan struct{}
-	// stop cancels a send in flight (Close's deadline); done is closed
-	// when run returns.
 	stop context.CancelFunc
 	ctx  context.Context
 	done chan struct{}
@@ -154,12 +159,28 @@ func New(cfg *Settings, cluster, version string, errOut io.Writer) (*Exporter, e
 	}
 	base = append(base, attribute.String("service.version", version))
 	ctx, stop := context.WithCancel(context.Background())
-	return &Exporter{
+	e := &Exporter{
 		cfg: cfg, errOut: errOut, cluster: cluster, version: version, logs: logs,
 		limits: limits{linger: linger, minBackoff: minBackoff, maxBackoff: maxBackoff, maxWaiting: maxWaiting},
 		base:   base, loggers: map[string]log.Logger{}, captured: &capture{},
 		wake: make(chan struct{}, 1), ctx: ctx, stop: stop, done: make(chan struct{}),
-	}, nil
+		sdkSaid: map[string]bool{},
+	}
+	// What the SDK reports on its own (a span batch it could not send, a
+	// variable of its own it cannot read) is a warning of the run's, said
+	// once, not a line of the log package's.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(e.sdkError))
+	return e, nil
+}
+
+// sdkError says err, which the OpenTelemetry SDK reported, once.
+func (e *Exporter) sdkError(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if msg := err.Error(); !e.sdkSaid[msg] {
+		e.sdkSaid[msg] = true
+		fmt.Fprintf(e.errOut, "warning: OpenTelemetry: %s\n", msg)
+	}
 }
 
 // Open is New for a run: when it waits (--until, --fail-when), the wait

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	"google.golang.org/protobuf/proto"
@@ -419,7 +422,9 @@ func TestFullQueueDropsAndSays(t *testing.T) {
 // OTEL_EXPORTER_OTLP_CERTIFICATE records go through.
 func TestCertificateThatDoesNotVerify(t *testing.T) {
 	fc := &fakeCollector{}
-	srv := httptest.NewTLSServer(fc)
+	srv := httptest.NewUnstartedServer(fc)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake it refuses is the test
+	srv.StartTLS()
 	defer srv.Close()
 	e, _ := newTestExporter(t, srv.URL, nil)
 	err := e.Start(context.Background())
@@ -447,5 +452,17 @@ func TestCertificateThatDoesNotVerify(t *testing.T) {
 	}
 	if n := len(fc.records()); n != 1 {
 		t.Errorf("the collector got %d records, want 1; said %q", n, said.String())
+	}
+}
+
+// TestSDKErrorsAreWarnings: what the SDK reports on its own is a warning
+// of the run's, said once.
+func TestSDKErrorsAreWarnings(t *testing.T) {
+	_, said := newTestExporter(t, "http://127.0.0.1:1", nil)
+	for range 3 {
+		otel.Handle(errors.New("traces export: connection refused"))
+	}
+	if s := said.String(); s != "warning: OpenTelemetry: traces export: connection refused\n" {
+		t.Errorf("said %q, want the error once, as a warning", s)
 	}
 }
