@@ -50,6 +50,13 @@ type collectorRun struct {
 // test ends, however it ends.
 func startCollector(t *testing.T) *collector {
 	t.Helper()
+	return startCollectorAt(t, "")
+}
+
+// startCollectorAt is startCollector on endpoint (HOST:PORT; "" for a
+// free loopback port): the docs' recipes post to the default port.
+func startCollectorAt(t *testing.T, endpoint string) *collector {
+	t.Helper()
 	root, err := controlplane.FindRepoRoot(".")
 	if err != nil {
 		t.Fatal(err)
@@ -68,13 +75,16 @@ func startCollector(t *testing.T) *collector {
 	c.logsFile = filepath.Join(dir, "logs.json")
 	c.tracesFile = filepath.Join(dir, "traces.json")
 	c.outFile = filepath.Join(dir, "otelcol.log")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.endpoint = l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
+	c.endpoint = endpoint
+	if endpoint == "" {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.endpoint = l.Addr().String()
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Cleanup(c.kill)
 	c.Start()

@@ -139,11 +139,31 @@ type recipe struct {
 	cleanup func(t *testing.T, e *readmeEnv)
 }
 
-// readmeEnv is the cluster and kubeconfig the recipes run against.
+// readmeEnv is the cluster and kubeconfig the recipes run against, and
+// the collector of the recipe that exports (set by its setup).
 type readmeEnv struct {
 	c          *cluster
 	kubeconfig string
 	dir        string
+	collector  *collector
+}
+
+// exported requires that the recipe's collector received a log record
+// named event of the object name.
+func (e *readmeEnv) exported(t *testing.T, event, name string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		for _, l := range e.collector.Logs(t) {
+			if l.EventName == event && l.Resource["k8s.object.name"] == name {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the collector has no %s of %s: %+v", event, name, e.collector.Logs(t))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func (e *readmeEnv) configMap(t *testing.T, name string, data map[string]string) {
@@ -295,6 +315,38 @@ func readmeRecipes() []recipe {
 		act:     configMapSteps,
 		want:    []string{`^OnUpdate: demo \d+→\d+$`, `^Reconcile: configmap demo/demo \(\d+ calls?, waited \S+, worker 1\)$`},
 		cleanup: func(t *testing.T, e *readmeEnv) { e.deleteConfigMap(t, "demo") },
+	}, {
+		cmd:   "kubectl deltas cm -n demo --otlp=http://127.0.0.1:4318",
+		setup: func(t *testing.T, e *readmeEnv) { e.collector = startCollectorAt(t, "127.0.0.1:4318") },
+		ready: []string{`^Replaced: settings$`},
+		act:   configMapSteps,
+		want:  []string{`^Added: demo$`, `^Updated: demo$`, `^Deleted: demo$`},
+		cleanup: func(t *testing.T, e *readmeEnv) {
+			e.deleteConfigMap(t, "demo")
+			e.exported(t, "k8s.object.added", "demo")
+			e.exported(t, "k8s.object.deleted", "demo")
+		},
+	}, {
+		cmd:     "kubectl deltas cm -n demo --until-synced -q --otlp",
+		setup:   func(t *testing.T, e *readmeEnv) { e.collector = startCollectorAt(t, "127.0.0.1:4318") },
+		ends:    true,
+		never:   []string{`.`}, // -q: nothing on stdout
+		cleanup: func(t *testing.T, e *readmeEnv) { e.exported(t, "k8s.object.replaced", "settings") },
+	}, {
+		cmd:        "kubectl deltas deploy/web -n demo --tree --events --until=status=Current --timeout=5m -q --otlp",
+		setup:      func(t *testing.T, e *readmeEnv) { e.collector = startCollectorAt(t, "127.0.0.1:4318") },
+		act:        rollWeb,
+		ends:       true,
+		wantStderr: []string{`^deployment.apps/web condition met$`},
+		cleanup: func(t *testing.T, e *readmeEnv) {
+			waitWeb(t, e)
+			for _, s := range e.collector.waitSpans(t, 1, 30*time.Second) {
+				if s.Name == "kubectl deltas wait" && s.StatusCode == 1 {
+					return
+				}
+			}
+			t.Errorf("no OK span of the wait: %+v", e.collector.Spans(t))
+		},
 	}, {
 		cmd:  "kubectl deltas cm -n demo -o name",
 		want: []string{`^configmap/settings$`, `^configmap/kube-root-ca.crt$`},
