@@ -362,28 +362,29 @@ func (e *Exporter) run() {
 	defer close(e.done)
 	timer := time.NewTimer(e.limits.linger)
 	defer timer.Stop()
+	// pause waits for a full batch, Close or the linger; false once the
+	// exporter is stopped.
+	pause := func() bool {
+		select {
+		case <-e.wake:
+		case <-timer.C:
+			timer.Reset(e.limits.linger)
+		case <-e.ctx.Done():
+			return false
+		}
+		return true
+	}
 	for {
 		batch, closing := e.next()
 		if len(batch) == 0 {
-			if closing {
-				return
-			}
-			select {
-			case <-e.wake:
-			case <-timer.C:
-				timer.Reset(e.limits.linger)
-			case <-e.ctx.Done():
+			if closing || !pause() {
 				return
 			}
 			continue
 		}
 		if len(batch) < maxBatch && !closing {
 			// Not full: give the stream a moment to add to it.
-			select {
-			case <-e.wake:
-			case <-timer.C:
-				timer.Reset(e.limits.linger)
-			case <-e.ctx.Done():
+			if !pause() {
 				return
 			}
 			batch, _ = e.next()
@@ -514,14 +515,18 @@ func (e *Exporter) records(batch []*item) []sdklog.Record {
 		r.SetSeverity(sev)
 		r.SetSeverityText(severityText(sev))
 		r.SetBody(body)
+		if it.id == "" {
+			it.id = recordID(it) // here rather than on the stream's goroutine
+		}
 		r.AddAttributes(logAttributes(it)...)
 		ctx := context.Background()
 		if it.span.IsValid() {
 			ctx = trace.ContextWithSpanContext(ctx, it.span) // the record belongs to that span
 		}
-		e.loggerFor(it).Emit(ctx, r)
+		key := resourceKey(it)
+		e.loggerFor(key, it).Emit(ctx, r)
 		if it.kind == "Deleted" {
-			delete(e.loggers, resourceKey(it))
+			delete(e.loggers, key)
 		}
 	}
 	return e.captured.records
@@ -543,9 +548,9 @@ func eventSeverity(body attribute.Value) log.Severity {
 	return severityInfo
 }
 
-// loggerFor is the logger of it's resource, made the first time.
-func (e *Exporter) loggerFor(it *item) log.Logger {
-	key := resourceKey(it)
+// loggerFor is the logger of it's resource, whose resourceKey is key,
+// made the first time.
+func (e *Exporter) loggerFor(key string, it *item) log.Logger {
 	if l, ok := e.loggers[key]; ok {
 		return l
 	}

@@ -44,9 +44,11 @@ func (e *Exporter) ResendFeed(ctx context.Context, p Position, from time.Time) *
 
 // queue queues it, unless the feed leaves it out.
 func (p *Feed) queue(it *item) error {
-	it.id = recordID(it)
-	if p.skip != nil && p.skip(it) {
-		return nil
+	if p.skip != nil {
+		it.id = recordID(it) // what is left out is known by its id
+		if p.skip(it) {
+			return nil
+		}
 	}
 	if p.ctx != nil {
 		return p.e.queue(p.ctx, it, true)

@@ -14,8 +14,8 @@ import (
 
 // item is one record of the stream waiting to be sent: its JSON as -o
 // json prints it, and what its log record's other fields come from. Items
-// are made on the stream's goroutine and read on the sender's; they are
-// not changed once queued.
+// are made on the stream's goroutine and read on the sender's; once
+// queued only the sender changes them (id, when the feed did not set it).
 type item struct {
 	// json is the record's JSON, one line without its newline.
 	json []byte
@@ -37,8 +37,8 @@ type item struct {
 	sync bool
 	// span, when the run waits, is the span the record belongs to.
 	span trace.SpanContext
-	// initial: a record of an initial list. id is recordID's, set when
-	// the item is queued.
+	// initial: a record of an initial list. id is recordID's, set by a
+	// ResendFeed when it is queued, else by the sender.
 	initial bool
 	id      string
 	// seq numbers the item in the order queued (Exporter.queued).
