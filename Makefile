@@ -141,7 +141,7 @@ need-chromium:
 
 .PHONY: unit
 unit: need-jq need-chromium ## Unit tests only (no control plane)
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /e2e -e /test/controlplane)
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /e2e -e /test/controlplane -e /test/otelcol)
 
 .PHONY: e2e-faults
 e2e-faults: controlplane $(BIN)/otelcol ## Fault-injection end-to-end suite: apiserver kills, compaction, proxy faults, etcd restores, two apiservers, revoked rights, expiring credentials, large objects, churn, slow reader, signals, bad input, secrets, rollouts on a busy cluster, the timeline page in a browser

@@ -10,13 +10,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-deltas/kubectl-deltas/test/otelcol"
 )
 
 // spansOf returns the wait's span and its children, failing unless there
 // is exactly one wait in spans.
-func spansOf(t *testing.T, spans []exportedSpan) (wait exportedSpan, children []exportedSpan) {
+func spansOf(t *testing.T, spans []otelcol.ReceivedSpan) (wait otelcol.ReceivedSpan, children []otelcol.ReceivedSpan) {
 	t.Helper()
-	var waits []exportedSpan
+	var waits []otelcol.ReceivedSpan
 	for _, s := range spans {
 		if s.Name == "kubectl deltas wait" {
 			waits = append(waits, s)
@@ -101,7 +103,7 @@ func TestBusyOTLPRolloutTrace(t *testing.T) {
 	if wait.StatusCode != 2 || !strings.Contains(wait.StatusMessage, "Pod stuck-") || !strings.Contains(wait.StatusMessage, "PodUnschedulable") {
 		t.Errorf("the failed wait's span: status %d %q, want Error naming the Pod and why", wait.StatusCode, wait.StatusMessage)
 	}
-	var pod *exportedSpan
+	var pod *otelcol.ReceivedSpan
 	for i, s := range children {
 		if s.Attributes["k8s.object.kind"] == "Pod" {
 			pod = &children[i]

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-deltas/kubectl-deltas/test/controlplane"
+	"github.com/kubectl-deltas/kubectl-deltas/test/otelcol"
 )
 
 // exportKey identifies a record of the stream: its type, object and
@@ -69,9 +70,9 @@ func toInt64s(v any) any {
 // JSON lines exactly once and nothing else: its body the line, its
 // EventName and severity by the record's type, its timestamp the record's
 // time, its resource naming the cluster and the object.
-func checkExported(t *testing.T, lines []string, logs []exportedLog, cluster string) {
+func checkExported(t *testing.T, lines []string, logs []otelcol.ReceivedLog, cluster string) {
 	t.Helper()
-	byKey := map[string][]exportedLog{}
+	byKey := map[string][]otelcol.ReceivedLog{}
 	for _, l := range logs {
 		body, ok := l.Body.(map[string]any)
 		if !ok {
@@ -205,7 +206,7 @@ func TestOTLPQuietWaitAndBackfill(t *testing.T) {
 	}
 	logs := c.waitLogs(t, 2, 30*time.Second)
 	// Records of different resources share a request in no set order.
-	slices.SortStableFunc(logs, func(a, b exportedLog) int { return cmp.Compare(a.TimeUnixNano, b.TimeUnixNano) })
+	slices.SortStableFunc(logs, func(a, b otelcol.ReceivedLog) int { return cmp.Compare(a.TimeUnixNano, b.TimeUnixNano) })
 	var types []string
 	for _, l := range logs {
 		types = append(types, l.EventName)

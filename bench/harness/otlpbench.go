@@ -2,7 +2,7 @@ package main
 
 // The OpenTelemetry section (-otlp, part of make bench; make bench-otlp
 // alone): what --otlp costs beside -o json (issue 60). A real collector
-// (bin/otelcol, make otelcol: hack/otelcol with hack/otelcol/collector.yaml,
+// (test/otelcol: bin/otelcol, make otelcol, with hack/otelcol/collector.yaml,
 // the OTLP/HTTP receiver, the batch processor and the file exporter) runs
 // on a free loopback port for the section; the N ConfigMaps are exported
 // to it against printed -o json to a file, listed and under churn; then
@@ -12,21 +12,19 @@ package main
 // section of RESULTS.md.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/kubectl-deltas/kubectl-deltas/test/otelcol"
 )
 
 // otlpBase is the tree before --otlp existed: the binary's growth is
@@ -77,11 +75,12 @@ func measureOTLP(ctx context.Context, e *env, cl *cluster, o options, root, benc
 	if err := otlpSizes(ctx, root, dir, res); err != nil {
 		return err
 	}
-	col, err := startOtelcol(ctx, e.bin, root, dir)
+	logf("otlp: starting bin/otelcol")
+	col, err := otelcol.Start(ctx, otelcol.Options{Root: root, Dir: dir})
 	if err != nil {
 		return err
 	}
-	defer col.kill()
+	defer col.Kill()
 
 	plugin := filepath.Join(e.bin, "kubectl-deltas")
 	conn := "--kubeconfig " + e.kubeconfig
@@ -89,13 +88,13 @@ func measureOTLP(ctx context.Context, e *env, cl *cluster, o options, root, benc
 	export := abMeasure{Name: fmt.Sprintf("export %d ConfigMaps", e.n), Metric: "cpu", Limit: 1.15,
 		Target: "--otlp to a local collector costs at most 15% more CPU than -o json > file",
 		Args:   "kubectl deltas cm --until-synced -q --otlp=http://127.0.0.1:PORT", BaseArgs: "kubectl deltas cm --until-synced -o json > FILE"}
-	logf("otlp: %s, %d rounds, to the collector at %s", export.Name, o.rounds, col.url())
-	exportCmd := []string{"sh", "-c", fmt.Sprintf("exec %s cm -n %s --until-synced -q --otlp=%s %s", plugin, benchNamespace, col.url(), conn)}
+	logf("otlp: %s, %d rounds, to the collector at %s", export.Name, o.rounds, col.URL())
+	exportCmd := []string{"sh", "-c", fmt.Sprintf("exec %s cm -n %s --until-synced -q --otlp=%s %s", plugin, benchNamespace, col.URL(), conn)}
 	printCmd := []string{"sh", "-c", fmt.Sprintf("exec %s cm -n %s --until-synced -o json %s > %s", plugin, benchNamespace, conn, plain)}
 	alternate(ctx, e, o.warmup, o.rounds, &export, exportCmd, printCmd)
 	res.Measures = append(res.Measures, export)
 	res.ListWant = res.Runs * e.n
-	if res.ListReceived, err = col.waitRecords(ctx, res.ListWant); err != nil {
+	if res.ListReceived, err = waitRecords(ctx, col, res.ListWant); err != nil {
 		return err
 	}
 	logf("otlp: the collector received %d log records from the list row (%d runs of %d ConfigMaps: %d)", res.ListReceived, res.Runs, e.n, res.ListWant)
@@ -107,7 +106,7 @@ func measureOTLP(ctx context.Context, e *env, cl *cluster, o options, root, benc
 		Target: "--otlp to a local collector costs at most 15% more CPU than -o json > file, under churn",
 		Args:   "kubectl deltas cm -q --otlp=http://127.0.0.1:PORT", BaseArgs: "kubectl deltas cm -o json >> FILE"}
 	churned, err = sideBySideUnderChurn(ctx, e, cl, o.rounds, churned,
-		fmt.Sprintf("exec %%s cm -n %s -q --otlp=%s %%s", benchNamespace, col.url()),
+		fmt.Sprintf("exec %%s cm -n %s -q --otlp=%s %%s", benchNamespace, col.URL()),
 		fmt.Sprintf("exec %%s cm -n %s -o json %%s >> %s", benchNamespace, printed))
 	if err != nil {
 		return err
@@ -117,7 +116,7 @@ func measureOTLP(ctx context.Context, e *env, cl *cluster, o options, root, benc
 	if res.ChurnWant, err = countLines(printed); err != nil {
 		return err
 	}
-	total, err := col.waitRecords(ctx, res.ListReceived+res.ChurnWant)
+	total, err := waitRecords(ctx, col, res.ListReceived+res.ChurnWant)
 	if err != nil {
 		return err
 	}
@@ -150,117 +149,14 @@ func needOtelcol(binDir string) error {
 	return nil
 }
 
-// otelcol is the collector of the section, a child process.
-type otelcol struct {
-	cmd      *exec.Cmd
-	done     chan struct{} // closed when it has exited
-	endpoint string        // 127.0.0.1:PORT
-	logsFile string
-	outFile  string // its stdout and stderr
-}
-
-// startOtelcol starts bin/otelcol with hack/otelcol/collector.yaml on a
-// free loopback port, its files in dir, and waits until its receiver
-// answers; it dies with the harness (Pdeathsig), else kill ends it.
-func startOtelcol(ctx context.Context, binDir, root, dir string) (*otelcol, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	c := &otelcol{endpoint: l.Addr().String(), logsFile: filepath.Join(dir, "otlp-logs.json"), outFile: filepath.Join(dir, "otelcol.log"), done: make(chan struct{})}
-	if err := l.Close(); err != nil {
-		return nil, err
-	}
-	out, err := os.Create(c.outFile)
-	if err != nil {
-		return nil, err
-	}
-	defer out.Close() // the child has its own copy
-	c.cmd = exec.Command(filepath.Join(binDir, "otelcol"), "--config="+filepath.Join(root, "hack", "otelcol", "collector.yaml"))
-	c.cmd.Env = append(os.Environ(),
-		"OTLP_HTTP_ENDPOINT="+c.endpoint,
-		"OTLP_LOGS_FILE="+c.logsFile,
-		"OTLP_TRACES_FILE="+filepath.Join(dir, "otlp-traces.json"),
-	)
-	c.cmd.Stdout, c.cmd.Stderr = out, out
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	logf("otlp: starting bin/otelcol on %s", c.endpoint)
-	if err := c.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start bin/otelcol: %w", err)
-	}
-	go func() {
-		_ = c.cmd.Wait()
-		close(c.done)
-	}()
-	if err := c.waitReady(ctx, 30*time.Second); err != nil {
-		c.kill()
-		return nil, err
-	}
-	return c, nil
-}
-
-func (c *otelcol) url() string { return "http://" + c.endpoint }
-
-// waitReady posts an empty logs request, which the receiver answers
-// without passing anything on, until it answers 200.
-func (c *otelcol) waitReady(ctx context.Context, within time.Duration) error {
-	client := &http.Client{Timeout: time.Second}
-	deadline := time.Now().Add(within)
-	for {
-		select {
-		case <-c.done:
-			return fmt.Errorf("bin/otelcol exited before it was ready: %s", c.output())
-		case <-ctx.Done():
-			return ctx.Err()
-		default:
-		}
-		resp, err := client.Post(c.url()+"/v1/logs", "application/json", strings.NewReader("{}"))
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = fmt.Errorf("status %s", resp.Status)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("bin/otelcol not ready on %s after %s (%v): %s", c.endpoint, within, err, c.output())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// kill kills the collector's process group, if it runs, and waits.
-func (c *otelcol) kill() {
-	select {
-	case <-c.done:
-		return
-	default:
-	}
-	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-	<-c.done
-}
-
-// output is the end of what the collector printed, for errors.
-func (c *otelcol) output() string {
-	b, err := os.ReadFile(c.outFile)
-	if err != nil {
-		return err.Error()
-	}
-	if len(b) > 2000 {
-		b = b[len(b)-2000:]
-	}
-	return string(b)
-}
-
 // waitRecords counts the log records the collector has written until
 // there are at least want, or their count has not moved for 10 seconds
 // (the collector batches for 100 ms and flushes every 100 ms), and
 // returns the count.
-func (c *otelcol) waitRecords(ctx context.Context, want int) (int, error) {
+func waitRecords(ctx context.Context, col *otelcol.Collector, want int) (int, error) {
 	last, since := -1, time.Now()
 	for {
-		n, err := countLogRecords(c.logsFile)
+		n, err := otelcol.CountLogs(col.LogsFile)
 		if err != nil {
 			return 0, err
 		}
@@ -271,58 +167,11 @@ func (c *otelcol) waitRecords(ctx context.Context, want int) (int, error) {
 			last, since = n, time.Now()
 		}
 		select {
-		case <-c.done:
-			return n, fmt.Errorf("bin/otelcol exited: %s", c.output())
+		case <-col.Exited():
+			return n, fmt.Errorf("bin/otelcol exited: %s", col.Output())
 		case <-ctx.Done():
 			return n, ctx.Err()
 		case <-time.After(250 * time.Millisecond):
-		}
-	}
-}
-
-// otlpLogsBatch is a line of the collector's logs file: one batch, as
-// OTLP JSON.
-type otlpLogsBatch struct {
-	ResourceLogs []struct {
-		ScopeLogs []struct {
-			LogRecords []json.RawMessage `json:"logRecords"`
-		} `json:"scopeLogs"`
-	} `json:"resourceLogs"`
-}
-
-// countLogRecords counts the log records of the whole lines of the logs
-// file name (a last line still being written is left out); none when the
-// collector has not written it yet.
-func countLogRecords(name string) (int, error) {
-	f, err := os.Open(name)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	n := 0
-	for {
-		line, err := r.ReadBytes('\n')
-		if errors.Is(err, io.EOF) {
-			return n, nil // no newline: not whole yet
-		}
-		if err != nil {
-			return 0, err
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var batch otlpLogsBatch
-		if err := json.Unmarshal(line, &batch); err != nil {
-			return 0, fmt.Errorf("the collector's logs file: %w", err)
-		}
-		for _, rl := range batch.ResourceLogs {
-			for _, sl := range rl.ScopeLogs {
-				n += len(sl.LogRecords)
-			}
 		}
 	}
 }
