@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -19,6 +20,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-deltas/kubectl-deltas/test/otelcol"
 )
 
 // twoClusters writes a kubeconfig whose contexts east and west are the
@@ -177,6 +180,89 @@ func TestFaultManyClusters(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.stdout, "east configmap/east-0") || strings.Contains(r.stdout, "west ") ||
 			!strings.HasPrefix(r.stderr, `warning: skipping context "west": `) {
 			t.Errorf("--skip-unavailable: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+	})
+
+	// --otlp over several clusters: each record under its own cluster,
+	// live and in a backfill of the recording, with the same ids.
+	t.Run("otlp names each record's cluster", func(t *testing.T) {
+		rec := filepath.Join(t.TempDir(), "r.jsonl.zst")
+		byID := func(logs []otelcol.ReceivedLog) map[string]string {
+			out := map[string]string{}
+			for _, l := range logs {
+				id, _ := l.Attributes["deltas.record.id"].(string)
+				cluster, _ := l.Resource["k8s.cluster.name"].(string)
+				if _, twice := out[id]; twice || id == "" {
+					t.Errorf("record id %q twice or empty: %+v", id, l)
+				}
+				out[id] = cluster
+			}
+			return out
+		}
+		live := startCollector(t)
+		r := runAs(t, kubeconfig, time.Minute, "cm", "--context=east,west", "--until-synced", "-o", "json", "--otlp="+live.URL(), "--record="+rec)
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		}
+		exported := byID(live.waitLogs(t, len(lines), 30*time.Second))
+		clusters := map[string]int{}
+		for _, cluster := range exported {
+			clusters[cluster]++
+		}
+		printed := map[string]int{}
+		for _, line := range lines {
+			var record struct{ Context string }
+			must(t, json.Unmarshal([]byte(line), &record))
+			printed[record.Context]++
+		}
+		if len(exported) != len(lines) || !maps.Equal(clusters, printed) || len(printed) != 2 {
+			t.Errorf("exported %d records by cluster %v; printed %d by context %v", len(exported), clusters, len(lines), printed)
+		}
+		backfill := startCollector(t)
+		r = runAs(t, kubeconfig, time.Minute, "--replay="+rec, "-q", "--otlp="+backfill.URL())
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("backfill: exit %d, stderr %q", r.code, r.stderr)
+		}
+		if again := byID(backfill.waitLogs(t, len(lines), 30*time.Second)); !maps.Equal(again, exported) {
+			t.Errorf("the backfill exported %v, want what the live run did, %v", again, exported)
+		}
+	})
+
+	// A recording names the API server it recorded: a run on another
+	// cluster — another context, or the same context name pointing at
+	// another server — would go on from positions of another etcd, say
+	// the recorded objects deleted and miss what the other holds. It is
+	// refused before it writes anything.
+	t.Run("a recording goes on with its own cluster only", func(t *testing.T) {
+		cfg, err := clientcmd.LoadFromFile(kubeconfig)
+		must(t, err)
+		cfg.Contexts["east"] = &clientcmdapi.Context{Cluster: "west", AuthInfo: "west", Namespace: ns}
+		moved := filepath.Join(t.TempDir(), "kubeconfig")
+		must(t, clientcmd.WriteToFile(*cfg, moved))
+		for _, path := range []string{filepath.Join(t.TempDir(), "r.jsonl.zst"), filepath.Join(t.TempDir(), "dir") + "/"} {
+			first := runAs(t, kubeconfig, time.Minute, "cm", "--until-synced", "-o", "name", "--record="+path)
+			if first.code != 0 || !strings.Contains(first.stdout, "configmap/east-0") {
+				t.Fatalf("%s: exit %d, stdout %q, stderr %q", path, first.code, first.stdout, first.stderr)
+			}
+			for _, tc := range []struct {
+				kubeconfig string
+				args       []string
+			}{{kubeconfig, []string{"--context=west"}}, {moved, nil}} {
+				r := runAs(t, tc.kubeconfig, time.Minute, append([]string{"cm", "--until-synced", "--record=" + path}, tc.args...)...)
+				if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, "error: --record: ") || !strings.Contains(r.stderr, east.cp.Server()) ||
+					!strings.Contains(r.stderr, west.cp.Server()) || !strings.Contains(r.stderr, "record it to a new file") {
+					t.Errorf("%s, %s %v: exit %d, stdout %q, stderr %q; want exit 1 naming both servers and the fix", path, tc.kubeconfig, tc.args, r.code, r.stdout, r.stderr)
+				}
+			}
+			replayed := run(t, time.Minute, "--replay="+path, "-o", "name")
+			if replayed.code != 0 || replayed.stdout != first.stdout {
+				t.Errorf("%s after the refused runs replays %q (exit %d, %s), want what the first run printed, %q", path, replayed.stdout, replayed.code, replayed.stderr, first.stdout)
+			}
+			again := runAs(t, kubeconfig, time.Minute, "cm", "--until-synced", "--context=east", "--record="+path)
+			if again.code != 0 || again.stdout != "" {
+				t.Errorf("%s with its own cluster, --context=east: exit %d, stdout %q, stderr %q; want it to go on, nothing changed", path, again.code, again.stdout, again.stderr)
+			}
 		}
 	})
 

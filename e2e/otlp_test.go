@@ -233,8 +233,14 @@ func TestOTLPQuietWaitAndBackfill(t *testing.T) {
 	}
 	backfill.waitLogs(t, len(want), 30*time.Second)
 	time.Sleep(300 * time.Millisecond)
-	// A replay does not know the recorded run's context: no cluster name.
-	checkExported(t, want, backfill.Logs(t), "")
+	// The recording's header names the recorded run's context: the
+	// backfill's records sit under the same cluster as the live ones.
+	checkExported(t, want, backfill.Logs(t), currentContext(t))
+	for _, l := range logs {
+		if l.Resource["k8s.cluster.name"] != currentContext(t) {
+			t.Errorf("live: %s under resource %v, want k8s.cluster.name=%s", l.EventName, l.Resource, currentContext(t))
+		}
+	}
 }
 
 // TestOTLPBadInput: a malformed endpoint or variable is an error before

@@ -220,8 +220,12 @@ func TestRecordDirectory(t *testing.T) {
 		len(s.Gaps) != 1 || s.Gaps[0].Why != "not recording" || s.Recording || s.Checkpoints < len(segs) {
 		t.Errorf("the summary %+v; want %d segments, %d records, from %s, one gap, no recorder now", s, len(segs), recorded, wholeSpan.Start)
 	}
+	server := recording.APIServer{Context: currentContext(t), URL: testEnv.cp.Server()}
+	if !slices.Equal(s.Servers, []recording.APIServer{server}) {
+		t.Errorf("the summary's servers %+v, want the cluster recorded, %+v", s.Servers, server)
+	}
 	text := run(t, time.Minute, "recording", dir)
-	for _, want := range []string{"a directory of", "Gaps:", "not recording", segs[0].Name, segs[len(segs)-1].Name, "configmaps in " + ns} {
+	for _, want := range []string{"a directory of", "Gaps:", "not recording", segs[0].Name, segs[len(segs)-1].Name, "configmaps in " + ns, "Clusters:", server.URL + fmt.Sprintf(" (context %q)", server.Context)} {
 		if !strings.Contains(text.stdout, want) {
 			t.Errorf("kubectl deltas recording %s does not say %q:\n%s", dir, want, text.stdout)
 		}

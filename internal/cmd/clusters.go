@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kubectl-deltas/kubectl-deltas/internal/history/recording"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/targets"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/textsafe"
 )
@@ -18,6 +19,20 @@ func (o *DeltasOptions) clusters() []*targets.Cluster {
 	out := make([]*targets.Cluster, 0, len(conns))
 	for _, conn := range conns {
 		out = append(out, &targets.Cluster{Conn: conn, ErrOut: o.ErrOut})
+	}
+	return out
+}
+
+// apiServers are the API servers of clusters, each with its context: a
+// plain run's is the current one.
+func (o *DeltasOptions) apiServers(clusters []*targets.Cluster) []recording.APIServer {
+	out := make([]recording.APIServer, 0, len(clusters))
+	for _, cl := range clusters {
+		context := cl.Conn.Context
+		if context == "" {
+			context, _ = o.Clusters.CurrentContext()
+		}
+		out = append(out, recording.APIServer{Context: context, URL: cl.Conn.ServerURL()})
 	}
 	return out
 }

@@ -412,13 +412,17 @@ func (r *run) buildOutput() error {
 }
 
 // buildExporter builds --otlp's exporter; its records' cluster is the
-// context of a run on one cluster (several: each record's; a replay: none).
+// context of a run on one cluster (several: each record's; a replay: the
+// recorded run's).
 func (r *run) buildExporter() (err error) {
 	if r.exportTo == nil {
 		return nil
 	}
 	cluster := ""
-	if r.player == nil && len(r.contextNames) == 0 {
+	switch {
+	case r.player != nil:
+		cluster = r.player.Cluster() // the recorded run's
+	case len(r.contextNames) == 0:
 		cluster, _ = r.Clusters.CurrentContext()
 	}
 	if r.exporter, err = otlp.Open(r.exportTo, cluster, version.Get().Version, r.ErrOut, r.waiter.Active(), r.player == nil); err == nil {

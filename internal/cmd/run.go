@@ -46,6 +46,8 @@ type run struct {
 	// Run returns.
 	player   *replay.Player
 	recorder *recording.Recorder
+	// servers are the API servers of the run's clusters (the header's).
+	servers []recording.APIServer
 	// page, with --timeline, draws the stream (its file written once when
 	// built, again when Run returns); live, with --live, draws it on the
 	// terminal. observer hands them the records the stream shows,
@@ -137,6 +139,7 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 	if err := engine.CheckResumeFrom(sigCtx); err != nil {
 		return err
 	}
+	r.servers = o.apiServers(clusters)
 	return r.exit(clusters, engine, r.runStream(sigCtx, engine, follows))
 }
 
@@ -251,7 +254,7 @@ func (r *run) runStream(ctx context.Context, engine *informer.Engine, follows []
 	defer r.Queue.Start(ctx, printing, r.replayClock())()
 	if r.recorder != nil {
 		parked := func() bool { return r.join != nil && r.join.Parked() > 0 }
-		run := history.Recorded{Engine: engine, LabelSelector: r.ListWatch.LabelSelector, FieldSelector: r.ListWatch.FieldSelector, Parked: parked}
+		run := history.Recorded{Engine: engine, LabelSelector: r.ListWatch.LabelSelector, FieldSelector: r.ListWatch.FieldSelector, Parked: parked, Servers: r.servers}
 		gap, err := history.Attach(r.recorder, run, &runOpts)
 		if err != nil {
 			return err
@@ -352,7 +355,7 @@ func (r *run) exit(clusters []*targets.Cluster, engine *informer.Engine, err err
 		if r.player != nil {
 			failed.ExplainFrom(r.shownWarnings(), r.player.LogsOf)
 		} else {
-			failed.Explain(clientsOf(clusters), !r.Targets.Tree)
+			failed.Explain(targets.ClientOf(clusters), !r.Targets.Tree)
 		}
 		r.printVerdict("Failed", "--fail-when="+failed.Condition.String(), failed.All())
 		return &ExitError{Code: exitConditionFailed, Err: failed}
@@ -365,7 +368,7 @@ func (r *run) exit(clusters []*targets.Cluster, engine *informer.Engine, err err
 			if r.player != nil {
 				timedOut.ExplainFrom(r.shownWarnings(), r.player.LogsOf)
 			} else {
-				timedOut.Explain(clientsOf(clusters), !r.Targets.Tree)
+				timedOut.Explain(targets.ClientOf(clusters), !r.Targets.Tree)
 			}
 			r.printVerdict("TimedOut", r.waiter.Waited(), timedOut.Held)
 		}
@@ -375,7 +378,7 @@ func (r *run) exit(clusters []*targets.Cluster, engine *informer.Engine, err err
 	case errors.Is(err, informer.ErrTimedOut), errors.Is(err, informer.ErrSourceEnded):
 		return nil
 	case err == nil && r.Wait.UntilSynced:
-		return incompleteSnapshot(clusters)
+		return targets.IncompleteSnapshot(clusters)
 	}
 	if _, records := r.printer.(printer.VerdictPrinter); (records && !r.Wait.Quiet || r.recorder != nil || r.exportFeed != nil) && err == nil {
 		if met, ok := r.waiter.Met(); ok { // each object described: only for a record
@@ -424,31 +427,6 @@ func (r *run) printVerdict(outcome, cond string, held []condition.Held) {
 	}
 	if prints {
 		_ = p.PrintVerdict(r.Out, v)
-	}
-}
-
-// incompleteSnapshot is the error of an --until-synced run that listed
-// every type it could while API groups were down (targets.Incomplete).
-func incompleteSnapshot(clusters []*targets.Cluster) error {
-	var down []string
-	for _, cl := range clusters {
-		for _, gv := range cl.Down {
-			down = append(down, cl.Conn.Prefix()+gv)
-		}
-	}
-	return targets.Incomplete(down)
-}
-
-// clientsOf finds the client of a cluster by its context (the only
-// cluster's for any, when there is one); nil for none.
-func clientsOf(clusters []*targets.Cluster) func(context string) rest.Interface {
-	return func(context string) rest.Interface {
-		for _, cl := range clusters {
-			if len(clusters) == 1 || cl.Conn.Context == context {
-				return cl.Client
-			}
-		}
-		return nil
 	}
 }
 

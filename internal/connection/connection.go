@@ -219,14 +219,22 @@ func (c *Conn) StartupLimit() time.Duration {
 // contexts: `context "prod": `; "" for one cluster.
 func (c *Conn) Prefix() string { return textsafe.ContextPrefix(c.Context) }
 
-// serverName is the server URL of the cluster, for messages; never
-// credentials.
-func (c *Conn) serverName() string {
+// ServerURL is the URL of the cluster's API server as the kubeconfig
+// and flags say it (never credentials); "" when they do not.
+func (c *Conn) ServerURL() string {
 	config, err := c.RESTConfig()
-	if err != nil || config.Host == "" {
-		return "(unknown server)"
+	if err != nil {
+		return ""
 	}
 	return config.Host
+}
+
+// serverName is the server URL of the cluster, for messages.
+func (c *Conn) serverName() string {
+	if url := c.ServerURL(); url != "" {
+		return url
+	}
+	return "(unknown server)"
 }
 
 // NoAnswerError is the error of a start-up step that limit ended.

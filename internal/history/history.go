@@ -23,6 +23,10 @@ type Recorded struct {
 	LabelSelector, FieldSelector string
 	// Parked reports whether an Event waits for its subject (nil: never).
 	Parked func() bool
+	// Servers are the API servers the run watches, each with its
+	// context: the header names them, and a recording of another
+	// cluster is not gone on with.
+	Servers []recording.APIServer
 }
 
 // Attach has rec record run: it writes the recording's header (what the
@@ -34,6 +38,7 @@ type Recorded struct {
 // recorder that goes on from there relists them. Call it before the
 // engine runs.
 func Attach(rec *recording.Recorder, run Recorded, runOpts *informer.RunOptions) (*recording.Gap, error) {
+	rec.Watches(run.Servers)
 	if err := rec.Begin(run.Engine.Targets(), version.Get().Version, run.LabelSelector, run.FieldSelector); err != nil {
 		return nil, err
 	}

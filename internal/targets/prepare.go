@@ -258,3 +258,28 @@ func startupError(conn *connection.Conn, err error) error {
 	}
 	return err
 }
+
+// IncompleteSnapshot is the error of an --until-synced run that listed
+// every type it could while API groups were down (Incomplete).
+func IncompleteSnapshot(clusters []*Cluster) error {
+	var down []string
+	for _, cl := range clusters {
+		for _, gv := range cl.Down {
+			down = append(down, cl.Conn.Prefix()+gv)
+		}
+	}
+	return Incomplete(down)
+}
+
+// ClientOf finds the client of a cluster by its context (the only
+// cluster's for any, when there is one); nil for none.
+func ClientOf(clusters []*Cluster) func(context string) rest.Interface {
+	return func(context string) rest.Interface {
+		for _, cl := range clusters {
+			if len(clusters) == 1 || cl.Conn.Context == context {
+				return cl.Client
+			}
+		}
+		return nil
+	}
+}

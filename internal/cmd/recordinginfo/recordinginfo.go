@@ -131,6 +131,13 @@ func writeText(out io.Writer, s *recording.Contents) error {
 		collections = append(collections, describe(c))
 	}
 	fmt.Fprintf(w, "Collections:\t%s\n", strings.Join(collections, ", "))
+	if len(s.Servers) > 0 {
+		servers := make([]string, 0, len(s.Servers))
+		for _, server := range s.Servers {
+			servers = append(servers, fmt.Sprintf("%s (context %q)", server.URL, server.Context))
+		}
+		fmt.Fprintf(w, "Clusters:\t%s\n", strings.Join(servers, ", "))
+	}
 	if len(s.Gaps) == 0 {
 		fmt.Fprintf(w, "Gaps:\tnone\n")
 	}

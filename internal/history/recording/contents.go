@@ -30,8 +30,11 @@ type Contents struct {
 	// Gaps are the times nothing recorded: a recorder down, or segments
 	// missing.
 	Gaps []GapSpan `json:"gaps"`
-	// Collections are what its headers say was watched.
+	// Collections are what its headers say was watched; Servers, the API
+	// servers they name (none in a recording made before they were
+	// noted).
 	Collections []Collection `json:"collections"`
+	Servers     []APIServer  `json:"servers"`
 	// Segments are a directory's, oldest first; Missing the numbers of
 	// segments missing between two kept ones.
 	Segments []SegmentContents `json:"segments,omitempty"`
@@ -44,6 +47,15 @@ type Contents struct {
 	// index's last entry: what is said of the newest segment is as of then
 	// (at most a minute behind).
 	AsOf *time.Time `json:"asOf,omitempty"`
+}
+
+// addServers adds the servers a header names, once each.
+func (s *Contents) addServers(servers []APIServer) {
+	for _, server := range servers {
+		if !slices.Contains(s.Servers, server) {
+			s.Servers = append(s.Servers, server)
+		}
+	}
 }
 
 // GapSpan is one gap.
@@ -89,7 +101,7 @@ func summarizeDir(dir string, warn io.Writer) (*Contents, error) {
 	if len(ix.Infos) == 0 {
 		return nil, fmt.Errorf("%s holds no segment: nothing recorded there yet", dir)
 	}
-	s := &Contents{Path: dir, Kind: "directory", Gaps: []GapSpan{}, Collections: []Collection{}}
+	s := &Contents{Path: dir, Kind: "directory", Gaps: []GapSpan{}, Collections: []Collection{}, Servers: []APIServer{}}
 	if busy := DirRecordedBy(dir); busy != nil {
 		s.Recording, s.RecordedBy = true, busy.PID
 	}
@@ -118,6 +130,7 @@ func summarizeDir(dir string, warn io.Writer) (*Contents, error) {
 				s.Collections = append(s.Collections, c)
 			}
 		}
+		s.addServers(info.Servers)
 		if s.Start.IsZero() || (!info.Start.IsZero() && info.Start.Before(s.Start)) {
 			s.Start = info.Start
 		}
@@ -139,7 +152,7 @@ func summarizeFile(path string, size int64) (*Contents, error) {
 		return nil, err
 	}
 	defer func() { _ = r.Close() }()
-	s := &Contents{Path: path, Kind: "file", Bytes: size, Gaps: []GapSpan{}, Collections: []Collection{}}
+	s := &Contents{Path: path, Kind: "file", Bytes: size, Gaps: []GapSpan{}, Collections: []Collection{}, Servers: []APIServer{}}
 	if busy := RecordedBy(path); busy != nil {
 		s.Recording, s.RecordedBy = true, busy.PID
 	}
@@ -174,6 +187,7 @@ func summarizeFile(path string, size int64) (*Contents, error) {
 						s.Collections = append(s.Collections, c)
 					}
 				}
+				s.addServers(l.Header.Servers)
 			}
 			if l.Gap != nil {
 				s.Gaps = append(s.Gaps, GapSpan{From: l.Gap.From, To: l.Gap.To, Why: "not recording"})

@@ -130,7 +130,7 @@ func (d *dirRecording) begin(h Header) error {
 		return nil
 	}
 	d.begun, d.segStart = true, h.Time
-	if err := d.index.add(IndexEntry{Kind: IndexSegment, Segment: d.seg.Name, Time: h.Time, Targets: h.Targets}); err != nil {
+	if err := d.index.add(IndexEntry{Kind: IndexSegment, Segment: d.seg.Name, Time: h.Time, Targets: h.Targets, Servers: h.Servers}); err != nil {
 		return err
 	}
 	return d.index.sync()
@@ -288,7 +288,7 @@ func (r *Recorder) rotate(now time.Time) error {
 	_ = r.w.Close()
 	r.w = w
 	d.seg, d.segStart, d.records, d.sinceCheckpoint, d.lastMark = next, now, 0, 0, now
-	if err := d.index.add(IndexEntry{Kind: IndexSegment, Segment: next.Name, Time: h.Time, Targets: h.Targets, Objects: d.state.len()}); err != nil {
+	if err := d.index.add(IndexEntry{Kind: IndexSegment, Segment: next.Name, Time: h.Time, Targets: h.Targets, Servers: h.Servers, Objects: d.state.len()}); err != nil {
 		return err
 	}
 	if err := d.index.sync(); err != nil {

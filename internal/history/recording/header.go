@@ -21,6 +21,19 @@ type Header struct {
 	LabelSelector string       `json:"labelSelector,omitempty"`
 	FieldSelector string       `json:"fieldSelector,omitempty"`
 	Targets       []Collection `json:"targets"`
+	// Servers are the API servers the run watched, each with its
+	// kubeconfig context — a plain run's one current context too, though
+	// its records name none. A recorder that goes on with the recording
+	// refuses another server for a context, or for its one cluster.
+	// Recordings made before they were noted have none.
+	Servers []APIServer `json:"servers,omitempty"`
+}
+
+// APIServer is the API server a run watched through a kubeconfig
+// context: its URL (never credentials).
+type APIServer struct {
+	Context string `json:"context,omitempty"`
+	URL     string `json:"url"`
 }
 
 // Collection is one collection a run watched, as its records name it

@@ -51,8 +51,10 @@ type IndexEntry struct {
 	Size    int64 `json:"size,omitempty"`
 	// From is where a gap begins.
 	From *time.Time `json:"from,omitempty"`
-	// Targets are what a segment's header says was watched.
+	// Targets are what a segment's header says was watched; Servers, the
+	// API servers it names.
 	Targets []Collection `json:"targets,omitempty"`
+	Servers []APIServer  `json:"servers,omitempty"`
 }
 
 // ReadIndex reads the index of the recording directory dir: its entries,
@@ -200,8 +202,10 @@ type SegmentInfo struct {
 	Checkpoints []IndexEntry
 	// Gaps are the gaps of the runs that went on in it.
 	Gaps []IndexEntry
-	// Targets are what its header says was watched.
+	// Targets are what its header says was watched; Servers, the API
+	// servers it names.
 	Targets []Collection
+	Servers []APIServer
 }
 
 // Infos are the segments segs as the index entries say them, in order;
@@ -223,7 +227,7 @@ func Infos(entries []IndexEntry, segs []Segment) []SegmentInfo {
 		info := &infos[i]
 		switch e.Kind {
 		case IndexSegment:
-			info.Start, info.Targets = e.Time, e.Targets
+			info.Start, info.Targets, info.Servers = e.Time, e.Targets, e.Servers
 			info.Checkpoints = append(info.Checkpoints, e)
 		case IndexCheckpoint:
 			info.Checkpoints = append(info.Checkpoints, e)
@@ -279,7 +283,7 @@ func IndexSegmentFile(dir, name string) ([]IndexEntry, error) {
 					_ = r.Close()
 					return nil, fmt.Errorf("%s:1: a header that does not read: %w", path, err)
 				}
-				out = append(out, IndexEntry{Kind: IndexSegment, Segment: name, Time: h.Time, Targets: h.Targets})
+				out = append(out, IndexEntry{Kind: IndexSegment, Segment: name, Time: h.Time, Targets: h.Targets, Servers: h.Servers})
 			case (n == 1 || off == 0 && n == 2) && bytes.HasPrefix(data, heartbeatPrefixBytes) && bytes.Contains(data, checkpointKey):
 				// A checkpoint begins its frame; a new segment's follows
 				// its header.

@@ -66,6 +66,9 @@ type Recorder struct {
 	// engine watches now (a segment's header says them).
 	header  Header
 	targets func() []informer.Target
+	// servers are the API servers the run watches (Watches), for its
+	// header.
+	servers []APIServer
 }
 
 // Filler fills the record of a delta of an informer watching t popped
@@ -90,6 +93,9 @@ type End struct {
 	// it was recorded in (of role owned): a run that goes on finds them
 	// anew (tree.New).
 	Members []tree.Member
+	// Servers are the API servers the newest header says were watched
+	// (none in a recording made before they were noted).
+	Servers []APIServer
 	// Last is the time of its last line: the recorder was alive then.
 	Last time.Time
 	// Torn: the recording ends inside a line or a frame.
@@ -174,9 +180,12 @@ func (r *Recorder) BeginAt(now time.Time, targets []informer.Target, version, la
 	if err := r.sameRoots(targets); err != nil {
 		return err
 	}
+	if err := r.sameServers(); err != nil {
+		return err
+	}
 	h := Header{
 		Type: HeaderType, Time: now.UTC(), Schema: Schema, Version: version,
-		LabelSelector: labelSelector, FieldSelector: fieldSelector,
+		LabelSelector: labelSelector, FieldSelector: fieldSelector, Servers: r.servers,
 	}
 	for _, t := range targets {
 		h.Targets = append(h.Targets, headerCollectionOf(t))
@@ -275,6 +284,39 @@ func (r *Recorder) sameRoots(targets []informer.Target) error {
 		}
 	}
 	return nil
+}
+
+// Watches notes the API servers the run watches, for the header Begin
+// writes. Call it before Begin.
+func (r *Recorder) Watches(servers []APIServer) { r.servers = servers }
+
+// sameServers refuses to go on with a recording of another cluster: the
+// positions it ended at are another etcd's resourceVersions, and its
+// objects would be said deleted, or changes missed, without a word. A
+// context (or a plain run's one cluster) whose API server is not the one
+// the recording's newest header names is an error; a recording or a run
+// that does not say its servers is not checked.
+func (r *Recorder) sameServers() error {
+	if r.end == nil || len(r.end.Servers) == 0 || len(r.servers) == 0 {
+		return nil
+	}
+	plain := len(r.end.Servers) == 1 && len(r.servers) == 1
+	for _, now := range r.servers {
+		for _, was := range r.end.Servers {
+			if (plain || was.Context == now.Context) && was.URL != now.URL {
+				return fmt.Errorf("--record: %s recorded the cluster at %s (%s); this run watches the one at %s (%s): record it to a new file, or watch the cluster it recorded", r.name, was.URL, contextName(was.Context), now.URL, contextName(now.Context))
+			}
+		}
+	}
+	return nil
+}
+
+// contextName names a kubeconfig context in a message.
+func contextName(context string) string {
+	if context == "" {
+		return "no context"
+	}
+	return fmt.Sprintf("context %q", context)
 }
 
 // Record writes the records of items, deltas of an informer watching t

@@ -59,6 +59,11 @@ type Player struct {
 	// watched are every collection the headers name, as watched: with
 	// their names, roles and field selectors (ReadEnd).
 	watched []informer.Target
+	// servers are the API servers the newest header read names (ReadEnd);
+	// clusters, the distinct clusters of the headers that name servers:
+	// a plain run's context, "" for a run over several (Cluster).
+	servers  []recording.APIServer
+	clusters []string
 	// gaps are the Gaps the replay has passed (passGap).
 	gaps []recording.Gap
 	// onGap, if set, is told of each Gap the replay passes (OnGap).
@@ -284,8 +289,9 @@ func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, live
 }
 
 // addRoots adds the roots of a recording's header to the collections
-// recorded (once each).
+// recorded (once each), and notes its servers.
 func (p *Player) addRoots(name string, h *recording.Header) error {
+	p.noteServers(h.Servers)
 	for _, t := range h.Targets {
 		watched, err := targetOf(t)
 		if err != nil {
@@ -306,6 +312,34 @@ func (p *Player) addRoots(name string, h *recording.Header) error {
 		p.collections = addTarget(p.collections, target)
 	}
 	return nil
+}
+
+// noteServers notes the API servers a header names: the newest, and its
+// cluster.
+func (p *Player) noteServers(servers []recording.APIServer) {
+	if len(servers) == 0 {
+		return
+	}
+	p.servers = servers
+	cluster := ""
+	if len(servers) == 1 {
+		cluster = servers[0].Context
+	}
+	if !slices.Contains(p.clusters, cluster) {
+		p.clusters = append(p.clusters, cluster)
+	}
+}
+
+// Cluster is the kubeconfig context of the one cluster the recordings
+// watched in plain runs — whose records name no context — as the headers
+// read so far say it (the first of each recording, each segment of a
+// directory); "" when they name none, several, or runs over several
+// contexts (whose records name theirs).
+func (p *Player) Cluster() string {
+	if len(p.clusters) != 1 {
+		return ""
+	}
+	return p.clusters[0]
 }
 
 // targetOf is t, a collection a header or a Heartbeat names, as the run
@@ -391,6 +425,7 @@ func (p *Player) read(pt *part) (*recording.Line, error) {
 	switch {
 	case l.Header != nil:
 		pt.gap = nil
+		p.noteServers(l.Header.Servers)
 	case l.Gap != nil:
 		pt.gap = l.Gap
 	}

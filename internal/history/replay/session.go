@@ -99,7 +99,7 @@ func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*P
 			if ix := dirs[name]; ix != nil {
 				for _, info := range ix.Infos {
 					if err == nil {
-						err = p.addRoots(name, &recording.Header{Targets: info.Targets})
+						err = p.addRoots(name, &recording.Header{Targets: info.Targets, Servers: info.Servers})
 					}
 				}
 			}
@@ -493,7 +493,7 @@ func readEnd(r *recording.Reader, warn io.Writer) (*recording.End, error) {
 	if err := p.fastForward(); err != nil {
 		return nil, err
 	}
-	end := &recording.End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Targets: map[string]informer.Target{}, Last: p.lastLine, Torn: p.torn}
+	end := &recording.End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Targets: map[string]informer.Target{}, Servers: p.servers, Last: p.lastLine, Torn: p.torn}
 	roots := map[string]bool{} // by context and UID
 	for _, f := range p.feeds {
 		if f.target.Role == informer.RoleOwned {
