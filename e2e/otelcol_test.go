@@ -92,30 +92,30 @@ func (c *collector) Spans(t *testing.T) []otelcol.ReceivedSpan {
 // returns them all; the test fails if they do not within the time given.
 func (c *collector) waitLogs(t *testing.T, n int, within time.Duration) []otelcol.ReceivedLog {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		logs := c.Logs(t)
-		if len(logs) >= n {
-			return logs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("collector: %d log records after %v, want at least %d: %+v\n%s", len(logs), within, n, logs, c.output())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return waitReceived(t, c, "log records", c.col.Logs, n, within)
 }
 
 // waitSpans is waitLogs for spans.
 func (c *collector) waitSpans(t *testing.T, n int, within time.Duration) []otelcol.ReceivedSpan {
 	t.Helper()
+	return waitReceived(t, c, "spans", c.col.Spans, n, within)
+}
+
+// waitReceived polls read until it returns at least n items (what), or
+// fails the test after within.
+func waitReceived[T any](t *testing.T, c *collector, what string, read func() ([]T, error), n int, within time.Duration) []T {
+	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		spans := c.Spans(t)
-		if len(spans) >= n {
-			return spans
+		got, err := read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) >= n {
+			return got
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("collector: %d spans after %v, want at least %d: %+v\n%s", len(spans), within, n, spans, c.output())
+			t.Fatalf("collector: %d %s after %v, want at least %d: %+v\n%s", len(got), what, within, n, got, c.output())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

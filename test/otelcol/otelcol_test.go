@@ -30,33 +30,18 @@ func start(t *testing.T) *otelcol.Collector {
 	return c
 }
 
-// waitLogs polls until the collector wrote at least n log records.
-func waitLogs(t *testing.T, c *otelcol.Collector, n int) []otelcol.ReceivedLog {
+// waitFor polls read until it returns at least n items, for at most 10
+// seconds, and returns what it read last.
+func waitFor[T any](t *testing.T, read func() ([]T, error), n int) []T {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		logs, err := c.Logs()
+		got, err := read()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(logs) >= n || time.Now().After(deadline) {
-			return logs
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// waitSpans polls until the collector wrote at least n spans.
-func waitSpans(t *testing.T, c *otelcol.Collector, n int) []otelcol.ReceivedSpan {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		spans, err := c.Spans()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(spans) >= n || time.Now().After(deadline) {
-			return spans
+		if len(got) >= n || time.Now().After(deadline) {
+			return got
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -166,7 +151,7 @@ func TestCollectorReceivesOTLP(t *testing.T) {
 		TraceID:    "5b8efff798038103d269b633813fc60c",
 		SpanID:     "eee19b7ec3c1b174",
 	}
-	logs := waitLogs(t, c, 1)
+	logs := waitFor(t, c.Logs, 1)
 	if len(logs) != 1 || !reflect.DeepEqual(logs[0], wantLog) {
 		t.Fatalf("logs:\n got %#v\nwant %#v", logs, []otelcol.ReceivedLog{wantLog})
 	}
@@ -192,7 +177,7 @@ func TestCollectorReceivesOTLP(t *testing.T) {
 			Attributes: map[string]any{"resourceVersion": "42"},
 		}},
 	}}
-	if spans := waitSpans(t, c, 2); !reflect.DeepEqual(spans, wantSpans) {
+	if spans := waitFor(t, c.Spans, 2); !reflect.DeepEqual(spans, wantSpans) {
 		t.Fatalf("spans:\n got %#v\nwant %#v", spans, wantSpans)
 	}
 
@@ -210,7 +195,7 @@ func TestCollectorReceivesOTLP(t *testing.T) {
 	if err := postOTLP(t, c.URL(), "/v1/logs", testSecondLogRequest); err != nil {
 		t.Fatal(err)
 	}
-	logs = waitLogs(t, c, 2)
+	logs = waitFor(t, c.Logs, 2)
 	wantSecond := otelcol.ReceivedLog{EventName: "after.restart", TimeUnixNano: 1767225700000000000, Body: "again"}
 	if len(logs) != 2 || !reflect.DeepEqual(logs[0], wantLog) || !reflect.DeepEqual(logs[1], wantSecond) {
 		t.Fatalf("logs after a restart:\n got %#v\nwant %#v", logs, []otelcol.ReceivedLog{wantLog, wantSecond})
