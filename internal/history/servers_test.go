@@ -37,9 +37,15 @@ var configMaps = informer.Target{
 	Kind:     schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Namespace: "shop",
 }
 
-// recordRun is one run of a recorder on path watching servers: a header,
-// one ConfigMap, a Heartbeat.
+// recordRun is one run of a recorder on path watching the ConfigMaps of
+// shop on servers: a header, one ConfigMap, its end.
 func recordRun(t *testing.T, path string, run int, servers ...recording.APIServer) error {
+	t.Helper()
+	return recordTargets(t, path, run, []informer.Target{configMaps}, servers...)
+}
+
+// recordTargets is recordRun watching targets.
+func recordTargets(t *testing.T, path string, run int, targets []informer.Target, servers ...recording.APIServer) error {
 	t.Helper()
 	rec, err := (&Flags{Record: path}).OpenRecorder(objectFiller{}, io.Discard)
 	if err != nil {
@@ -47,7 +53,7 @@ func recordRun(t *testing.T, path string, run int, servers ...recording.APIServe
 	}
 	rec.Watches(servers)
 	now := time.Date(2026, 11, 29, 10, run, 0, 0, time.UTC)
-	if err := rec.BeginAt(now, []informer.Target{configMaps}, "test", "", ""); err != nil {
+	if err := rec.BeginAt(now, targets, "test", "", ""); err != nil {
 		return errors.Join(err, rec.Close())
 	}
 	obj, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"shop","uid":"u-a","resourceVersion":"`+string(rune('0'+run))+`"}}`), rawobj.ParseOptions{})
@@ -136,4 +142,47 @@ func runMinutes(t *testing.T, path string) []int {
 	}
 	slices.Sort(minutes)
 	return slices.Compact(minutes)
+}
+
+// TestGoingOnKeepsTreeAndEvents: a run that would go on with a recording
+// without the --tree or --events it was recorded with is refused (what
+// they record would stop without a word), and so is one that adds them
+// (a replay learns what a recording holds from its first header: what
+// they recorded would never be replayed). The same flags go on.
+func TestGoingOnKeepsTreeAndEvents(t *testing.T) {
+	scout := informer.Target{Resource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"},
+		Kind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, Namespace: "shop", Role: informer.RoleScout}
+	events := informer.Target{Resource: schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"},
+		Kind: schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"}, Namespace: "shop", Role: informer.RoleEvents}
+	plain, tree, withEvents := []informer.Target{configMaps}, []informer.Target{configMaps, scout}, []informer.Target{configMaps, events}
+	for _, tc := range []struct {
+		name        string
+		first, then []informer.Target
+		want        string // "" goes on
+	}{
+		{"tree kept", tree, tree, ""},
+		{"events kept", withEvents, withEvents, ""},
+		{"tree dropped", tree, plain, "was recorded with --tree; this run does not watch what the roots own"},
+		{"tree added", plain, tree, "was recorded without --tree; this run also watches what the roots own"},
+		{"events dropped", withEvents, plain, "was recorded with --events; this run does not watch the Events"},
+		{"events added", plain, withEvents, "was recorded without --events; this run also watches the Events"},
+	} {
+		for _, name := range []string{"rec.jsonl.zst", "rec/"} {
+			t.Run(tc.name+" "+name, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), name)
+				if err := recordTargets(t, path, 1, tc.first); err != nil {
+					t.Fatal(err)
+				}
+				err := recordTargets(t, path, 2, tc.then)
+				switch {
+				case tc.want == "" && err != nil:
+					t.Fatalf("going on: %v", err)
+				case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+					t.Fatalf("going on: %v, want an error saying %q", err, tc.want)
+				case tc.want != "" && !slices.Equal(runMinutes(t, path), []int{1}):
+					t.Errorf("the refused run wrote: %v", runMinutes(t, path))
+				}
+			})
+		}
+	}
 }

@@ -115,11 +115,14 @@ func writeText(out io.Writer, s *recording.Contents) error {
 	what := "a file (read through: a recording directory, --record=DIR/, has an index)"
 	if s.Kind == "directory" {
 		what = fmt.Sprintf("a directory of %d segments", len(s.Segments))
+		if len(s.Segments) == 1 {
+			what = "a directory of 1 segment"
+		}
 	}
 	fmt.Fprintf(w, "Recording:\t%s, %s, %s\n", s.Path, what, bytes(s.Bytes))
 	fmt.Fprintf(w, "Span:\t%s to %s (%s)\n", stamp(s.Start), stamp(s.End), s.End.Sub(s.Start).Round(time.Second))
 	rate := ""
-	if d := s.End.Sub(s.Start).Seconds(); d > 0 {
+	if d := s.End.Sub(s.Start).Seconds(); d >= 1 { // a rate of less than a second says nothing
 		rate = fmt.Sprintf(" (%.1f a second)", float64(s.Records)/d)
 	}
 	fmt.Fprintf(w, "Records:\t%d%s\n", s.Records, rate)

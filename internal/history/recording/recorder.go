@@ -96,6 +96,9 @@ type End struct {
 	// Servers are the API servers the newest header says were watched
 	// (none in a recording made before they were noted).
 	Servers []APIServer
+	// Tree and Events: it was recorded with --tree (its header names
+	// scouts or owned types), with --events (Events collections).
+	Tree, Events bool
 	// Last is the time of its last line: the recorder was alive then.
 	Last time.Time
 	// Torn: the recording ends inside a line or a frame.
@@ -282,6 +285,26 @@ func (r *Recorder) sameRoots(targets []informer.Target) error {
 		if !slices.ContainsFunc(roots, func(t informer.Target) bool { return o.ID() == t.ID() }) {
 			return fmt.Errorf("--record: %s recorded %s; this run does not watch %s, whose record would stop here without a word: record it to a new file, or watch what it recorded", r.name, informer.Describe(r.end.Recorded), informer.Describe([]informer.Target{o}))
 		}
+	}
+	tree := slices.ContainsFunc(targets, func(t informer.Target) bool { return t.Role == informer.RoleScout || t.Role == informer.RoleOwned })
+	events := slices.ContainsFunc(targets, func(t informer.Target) bool { return t.Role == informer.RoleEvents })
+	if err := sameFlag(r.name, "--tree", "what the roots own", r.end.Tree, tree); err != nil {
+		return err
+	}
+	return sameFlag(r.name, "--events", "the Events", r.end.Events, events)
+}
+
+// sameFlag refuses a run that would go on with the recording name with
+// or without flag (now) when it was recorded the other way (was): what
+// flag records (what) would stop without a word, or begin where a replay
+// does not look for it (a replay learns what a recording holds from its
+// first header).
+func sameFlag(name, flag, what string, was, now bool) error {
+	switch {
+	case was && !now:
+		return fmt.Errorf("--record: %s was recorded with %s; this run does not watch %s, whose record would stop here without a word: add %s, or record to a new file", name, flag, what, flag)
+	case !was && now:
+		return fmt.Errorf("--record: %s was recorded without %s; this run also watches %s, which a replay of it would not find: drop %s, or record to a new file", name, flag, what, flag)
 	}
 	return nil
 }

@@ -493,7 +493,8 @@ func readEnd(r *recording.Reader, warn io.Writer) (*recording.End, error) {
 	if err := p.fastForward(); err != nil {
 		return nil, err
 	}
-	end := &recording.End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Targets: map[string]informer.Target{}, Servers: p.servers, Last: p.lastLine, Torn: p.torn}
+	end := &recording.End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Targets: map[string]informer.Target{}, Servers: p.servers, Last: p.lastLine, Torn: p.torn,
+		Tree: p.RecordedTree(), Events: p.RecordedEvents()}
 	roots := map[string]bool{} // by context and UID
 	for _, f := range p.feeds {
 		if f.target.Role == informer.RoleOwned {
