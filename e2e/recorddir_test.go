@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -485,6 +486,21 @@ func TestRecordDirectoryBadInput(t *testing.T) {
 		t.Errorf("a second recorder of %s: exit %d, stdout %q, stderr %q", dir, r.code, r.stdout, r.stderr)
 	}
 	first.stop()
+	// One of its segments, as a file of its own: a second writer of it.
+	segs, err := recording.ListSegments(dir)
+	if err != nil || len(segs) == 0 {
+		t.Fatalf("segments of %s: %v %v", dir, segs, err)
+	}
+	segment := filepath.Join(dir, segs[0].Name)
+	before, err := os.ReadFile(segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, time.Minute, "cm", "-n", ns, "--record="+segment)
+	after, _ := os.ReadFile(segment)
+	if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, "error: --record=") || !strings.Contains(r.stderr, "is a segment of the recording directory") || !bytes.Equal(before, after) {
+		t.Errorf("--record=%s: exit %d, stdout %q, stderr %q, the segment changed: %v; want an error naming the directory", segment, r.code, r.stdout, r.stderr, !bytes.Equal(before, after))
+	}
 	// The JSON of the index names what it says.
 	data, err := os.ReadFile(filepath.Join(dir, recording.IndexName))
 	if err != nil {

@@ -71,6 +71,9 @@ func (f *Flags) Validate() error {
 	if err := f.validatePolicy(); err != nil {
 		return err
 	}
+	if dir, ok := recording.SegmentDir(f.Record); ok && f.Recording() && !recording.IsDir(f.Record) {
+		return fmt.Errorf("--record=%s is a segment of the recording directory %s, whose recorder writes it: record to %s to go on with it, or to another file", f.Record, dir, dir)
+	}
 	if f.At != "" && (f.From != "" || f.To != "") {
 		return errors.New("--at is the state at one time: drop --from and --to, or --at")
 	}

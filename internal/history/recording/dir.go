@@ -86,6 +86,21 @@ func IsDir(name string) bool {
 	return err == nil && st.IsDir()
 }
 
+// SegmentDir reports whether the file name is a segment of a recording
+// directory — a segment's name beside the directory's index — and which
+// directory: recorded as a file of its own, it would get a second writer
+// beside the directory's recorder, and the index would not say it.
+func SegmentDir(name string) (string, bool) {
+	if _, ok := ParseSegmentName(filepath.Base(name)); !ok {
+		return "", false
+	}
+	dir := filepath.Dir(name)
+	if _, err := os.Stat(filepath.Join(dir, IndexName)); err != nil {
+		return "", false
+	}
+	return dir + string(filepath.Separator), true
+}
+
 // ListSegments lists the segments of the recording directory dir, by
 // number. A file that belongs to no recording directory (other than a
 // dot file) is an error naming it: dir holds something else.
