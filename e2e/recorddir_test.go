@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -473,11 +474,22 @@ func TestRecordDirectoryBadInput(t *testing.T) {
 		{[]string{"--record=" + dir, "--record-keep=1Mi", "--record-segment=64Mi"}, "is less than one segment"},
 		{[]string{"--record=" + filepath.Join(base, "x.zst"), "--record-keep=1h"}, "--record-keep is for a recording directory"},
 		{[]string{"--record=" + dir, "--record-segment=soon"}, `invalid --record-segment "soon"`},
+		{[]string{"--record=" + filepath.Join(base, "missing", "x.zst")}, "make its directory first (mkdir -p " + filepath.Join(base, "missing") + ")"},
 	} {
 		r := run(t, time.Minute, append([]string{"cm", "-n", ns}, c.args...)...)
 		if r.code == 0 || r.stdout != "" || !strings.HasPrefix(r.stderr, "error: ") || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want an error saying %q", c.args, r.code, r.stdout, r.stderr, c.want)
 		}
+	}
+	// -o json output is no recording: the summary says it names nothing.
+	printed := filepath.Join(base, "printed.jsonl")
+	createCM(t, ns, "one", nil, nil)
+	out := run(t, time.Minute, "cm", "-n", ns, "--until-synced", "-o", "json")
+	if err := os.WriteFile(printed, []byte(out.stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, time.Minute, "recording", printed); r.code != 0 || !strings.Contains(r.stdout, "none named (no header: -o json output") || !regexp.MustCompile(`(?m)^Records:\s+1$`).MatchString(r.stdout) {
+		t.Errorf("kubectl deltas recording of -o json output: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	first := start(t, "cm", "-n", ns, "-o", "json", "--record="+dir)
 	segmentsAtLeast(t, dir, 1, time.Minute)

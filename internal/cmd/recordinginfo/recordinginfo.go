@@ -133,6 +133,9 @@ func writeText(out io.Writer, s *recording.Contents) error {
 	for _, c := range s.Collections {
 		collections = append(collections, describe(c))
 	}
+	if len(collections) == 0 {
+		collections = append(collections, "none named (no header: -o json output, not --record's? --replay plays the types it holds)")
+	}
 	fmt.Fprintf(w, "Collections:\t%s\n", strings.Join(collections, ", "))
 	if len(s.Servers) > 0 {
 		servers := make([]string, 0, len(s.Servers))

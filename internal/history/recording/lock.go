@@ -3,7 +3,9 @@ package recording
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // Lock is a recorder's hold on its recording: an exclusive advisory lock
@@ -45,6 +47,9 @@ func (e *BusyError) By() string {
 func LockRecording(name string) (*Lock, error) {
 	_, statErr := os.Stat(name)
 	f, err := os.OpenFile(name, os.O_RDONLY|os.O_CREATE, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("cannot write the recording: %w: make its directory first (mkdir -p %s)", err, filepath.Dir(name))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot write the recording: %w", err)
 	}
