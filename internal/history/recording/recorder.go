@@ -8,6 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/kubectl-deltas/kubectl-deltas/internal/cache"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/informer"
 	"github.com/kubectl-deltas/kubectl-deltas/internal/printer"
@@ -99,6 +102,8 @@ type End struct {
 	// Tree and Events: it was recorded with --tree (its header names
 	// scouts or owned types), with --events (Events collections).
 	Tree, Events bool
+	// LabelSelector and FieldSelector are the newest header's.
+	LabelSelector, FieldSelector string
 	// Last is the time of its last line: the recorder was alive then.
 	Last time.Time
 	// Torn: the recording ends inside a line or a frame.
@@ -184,6 +189,9 @@ func (r *Recorder) BeginAt(now time.Time, targets []informer.Target, version, la
 		return err
 	}
 	if err := r.sameServers(); err != nil {
+		return err
+	}
+	if err := r.sameSelectors(labelSelector, fieldSelector); err != nil {
 		return err
 	}
 	h := Header{
@@ -332,6 +340,50 @@ func (r *Recorder) sameServers() error {
 		}
 	}
 	return nil
+}
+
+// sameSelectors refuses to go on with a recording made with other
+// selectors: the watch would go on from its positions with the new ones,
+// and what they select that the old ones did not would never be seen,
+// what they no longer select never said gone.
+func (r *Recorder) sameSelectors(labelSelector, fieldSelector string) error {
+	if r.end == nil {
+		return nil
+	}
+	for _, s := range []struct{ flag, what, was, now string }{
+		{"-l", "label selector", canonicalLabels(r.end.LabelSelector), canonicalLabels(labelSelector)},
+		{"--field-selector", "field selector", canonicalFields(r.end.FieldSelector), canonicalFields(fieldSelector)},
+	} {
+		if s.was != s.now {
+			return fmt.Errorf("--record: %s was recorded with %s; this run selects with %s: what it selects and the recording did not would never be seen: record it to a new file, or give the %s it was recorded with", r.name, selectorText(s.flag, s.what, s.was), selectorText(s.flag, s.what, s.now), s.what)
+		}
+	}
+	return nil
+}
+
+// canonicalLabels is a label selector as the API server reads it (its
+// requirements sorted), or as given when it does not parse.
+func canonicalLabels(s string) string {
+	if sel, err := labels.Parse(s); err == nil {
+		return sel.String()
+	}
+	return s
+}
+
+// canonicalFields is canonicalLabels for a field selector.
+func canonicalFields(s string) string {
+	if sel, err := fields.ParseSelector(s); err == nil {
+		return sel.String()
+	}
+	return s
+}
+
+// selectorText names a selector given with flag in a message.
+func selectorText(flag, what, selector string) string {
+	if selector == "" {
+		return "no " + what
+	}
+	return fmt.Sprintf("%s %q", flag, selector)
 }
 
 // contextName names a kubeconfig context in a message.

@@ -64,6 +64,9 @@ type Player struct {
 	// a plain run's context, "" for a run over several (Cluster).
 	servers  []recording.APIServer
 	clusters []string
+	// selectors are the label and field selectors of the newest header
+	// read (ReadEnd).
+	selectors [2]string
 	// gaps are the Gaps the replay has passed (passGap).
 	gaps []recording.Gap
 	// onGap, if set, is told of each Gap the replay passes (OnGap).
@@ -426,6 +429,7 @@ func (p *Player) read(pt *part) (*recording.Line, error) {
 	case l.Header != nil:
 		pt.gap = nil
 		p.noteServers(l.Header.Servers)
+		p.selectors = [2]string{l.Header.LabelSelector, l.Header.FieldSelector}
 	case l.Gap != nil:
 		pt.gap = l.Gap
 	}

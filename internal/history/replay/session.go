@@ -494,7 +494,7 @@ func readEnd(r *recording.Reader, warn io.Writer) (*recording.End, error) {
 		return nil, err
 	}
 	end := &recording.End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Targets: map[string]informer.Target{}, Servers: p.servers, Last: p.lastLine, Torn: p.torn,
-		Tree: p.RecordedTree(), Events: p.RecordedEvents()}
+		Tree: p.RecordedTree(), Events: p.RecordedEvents(), LabelSelector: p.selectors[0], FieldSelector: p.selectors[1]}
 	roots := map[string]bool{} // by context and UID
 	for _, f := range p.feeds {
 		if f.target.Role == informer.RoleOwned {

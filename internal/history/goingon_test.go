@@ -41,19 +41,33 @@ var configMaps = informer.Target{
 // shop on servers: a header, one ConfigMap, its end.
 func recordRun(t *testing.T, path string, run int, servers ...recording.APIServer) error {
 	t.Helper()
-	return recordTargets(t, path, run, []informer.Target{configMaps}, servers...)
+	return recordWith(t, path, run, watching{targets: []informer.Target{configMaps}, servers: servers})
 }
 
 // recordTargets is recordRun watching targets.
-func recordTargets(t *testing.T, path string, run int, targets []informer.Target, servers ...recording.APIServer) error {
+func recordTargets(t *testing.T, path string, run int, targets []informer.Target) error {
+	t.Helper()
+	return recordWith(t, path, run, watching{targets: targets})
+}
+
+// watching is what a test's run watches: its targets, on servers, with
+// selectors.
+type watching struct {
+	targets                      []informer.Target
+	servers                      []recording.APIServer
+	labelSelector, fieldSelector string
+}
+
+// recordWith is recordRun watching w.
+func recordWith(t *testing.T, path string, run int, w watching) error {
 	t.Helper()
 	rec, err := (&Flags{Record: path}).OpenRecorder(objectFiller{}, io.Discard)
 	if err != nil {
 		return err
 	}
-	rec.Watches(servers)
+	rec.Watches(w.servers)
 	now := time.Date(2026, 11, 29, 10, run, 0, 0, time.UTC)
-	if err := rec.BeginAt(now, targets, "test", "", ""); err != nil {
+	if err := rec.BeginAt(now, w.targets, "test", w.labelSelector, w.fieldSelector); err != nil {
 		return errors.Join(err, rec.Close())
 	}
 	obj, err := rawobj.Parse([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"shop","uid":"u-a","resourceVersion":"`+string(rune('0'+run))+`"}}`), rawobj.ParseOptions{})
@@ -174,6 +188,42 @@ func TestGoingOnKeepsTreeAndEvents(t *testing.T) {
 					t.Fatal(err)
 				}
 				err := recordTargets(t, path, 2, tc.then)
+				switch {
+				case tc.want == "" && err != nil:
+					t.Fatalf("going on: %v", err)
+				case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+					t.Fatalf("going on: %v, want an error saying %q", err, tc.want)
+				case tc.want != "" && !slices.Equal(runMinutes(t, path), []int{1}):
+					t.Errorf("the refused run wrote: %v", runMinutes(t, path))
+				}
+			})
+		}
+	}
+}
+
+// TestGoingOnKeepsSelectors: a run that would go on with a recording
+// with other selectors is refused: the watch would go on from the
+// recording's positions, and what the new ones select that the old did
+// not would never be seen. The same selectors, written otherwise, go on.
+func TestGoingOnKeepsSelectors(t *testing.T) {
+	cms := []informer.Target{configMaps}
+	for _, tc := range []struct {
+		name        string
+		first, then watching
+		want        string // "" goes on
+	}{
+		{"same", watching{targets: cms, labelSelector: "app=x,tier=web"}, watching{targets: cms, labelSelector: "tier=web, app=x"}, ""},
+		{"other label selector", watching{targets: cms, labelSelector: "app=x"}, watching{targets: cms, labelSelector: "app=y"}, `was recorded with -l "app=x"; this run selects with -l "app=y"`},
+		{"label selector dropped", watching{targets: cms, labelSelector: "app=x"}, watching{targets: cms}, `with no label selector`},
+		{"field selector added", watching{targets: cms}, watching{targets: cms, fieldSelector: "metadata.name=a"}, `was recorded with no field selector; this run selects with --field-selector "metadata.name=a"`},
+	} {
+		for _, name := range []string{"rec.jsonl.zst", "rec/"} {
+			t.Run(tc.name+" "+name, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), name)
+				if err := recordWith(t, path, 1, tc.first); err != nil {
+					t.Fatal(err)
+				}
+				err := recordWith(t, path, 2, tc.then)
 				switch {
 				case tc.want == "" && err != nil:
 					t.Fatalf("going on: %v", err)
