@@ -139,7 +139,9 @@ func (o *DeltasOptions) Run(ctx context.Context) (err error) {
 	if err := engine.CheckResumeFrom(sigCtx); err != nil {
 		return err
 	}
-	r.servers = o.apiServers(clusters)
+	if r.recorder != nil {
+		r.servers = o.apiServers(clusters) // the header's: read from the kubeconfig only to record
+	}
 	return r.exit(clusters, engine, r.runStream(sigCtx, engine, follows))
 }
 

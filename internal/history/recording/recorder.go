@@ -188,6 +188,9 @@ func (r *Recorder) BeginAt(now time.Time, targets []informer.Target, version, la
 	if err := r.sameRoots(targets); err != nil {
 		return err
 	}
+	if err := r.sameTreeAndEvents(targets); err != nil {
+		return err
+	}
 	if err := r.sameServers(); err != nil {
 		return err
 	}
@@ -293,6 +296,15 @@ func (r *Recorder) sameRoots(targets []informer.Target) error {
 		if !slices.ContainsFunc(roots, func(t informer.Target) bool { return o.ID() == t.ID() }) {
 			return fmt.Errorf("--record: %s recorded %s; this run does not watch %s, whose record would stop here without a word: record it to a new file, or watch what it recorded", r.name, informer.Describe(r.end.Recorded), informer.Describe([]informer.Target{o}))
 		}
+	}
+	return nil
+}
+
+// sameTreeAndEvents refuses to go on with a recording made with --tree
+// or --events without them, or made without them with them (sameFlag).
+func (r *Recorder) sameTreeAndEvents(targets []informer.Target) error {
+	if r.end == nil {
+		return nil
 	}
 	tree := slices.ContainsFunc(targets, func(t informer.Target) bool { return t.Role == informer.RoleScout || t.Role == informer.RoleOwned })
 	events := slices.ContainsFunc(targets, func(t informer.Target) bool { return t.Role == informer.RoleEvents })

@@ -59,14 +59,12 @@ type Player struct {
 	// watched are every collection the headers name, as watched: with
 	// their names, roles and field selectors (ReadEnd).
 	watched []informer.Target
-	// servers are the API servers the newest header read names (ReadEnd);
-	// clusters, the distinct clusters of the headers that name servers:
-	// a plain run's context, "" for a run over several (Cluster).
-	servers  []recording.APIServer
+	// newest is the newest header read (ReadEnd: the servers and
+	// selectors a recorder going on must keep); clusters, the distinct
+	// clusters of the headers that name servers: a plain run's context,
+	// "" for a run over several (Cluster).
+	newest   *recording.Header
 	clusters []string
-	// selectors are the label and field selectors of the newest header
-	// read (ReadEnd).
-	selectors [2]string
 	// gaps are the Gaps the replay has passed (passGap).
 	gaps []recording.Gap
 	// onGap, if set, is told of each Gap the replay passes (OnGap).
@@ -292,9 +290,8 @@ func open(warn io.Writer, inferred map[*recording.Reader]*recording.Header, live
 }
 
 // addRoots adds the roots of a recording's header to the collections
-// recorded (once each), and notes its servers.
+// recorded (once each).
 func (p *Player) addRoots(name string, h *recording.Header) error {
-	p.noteServers(h.Servers)
 	for _, t := range h.Targets {
 		watched, err := targetOf(t)
 		if err != nil {
@@ -317,13 +314,11 @@ func (p *Player) addRoots(name string, h *recording.Header) error {
 	return nil
 }
 
-// noteServers notes the API servers a header names: the newest, and its
-// cluster.
-func (p *Player) noteServers(servers []recording.APIServer) {
+// noteCluster notes the cluster of the API servers a header names.
+func (p *Player) noteCluster(servers []recording.APIServer) {
 	if len(servers) == 0 {
 		return
 	}
-	p.servers = servers
 	cluster := ""
 	if len(servers) == 1 {
 		cluster = servers[0].Context
@@ -428,8 +423,8 @@ func (p *Player) read(pt *part) (*recording.Line, error) {
 	switch {
 	case l.Header != nil:
 		pt.gap = nil
-		p.noteServers(l.Header.Servers)
-		p.selectors = [2]string{l.Header.LabelSelector, l.Header.FieldSelector}
+		p.newest = l.Header
+		p.noteCluster(l.Header.Servers)
 	case l.Gap != nil:
 		pt.gap = l.Gap
 	}

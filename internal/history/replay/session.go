@@ -99,7 +99,8 @@ func OpenFiles(files []string, look Window, stdin io.Reader, warn io.Writer) (*P
 			if ix := dirs[name]; ix != nil {
 				for _, info := range ix.Infos {
 					if err == nil {
-						err = p.addRoots(name, &recording.Header{Targets: info.Targets, Servers: info.Servers})
+						err = p.addRoots(name, &recording.Header{Targets: info.Targets})
+						p.noteCluster(info.Servers)
 					}
 				}
 			}
@@ -493,8 +494,11 @@ func readEnd(r *recording.Reader, warn io.Writer) (*recording.End, error) {
 	if err := p.fastForward(); err != nil {
 		return nil, err
 	}
-	end := &recording.End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Targets: map[string]informer.Target{}, Servers: p.servers, Last: p.lastLine, Torn: p.torn,
-		Tree: p.RecordedTree(), Events: p.RecordedEvents(), LabelSelector: p.selectors[0], FieldSelector: p.selectors[1]}
+	end := &recording.End{Recorded: p.recorded, Resumes: map[string]informer.Resumed{}, Targets: map[string]informer.Target{}, Last: p.lastLine, Torn: p.torn,
+		Tree: p.RecordedTree(), Events: p.RecordedEvents()}
+	if h := p.newest; h != nil {
+		end.Servers, end.LabelSelector, end.FieldSelector = h.Servers, h.LabelSelector, h.FieldSelector
+	}
 	roots := map[string]bool{} // by context and UID
 	for _, f := range p.feeds {
 		if f.target.Role == informer.RoleOwned {
