@@ -44,12 +44,6 @@ func recordRun(t *testing.T, path string, run int, servers ...recording.APIServe
 	return recordWith(t, path, run, watching{targets: []informer.Target{configMaps}, servers: servers})
 }
 
-// recordTargets is recordRun watching targets.
-func recordTargets(t *testing.T, path string, run int, targets []informer.Target) error {
-	t.Helper()
-	return recordWith(t, path, run, watching{targets: targets})
-}
-
 // watching is what a test's run watches: its targets, on servers, with
 // selectors.
 type watching struct {
@@ -168,12 +162,10 @@ func TestGoingOnKeepsTreeAndEvents(t *testing.T) {
 		Kind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, Namespace: "shop", Role: informer.RoleScout}
 	events := informer.Target{Resource: schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"},
 		Kind: schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"}, Namespace: "shop", Role: informer.RoleEvents}
-	plain, tree, withEvents := []informer.Target{configMaps}, []informer.Target{configMaps, scout}, []informer.Target{configMaps, events}
-	for _, tc := range []struct {
-		name        string
-		first, then []informer.Target
-		want        string // "" goes on
-	}{
+	plain := watching{targets: []informer.Target{configMaps}}
+	tree := watching{targets: []informer.Target{configMaps, scout}}
+	withEvents := watching{targets: []informer.Target{configMaps, events}}
+	for _, tc := range []goingOn{
 		{"tree kept", tree, tree, ""},
 		{"events kept", withEvents, withEvents, ""},
 		{"tree dropped", tree, plain, "was recorded with --tree; this run does not watch what the roots own"},
@@ -181,23 +173,7 @@ func TestGoingOnKeepsTreeAndEvents(t *testing.T) {
 		{"events dropped", withEvents, plain, "was recorded with --events; this run does not watch the Events"},
 		{"events added", plain, withEvents, "was recorded without --events; this run also watches the Events"},
 	} {
-		for _, name := range []string{"rec.jsonl.zst", "rec/"} {
-			t.Run(tc.name+" "+name, func(t *testing.T) {
-				path := filepath.Join(t.TempDir(), name)
-				if err := recordTargets(t, path, 1, tc.first); err != nil {
-					t.Fatal(err)
-				}
-				err := recordTargets(t, path, 2, tc.then)
-				switch {
-				case tc.want == "" && err != nil:
-					t.Fatalf("going on: %v", err)
-				case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-					t.Fatalf("going on: %v, want an error saying %q", err, tc.want)
-				case tc.want != "" && !slices.Equal(runMinutes(t, path), []int{1}):
-					t.Errorf("the refused run wrote: %v", runMinutes(t, path))
-				}
-			})
-		}
+		goOn(t, tc)
 	}
 }
 
@@ -207,32 +183,43 @@ func TestGoingOnKeepsTreeAndEvents(t *testing.T) {
 // not would never be seen. The same selectors, written otherwise, go on.
 func TestGoingOnKeepsSelectors(t *testing.T) {
 	cms := []informer.Target{configMaps}
-	for _, tc := range []struct {
-		name        string
-		first, then watching
-		want        string // "" goes on
-	}{
+	for _, tc := range []goingOn{
 		{"same", watching{targets: cms, labelSelector: "app=x,tier=web"}, watching{targets: cms, labelSelector: "tier=web, app=x"}, ""},
 		{"other label selector", watching{targets: cms, labelSelector: "app=x"}, watching{targets: cms, labelSelector: "app=y"}, `was recorded with -l "app=x"; this run selects with -l "app=y"`},
 		{"label selector dropped", watching{targets: cms, labelSelector: "app=x"}, watching{targets: cms}, `with no label selector`},
 		{"field selector added", watching{targets: cms}, watching{targets: cms, fieldSelector: "metadata.name=a"}, `was recorded with no field selector; this run selects with --field-selector "metadata.name=a"`},
 	} {
-		for _, name := range []string{"rec.jsonl.zst", "rec/"} {
-			t.Run(tc.name+" "+name, func(t *testing.T) {
-				path := filepath.Join(t.TempDir(), name)
-				if err := recordWith(t, path, 1, tc.first); err != nil {
-					t.Fatal(err)
-				}
-				err := recordWith(t, path, 2, tc.then)
-				switch {
-				case tc.want == "" && err != nil:
-					t.Fatalf("going on: %v", err)
-				case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-					t.Fatalf("going on: %v, want an error saying %q", err, tc.want)
-				case tc.want != "" && !slices.Equal(runMinutes(t, path), []int{1}):
-					t.Errorf("the refused run wrote: %v", runMinutes(t, path))
-				}
-			})
-		}
+		goOn(t, tc)
+	}
+}
+
+// goingOn is a recording made as first, gone on with as then: refused
+// with an error saying want, or gone on with ("").
+type goingOn struct {
+	name        string
+	first, then watching
+	want        string // "" goes on
+}
+
+// goOn checks tc on a file and on a directory: a refused run writes
+// nothing.
+func goOn(t *testing.T, tc goingOn) {
+	t.Helper()
+	for _, name := range []string{"rec.jsonl.zst", "rec/"} {
+		t.Run(tc.name+" "+name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name)
+			if err := recordWith(t, path, 1, tc.first); err != nil {
+				t.Fatal(err)
+			}
+			err := recordWith(t, path, 2, tc.then)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("going on: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("going on: %v, want an error saying %q", err, tc.want)
+			case tc.want != "" && !slices.Equal(runMinutes(t, path), []int{1}):
+				t.Errorf("the refused run wrote: %v", runMinutes(t, path))
+			}
+		})
 	}
 }

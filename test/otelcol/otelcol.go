@@ -45,9 +45,6 @@ type Collector struct {
 	LogsFile, TracesFile, OutFile string
 
 	bin, config string
-	// picked: Endpoint was a free port picked here, so another may be
-	// picked when a parallel test took it before the collector bound it.
-	picked bool
 	// run is the running process, nil when stopped.
 	run *process
 }
@@ -77,13 +74,22 @@ func Start(ctx context.Context, o Options) (*Collector, error) {
 	if _, err := os.Stat(c.bin); err != nil {
 		return nil, fmt.Errorf("the OpenTelemetry Collector is not built (%w): run \"make otelcol\" first", err)
 	}
-	if c.Endpoint == "" {
-		c.picked = true
+	if c.Endpoint != "" {
+		return c, c.Start(ctx)
+	}
+	// A port picked free may be taken by a parallel test before the
+	// collector binds it: then another is picked (3 tries). Started
+	// again later (Start), it keeps its port.
+	for try := 1; ; try++ {
 		if err := c.pickPort(); err != nil {
 			return nil, err
 		}
+		before := c.outputSize()
+		err := c.Start(ctx)
+		if err == nil || try == 3 || !strings.Contains(c.outputSince(before), "address already in use") {
+			return c, err
+		}
 	}
-	return c, c.Start(ctx)
 }
 
 // pickPort sets Endpoint to a loopback port free now: the collector binds
@@ -101,24 +107,11 @@ func (c *Collector) pickPort() error {
 func (c *Collector) URL() string { return "http://" + c.Endpoint }
 
 // Start starts the collector — again after a Stop, on the same port and
-// files — and waits until its receiver takes requests. A port picked by
-// Start that another process took meanwhile is picked again (3 tries).
+// files — and waits until its receiver takes requests.
 func (c *Collector) Start(ctx context.Context) error {
 	if c.run != nil {
 		return errors.New("the collector runs already: Stop it first")
 	}
-	for try := 1; ; try++ {
-		err := c.startOnce(ctx)
-		if err == nil || !c.picked || try == 3 || !strings.Contains(c.Output(), "address already in use") {
-			return err
-		}
-		if err := c.pickPort(); err != nil {
-			return err
-		}
-	}
-}
-
-func (c *Collector) startOnce(ctx context.Context) error {
 	out, err := os.OpenFile(c.OutFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
@@ -228,4 +221,22 @@ func (c *Collector) Output() string {
 		data = data[len(data)-most:]
 	}
 	return string(data)
+}
+
+// outputSize is how much the collector has printed, every run.
+func (c *Collector) outputSize() int64 {
+	st, err := os.Stat(c.OutFile)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// outputSince is what the collector printed past offset: its last run's.
+func (c *Collector) outputSince(offset int64) string {
+	data, err := os.ReadFile(c.OutFile)
+	if err != nil || int64(len(data)) < offset {
+		return ""
+	}
+	return string(data[offset:])
 }
